@@ -20,7 +20,9 @@
 // records_*, git_*, mcp_*, sandbox_*; bench_* are the benchmarks
 // `make bench` prints as a table. The slow groups (browser_*, temporal_*,
 // attack_*, agents_real_*) are selected by file: `make e2e GROUP=browser`,
-// `make e2e SKIP_GROUP='browser temporal'`.
+// `make e2e SKIP_GROUP='browser temporal'`. A file is never named by the
+// issue it came from (attack59_, ecosystem2_): TestFilesAreNamedByFace
+// fails on such a name.
 //
 //	make test-setup && go test -race -parallel 6 ./e2e/
 //	go test -run '^$' -bench . -benchtime 1x ./e2e/

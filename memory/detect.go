@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"io"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -12,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // ProjectInfo is what ralph can tell about a project from its marker files,
@@ -87,12 +88,7 @@ func (p *probe) isDir(name string) bool { return p.names[name] }
 // read returns the head of a root file, or nil when it cannot be read:
 // detection is best effort and a broken marker file only loses commands.
 func (p *probe) read(name string) []byte {
-	f, err := p.fs.Open(filepath.Join(p.root, name))
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	b, _ := io.ReadAll(io.LimitReader(f, maxMarkerRead))
+	b, _ := rootfs.ReadHead(p.fs, filepath.Join(p.root, name), maxMarkerRead)
 	return b
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // Paths inside a project.
@@ -913,13 +914,8 @@ func loadImages(fs afero.Fs, dir string, msgs []conversation.Message) {
 			if !conversation.ValidImageRef(img.Ref) {
 				continue
 			}
-			f, err := fs.Open(filepath.Join(dir, filepath.FromSlash(img.Ref)))
-			if err != nil {
-				continue
-			}
-			data, err := io.ReadAll(io.LimitReader(f, maxImageFile+1))
-			f.Close()
-			if err == nil && len(data) <= maxImageFile && img.Matches(data) {
+			data, err := rootfs.ReadSmall(fs, filepath.Join(dir, filepath.FromSlash(img.Ref)), maxImageFile)
+			if err == nil && img.Matches(data) {
 				img.Data = data
 			}
 		}

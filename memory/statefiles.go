@@ -126,7 +126,7 @@ func LoadStateDocs(fs afero.Fs, root string, maxEach, maxProgress int) ([]StateD
 }
 
 func loadDoc(fs afero.Fs, path string, limit int, tail bool) (StateDoc, bool, error) {
-	f, err := fs.Open(path)
+	f, fi, err := rootfs.OpenSmall(fs, path)
 	// A state file that is a link out of the project (a command may have
 	// linked it to a key) is left out as if missing: the project's door
 	// refuses to follow it.
@@ -139,10 +139,6 @@ func loadDoc(fs afero.Fs, path string, limit int, tail bool) (StateDoc, bool, er
 	defer f.Close()
 	var b []byte
 	if tail && limit > 0 {
-		fi, err := f.Stat()
-		if err != nil {
-			return StateDoc{}, false, fmt.Errorf("read %s: %w", path, err)
-		}
 		if size := fi.Size(); size > int64(limit) {
 			// One byte more than the limit shows whether the tail starts at
 			// a line start, where an entry heading may begin.

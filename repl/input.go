@@ -55,6 +55,27 @@ type ttyInput struct {
 	folds foldStore
 }
 
+// Inject queues bytes to be read as if typed; the shell uses it to wake
+// readline (a Ctrl-C) when a signal asks it to leave.
+func (t *ttyInput) Inject(b []byte) {
+	t.mu.Lock()
+	t.injected = append(t.injected, b...)
+	t.mu.Unlock()
+	t.wake()
+}
+
+// Close makes pending and later reads return io.EOF.
+func (t *ttyInput) Close() error {
+	t.mu.Lock()
+	already := t.closed
+	t.closed = true
+	t.mu.Unlock()
+	if !already {
+		t.wake()
+	}
+	return nil
+}
+
 // takeInjected returns queued injected bytes, or io.EOF once closed.
 func (t *ttyInput) takeInjected() ([]byte, error) {
 	t.mu.Lock()

@@ -18,26 +18,8 @@ func newTTYInput(fd int, onEsc func()) (*ttyInput, error) {
 	return &ttyInput{fd: fd, wakeR: p[0], wakeW: p[1], onEsc: onEsc}, nil
 }
 
-// Inject queues bytes to be read as if typed; the shell uses it to wake
-// readline (a Ctrl-C) when a signal asks it to leave.
-func (t *ttyInput) Inject(b []byte) {
-	t.mu.Lock()
-	t.injected = append(t.injected, b...)
-	t.mu.Unlock()
-	_, _ = unix.Write(t.wakeW, []byte{0})
-}
-
-// Close makes pending and later reads return io.EOF.
-func (t *ttyInput) Close() error {
-	t.mu.Lock()
-	already := t.closed
-	t.closed = true
-	t.mu.Unlock()
-	if !already {
-		_, _ = unix.Write(t.wakeW, []byte{0})
-	}
-	return nil
-}
+// wake ends a wait of readWait: a byte down the wake pipe.
+func (t *ttyInput) wake() { _, _ = unix.Write(t.wakeW, []byte{0}) }
 
 // release closes the wake-up pipe once no read can be pending any more.
 func (t *ttyInput) release() {

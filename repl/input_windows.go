@@ -27,26 +27,8 @@ func newTTYInput(fd int, onEsc func()) (*ttyInput, error) {
 	return &ttyInput{fd: fd, wakeR: int(ev), wakeW: int(ev), onEsc: onEsc}, nil
 }
 
-// Inject queues bytes to be read as if typed; the shell uses it to wake
-// readline (a Ctrl-C) when a signal asks it to leave.
-func (t *ttyInput) Inject(b []byte) {
-	t.mu.Lock()
-	t.injected = append(t.injected, b...)
-	t.mu.Unlock()
-	_ = windows.SetEvent(windows.Handle(t.wakeW))
-}
-
-// Close makes pending and later reads return io.EOF.
-func (t *ttyInput) Close() error {
-	t.mu.Lock()
-	already := t.closed
-	t.closed = true
-	t.mu.Unlock()
-	if !already {
-		_ = windows.SetEvent(windows.Handle(t.wakeW))
-	}
-	return nil
-}
+// wake ends a wait of readWait: the event it waits on with the console.
+func (t *ttyInput) wake() { _ = windows.SetEvent(windows.Handle(t.wakeW)) }
 
 // release closes the wake-up event once no read can be pending any more.
 func (t *ttyInput) release() { _ = windows.CloseHandle(windows.Handle(t.wakeR)) }

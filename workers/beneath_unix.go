@@ -411,14 +411,7 @@ func (tg Target) Read() ([]byte, error) {
 	}
 	f := os.NewFile(uintptr(fd), tg.name)
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, ErrNotRegular
-	}
-	return readBounded(f, fi)
+	return readRegular(f)
 }
 
 // beneathFS is the project as an fs.FS whose every Open resolves beneath

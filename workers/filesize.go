@@ -42,6 +42,20 @@ func (e *SizeError) Error() string {
 
 func (e *SizeError) Unwrap() error { return ErrFileTooLarge }
 
+// readRegular reads the open file f as the file tools read one (what
+// Target.Read does on every platform once the file is open): nothing but
+// a regular file (ErrNotRegular), through readBounded.
+func readRegular(f *os.File) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, ErrNotRegular
+	}
+	return readBounded(f, fi)
+}
+
 // readBounded reads f, whose stat is fi, refusing it before it is read
 // when its size (a sparse file's too) is above MaxEditFile, and reading
 // no more than one byte past the bound, so a file that grows while it is

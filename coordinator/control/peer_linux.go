@@ -13,11 +13,23 @@ import (
 	"github.com/ralph-dev/ralph/workers/proctree"
 )
 
-// checkPeer says why the process at the other end of c may not steer
-// this ralph, or "" when it may. The kernel names the peer (SO_PEERCRED,
-// taken when it connected), and three rules apply:
+// peerOf asks the kernel who is at the other end of c: SO_PEERCRED,
+// taken when it connected, names its user and pid.
+func peerOf(c net.Conn) (peer, error) {
+	var cred *unix.Ucred
+	err := onSocket(c, func(fd int) (err error) {
+		cred, err = unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
+		return err
+	})
+	if err != nil {
+		return peer{}, err
+	}
+	return peer{uid: int(cred.Uid), pid: int(cred.Pid)}, nil
+}
+
+// confinedPeer says why a peer of this ralph's own user may not steer
+// it, or "" when it may (checkPeer has checked the user):
 //
-//   - it runs as this ralph's user: another user is refused, root too;
 //   - it is not a process this ralph started: the model's commands run as
 //     the same user, and one that could answer a question would approve
 //     its own next command, or speak to the model as its user;
@@ -31,36 +43,19 @@ import (
 //
 // A peer that cannot be looked at (it is gone, or /proc hides it) is
 // refused: the check fails closed.
-func checkPeer(c net.Conn) string {
-	uc, ok := c.(*net.UnixConn)
-	if !ok {
-		return refusedText
-	}
-	raw, err := uc.SyscallConn()
-	if err != nil {
-		return refusedText
-	}
-	var cred *unix.Ucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) { cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED) }); err != nil || cerr != nil {
-		return refusedText
-	}
-	if int(cred.Uid) != os.Getuid() {
-		return refusedText
-	}
-	pid := int(cred.Pid)
-	if pid == os.Getpid() {
+func confinedPeer(p peer) string {
+	if p.pid == os.Getpid() {
 		return "" // this process itself
 	}
-	if descendant(pid, os.Getpid()) {
+	if descendant(p.pid, os.Getpid()) {
 		return refusedChild
 	}
-	if noNewPrivs("self") == "0" && noNewPrivs(strconv.Itoa(pid)) != "0" {
+	if noNewPrivs("self") == "0" && noNewPrivs(strconv.Itoa(p.pid)) != "0" {
 		return refusedChild
 	}
 	for _, ns := range []string{"user", "mnt"} {
 		mine, err1 := os.Readlink("/proc/self/ns/" + ns)
-		theirs, err2 := os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/" + ns)
+		theirs, err2 := os.Readlink("/proc/" + strconv.Itoa(p.pid) + "/ns/" + ns)
 		if err1 != nil || err2 != nil || mine != theirs {
 			return refusedChild
 		}
@@ -102,29 +97,12 @@ func noNewPrivs(pid string) string {
 	return ""
 }
 
-// checkServer says why the process listening at the other end of c (a
-// client's connection) is not a ralph of this user's, or "" when it may
-// be: it runs as this user, and it is not confined where this client is
-// not (a sandboxed command's listener runs with no_new_privs, see
-// checkPeer). A server that cannot be looked at is refused.
-func checkServer(c net.Conn) string {
-	uc, ok := c.(*net.UnixConn)
-	if !ok {
-		return "it cannot be asked who it is"
-	}
-	raw, err := uc.SyscallConn()
-	if err != nil {
-		return "it cannot be asked who it is"
-	}
-	var cred *unix.Ucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) { cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED) }); err != nil || cerr != nil {
-		return "it cannot be asked who it is"
-	}
-	if int(cred.Uid) != os.Getuid() {
-		return "it runs as another user"
-	}
-	if noNewPrivs("self") == "0" && noNewPrivs(strconv.Itoa(int(cred.Pid))) != "0" {
+// confinedServer says why a server of this client's own user is not a
+// ralph, or "" when it may be one: it is not confined where this client
+// is not (a sandboxed command's listener runs with no_new_privs, see
+// confinedPeer).
+func confinedServer(p peer) string {
+	if noNewPrivs("self") == "0" && noNewPrivs(strconv.Itoa(p.pid)) != "0" {
 		return "it runs confined, as ralph's sandboxed commands do"
 	}
 	return ""

@@ -12,6 +12,7 @@
 package control
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -21,6 +22,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/workers/sandbox"
@@ -139,6 +141,39 @@ func makeSocketDir(path, root string) error {
 	// nobody else's files.
 	_ = os.Chmod(dir, 0o700)
 	return nil
+}
+
+// maxSocketPath is the longest path a unix socket address holds: the
+// size of sun_path less its terminating NUL, 108 bytes on Linux and
+// Windows, 104 on macOS and the BSDs.
+const maxSocketPath = len(syscall.RawSockaddrUnix{}.Path) - 1
+
+// listen binds the socket at path for its owner only. Where the mode can
+// be set on the socket before bind (Linux, beforeBind), the file appears
+// with it and no other user can connect in the moment before ownerOnly;
+// elsewhere ownerOnly (a chmod, or an access list on Windows) follows the
+// bind at once, and checkPeer checks each peer as well where the kernel
+// names it.
+func listen(path string) (*net.UnixListener, error) {
+	addr, done, err := address(path)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	lc := net.ListenConfig{Control: beforeBind}
+	l, err := lc.Listen(context.Background(), "unix", addr)
+	if err != nil {
+		return nil, err
+	}
+	ul := l.(*net.UnixListener)
+	// The address may be a /proc/self/fd path that means nothing once
+	// done closes the descriptor: the server removes the socket itself.
+	ul.SetUnlinkOnClose(false)
+	if err := ownerOnly(path); err != nil {
+		ul.Close()
+		return nil, fmt.Errorf("make %s its owner's only: %w", path, err)
+	}
+	return ul, nil
 }
 
 // address is how to reach path in a socket address. A path too long for

@@ -3,20 +3,12 @@
 package control
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"net"
-	"os"
 	"path/filepath"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
-
-// maxSocketPath is the longest path a unix socket address holds: sun_path
-// is 108 bytes on Linux, with room for the terminating NUL.
-const maxSocketPath = 107
 
 // shortPath reaches a socket whose path is too long for sun_path through
 // /proc/self/fd: the directory is opened (O_PATH, which needs no read
@@ -36,39 +28,13 @@ func shortPath(path string) (string, func(), error) {
 	return addr, func() { unix.Close(fd) }, nil
 }
 
-// listen binds the socket at path for its owner only. The mode is set on
-// the socket before bind, so the file appears with it (the kernel takes
-// the new inode's mode from the socket's), and no other user can connect
-// in the moment between bind and a chmod; checkPeer checks each peer as well.
-func listen(path string) (*net.UnixListener, error) {
-	addr, done, err := address(path)
-	if err != nil {
-		return nil, err
+// beforeBind sets the socket's mode before it is bound, so the file
+// appears with it: the kernel takes the new inode's mode from the
+// socket's.
+func beforeBind(_, _ string, c syscall.RawConn) error {
+	var ferr error
+	if err := c.Control(func(fd uintptr) { ferr = unix.Fchmod(int(fd), 0o600) }); err != nil {
+		return err
 	}
-	defer done()
-	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
-		var ferr error
-		if err := c.Control(func(fd uintptr) { ferr = unix.Fchmod(int(fd), 0o600) }); err != nil {
-			return err
-		}
-		return ferr
-	}}
-	l, err := lc.Listen(context.Background(), "unix", addr)
-	if err != nil {
-		return nil, err
-	}
-	ul := l.(*net.UnixListener)
-	// The address may be a /proc/self/fd path that means nothing once
-	// done closes the descriptor: the server removes the socket itself.
-	ul.SetUnlinkOnClose(false)
-	return ul, nil
-}
-
-func isRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
-
-// ownSocket reports whether the file at path belongs to this process's
-// user.
-func ownSocket(path string) bool {
-	var st unix.Stat_t
-	return unix.Stat(path, &st) == nil && int(st.Uid) == os.Getuid()
+	return ferr
 }

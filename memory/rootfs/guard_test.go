@@ -43,7 +43,7 @@ var allowed = map[string]string{
 	"coordinator/control/server.go:Bind":           "the control socket's directory, in the runtime or state dir",
 	"coordinator/control/server.go:removeOwn":      "the control socket itself, in the runtime or state dir",
 	"coordinator/control/socket.go:makeSocketDir":  "the runtime or state dir that holds the control socket",
-	"coordinator/control/socket_other.go:listen":   "chmod of the control socket, in the runtime or state dir",
+	"coordinator/control/socket_unix.go:ownerOnly": "chmod of the control socket, in the runtime or state dir",
 	"coordinator/control/find.go:sockets":          "the control sockets of the project's ralphs, listed and the dead ones removed in the runtime or state dir",
 	"coordinator/control/peer_linux.go:noNewPrivs": "/proc/<pid>/status of the peer of the control socket",
 	// Fixtures and tools.
@@ -87,13 +87,8 @@ var allowed = map[string]string{
 	"workers/sandbox/nestedgit.go:nestedGuard.remember": "the guard of nested repositories' config",
 	"workers/sandbox/nestedgit.go:nestedGuard.takeBack": "the guard of nested repositories' config",
 	"workers/sandbox/nestedgit.go:replaceFile":          "the guard of nested repositories' config",
-	"workers/sandbox/nestedgit.go:resolveGitDir":        "reads a nested repository's .git file",
 	"workers/sandbox/runner_linux.go:Process.Wait":      "removes mount points the sandbox made where nothing was",
-	"workers/sandbox/worktree.go:worktreeDirs":          "reads a worktree's .git file and commondir",
 	// The person's own files and directories outside any project.
-	"workers/agents/codex.go:readCodexConfig":        "the person's ~/.codex/config.toml",
-	"workers/sandbox/hidden.go:npmrcSecret":          "the person's ~/.npmrc, read only to decide whether to hide it",
-	"workers/agents/opencode.go:opencodeEnvKeys":     "the person's opencode config (never the project's)",
 	"scripts/web/index.go:watchDir":                  "the registry dir in the person's state dir",
 	"scripts/cli/ask.go:openTTY":                     "/dev/tty",
 	"scripts/cli/plan.go:editFile":                   "/dev/tty for the person's editor",

@@ -3,7 +3,6 @@ package rootfs
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,13 +34,11 @@ func (e *LinkOutError) Unwrap() error { return ErrLinkOut }
 // *LinkOutError, and nothing of the target is read: a command may have
 // linked CLAUDE.md to a key it cannot read itself.
 func ReadInstruction(fsys afero.Fs, name string, allowed []string, limit int64) ([]byte, error) {
-	f, ok := fsys.(*Fs)
-	if !ok {
-		file, err := fsys.Open(name)
-		return readLimited(file, err, limit)
+	limit = instructionLimit(limit)
+	if _, ok := fsys.(*Fs); !ok {
+		return ReadHead(fsys, name, limit)
 	}
-	file, err := f.Open(name)
-	data, err := readLimited(file, err, limit)
+	data, err := ReadHead(fsys, name, limit)
 	if !errors.Is(err, ErrLinkOut) {
 		return data, err
 	}
@@ -49,13 +46,7 @@ func ReadInstruction(fsys afero.Fs, name string, allowed []string, limit int64) 
 	if terr != nil {
 		return nil, err
 	}
-	for _, a := range allowed {
-		if sameTarget(expandHome(a), target) {
-			file, err := os.Open(target)
-			return readLimited(file, err, limit)
-		}
-	}
-	return nil, &LinkOutError{Name: name, Target: target}
+	return readListed(name, target, allowed, limit)
 }
 
 // ReadListed reads a file outside the project that an instructions file
@@ -69,24 +60,27 @@ func ReadListed(name string, allowed []string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readListed(name, target, allowed, instructionLimit(limit))
+}
+
+// readListed reads target, where name leads, through the person's door
+// when the person listed it in allowed, as the small reader reads any
+// file: a FIFO listed there does not hang ralph either.
+func readListed(name, target string, allowed []string, limit int64) ([]byte, error) {
 	for _, a := range allowed {
 		if sameTarget(expandHome(a), target) {
-			file, err := os.Open(target)
-			return readLimited(file, err, limit)
+			return ReadHead(Person(), target, limit)
 		}
 	}
 	return nil, &LinkOutError{Name: name, Target: target}
 }
 
-func readLimited(file io.ReadCloser, err error, limit int64) ([]byte, error) {
-	if err != nil {
-		return nil, err
-	}
-	defer file.Close()
+// instructionLimit is limit, or a MiB when the caller gave none.
+func instructionLimit(limit int64) int64 {
 	if limit <= 0 {
-		limit = 1 << 20
+		return 1 << 20
 	}
-	return io.ReadAll(io.LimitReader(file, limit))
+	return limit
 }
 
 func expandHome(p string) string {

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"syscall"
 
 	"github.com/spf13/afero"
 
@@ -11,8 +14,39 @@ import (
 )
 
 // ErrNotRegular says a file ralph reads as text is a directory, a device
-// or a pipe.
+// or a pipe. Callers branch on it with errors.Is; the error itself is a
+// *NotRegularError, which says which it was.
 var ErrNotRegular = errors.New("not a regular file")
+
+// NotRegularError is a path ralph meant to read as a small file that is
+// something else, said in one sentence that names it and what it is.
+type NotRegularError struct {
+	Name string
+	Mode fs.FileMode
+}
+
+func (e *NotRegularError) Error() string {
+	return fmt.Sprintf("%s is %s, not a regular file, so ralph did not read it", e.Name, kindOf(e.Mode))
+}
+
+func (e *NotRegularError) Unwrap() error { return ErrNotRegular }
+
+// kindOf names a file that is not regular in words.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "a special file"
+}
 
 // ErrTooLarge says a file ralph reads whole is larger than its limit.
 var ErrTooLarge = errors.New("larger than ralph reads")
@@ -35,29 +69,67 @@ func (e *TooLargeError) Error() string {
 
 func (e *TooLargeError) Unwrap() error { return ErrTooLarge }
 
-// ReadSmall reads name through fsys whole, for the files ralph reads
-// whole (its state files, and the prompt files people bring from other
-// agents: custom commands, agent definitions): a file that is not regular
-// is ErrNotRegular, one over limit bytes a *TooLargeError, found from its
-// size before a byte is read, and through a project's door a link out of
-// it fails with ErrLinkOut before anything is read.
+// The small readers below are the one way ralph reads a small file it
+// keeps or is handed (its state files, settings, prompt and instruction
+// files, custom commands, agent definitions, skills, a pasted image).
+// They all open the same way (OpenSmall): without blocking, so that a
+// FIFO or a device put where a file was expected (after a directory was
+// listed, say) cannot hang ralph, then they look at the open file and
+// refuse anything that is not regular before a byte is read. Which links
+// are followed is the door's (fsys's) rule, not theirs: through a
+// project's door a link out of it fails with ErrLinkOut before anything
+// is opened.
+
+// ReadSmall reads name through fsys whole: a file that is not regular is
+// a *NotRegularError (ErrNotRegular), one over limit bytes a
+// *TooLargeError (ErrTooLarge), found from its size before a byte is
+// read, or while reading if it grew.
 func ReadSmall(fsys afero.Fs, name string, limit int64) ([]byte, error) {
-	f, err := fsys.Open(name)
+	f, fi, err := OpenSmall(fsys, name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w", name, ErrNotRegular)
-	}
 	if fi.Size() > limit {
 		return nil, &TooLargeError{Name: name, Size: fi.Size(), Limit: limit}
 	}
 	return readAtMost(f, name, limit)
+}
+
+// ReadHead reads at most limit bytes of name through fsys, opened as
+// ReadSmall opens it, for the files ralph reads the start of and may cut
+// (a SKILL.md's frontmatter and body, an instructions file, a marker
+// file): what lies past limit is not an error, and a caller that must
+// know the file held more asks for one byte over what it keeps.
+func ReadHead(fsys afero.Fs, name string, limit int64) ([]byte, error) {
+	f, _, err := OpenSmall(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit))
+}
+
+// OpenSmall opens name for reading without blocking and returns it with
+// its own stat (the open file's, so a file swapped after a look is seen
+// as what was opened), or a *NotRegularError, closed, when it is not a
+// regular file. It is for a caller that reads a small file other than
+// from its start (a log's tail); the caller closes the file.
+func OpenSmall(fsys afero.Fs, name string) (afero.File, fs.FileInfo, error) {
+	f, err := openNonBlocking(fsys, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		_ = f.Close()
+		return nil, nil, &NotRegularError{Name: name, Mode: fi.Mode()}
+	}
+	return f, fi, nil
 }
 
 // readAtMost reads r to its end, or fails with a *TooLargeError past
@@ -71,4 +143,17 @@ func readAtMost(r io.Reader, name string, limit int64) ([]byte, error) {
 		return nil, &TooLargeError{Name: name, Size: int64(len(data)), Limit: limit}
 	}
 	return data, nil
+}
+
+// openNonBlocking opens name for reading through a door that reaches the
+// disk without blocking, so that opening a FIFO does not wait for a
+// writer. Any other file system (a test's in-memory one) has no FIFOs
+// and is opened with Open, which is all its wrappers may have made
+// their own; afero's MemMapFs would also take any flag but O_RDONLY for
+// a write and touch the file's time when it is closed.
+func openNonBlocking(fsys afero.Fs, name string) (afero.File, error) {
+	if !IsReal(fsys) {
+		return fsys.Open(name)
+	}
+	return fsys.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }

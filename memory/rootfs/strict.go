@@ -30,7 +30,7 @@ func (f *Fs) OpenRegular(name string) (*os.File, error) {
 
 func (f *Fs) openRegular(rel string) (*os.File, error) {
 	if rel == "." {
-		return nil, fmt.Errorf("%s: %w", rel, ErrNotRegular)
+		return nil, &NotRegularError{Name: rel, Mode: fs.ModeDir}
 	}
 	d, done, err := f.dirOf(rel, false)
 	if err != nil {
@@ -45,7 +45,7 @@ func (f *Fs) openRegular(rel string) (*os.File, error) {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return nil, fmt.Errorf("%s: %w", rel, ErrLink)
 	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%s: %w", rel, ErrNotRegular)
+		return nil, &NotRegularError{Name: rel, Mode: fi.Mode()}
 	}
 	file, err := d.OpenFile(base, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {

@@ -3,16 +3,11 @@ package skills
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"unicode"
-
-	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory/frontmatter"
 	"github.com/ralph-dev/ralph/memory/rootfs"
@@ -33,17 +28,10 @@ var validName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 // sentence naming the file.
 func readSkill(r Root, dir string) (Skill, error) {
 	file := filepath.Join(dir, "SKILL.md")
-	fi, err := r.FSys.Stat(file)
-	if err != nil {
-		if isNotExist(err) {
-			return Skill{}, err
-		}
-		return Skill{}, fmt.Errorf("skill %s is left out: %s", file, reason(err))
+	data, err := rootfs.ReadHead(r.FSys, file, HeadLimit)
+	if isNotExist(err) {
+		return Skill{}, err
 	}
-	if !fi.Mode().IsRegular() {
-		return Skill{}, fmt.Errorf("skill %s is left out: it is not a regular file: %w", file, ErrMalformed)
-	}
-	data, err := readAtMost(r.FSys, file, HeadLimit)
 	if err != nil {
 		return Skill{}, fmt.Errorf("skill %s is left out: %s", file, reason(err))
 	}
@@ -59,25 +47,6 @@ func readSkill(r Root, dir string) (Skill, error) {
 // the root (which os.Root may report as missing) for a missing file.
 func isNotExist(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) && !errors.Is(err, rootfs.ErrLinkOut)
-}
-
-// readAtMost reads at most limit bytes of the regular file name through
-// fsys. It opens without blocking and checks the open file, so a FIFO put
-// in a SKILL.md's place (after discovery, say) cannot hang ralph.
-func readAtMost(fsys afero.Fs, name string, limit int64) ([]byte, error) {
-	f, err := fsys.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file: %w", name, ErrMalformed)
-	}
-	return io.ReadAll(io.LimitReader(f, limit))
 }
 
 // parse reads a SKILL.md's head into a Skill's frontmatter fields,

@@ -130,7 +130,7 @@ func (s Skill) Body() (body string, truncated bool, err error) {
 	if s.fsys == nil {
 		return "", false, fmt.Errorf("skill %s: no file system to read it through", s.Name)
 	}
-	data, err := readAtMost(s.fsys, s.File, HeadLimit+BodyLimit+1)
+	data, err := rootfs.ReadHead(s.fsys, s.File, HeadLimit+BodyLimit+1)
 	if err != nil {
 		return "", false, fmt.Errorf("skill %s: %w", s.Name, err)
 	}

@@ -368,9 +368,21 @@ func TestFIFOIsNotWaitedOn(t *testing.T) {
 	if err := mkfifo(file); err != nil {
 		t.Skipf("no FIFO here: %v", err)
 	}
-	if _, _, err := sk.Body(); !errors.Is(err, ErrMalformed) {
+	if _, _, err := sk.Body(); !errors.Is(err, rootfs.ErrNotRegular) {
 		t.Fatalf("body of a FIFO: %v", err)
 	}
+	// A FIFO among a skill's own files is refused by ReadFile too.
+	other := filepath.Join(l.project, ".claude/skills/other/SKILL.md")
+	write(t, other, "---\nname: other\ndescription: Has a FIFO beside it.\n---\nbody\n")
+	osk, ok := l.load(t).Lookup("other")
+	if !ok {
+		t.Fatal("other not found")
+	}
+	must(t, mkfifo(filepath.Join(filepath.Dir(other), "notes.md")))
+	if _, _, err := osk.ReadFile("notes.md"); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("ReadFile of a FIFO: %v", err)
+	}
+	must(t, os.RemoveAll(filepath.Dir(other)))
 	set := l.load(t)
 	if len(set.List()) != 0 || len(set.Warnings()) != 1 || !strings.Contains(set.Warnings()[0], "not a regular file") {
 		t.Fatalf("skills %q warnings %q", names(set.List()), set.Warnings())

@@ -9,6 +9,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
@@ -120,9 +121,17 @@ type codexConfig struct {
 	} `toml:"profiles"`
 }
 
+// maxAgentConfig is how much of an agent CLI's own configuration file
+// (codex's config.toml, opencode's JSON) ralph reads to learn which key
+// variables it names: far more than any real one holds.
+const maxAgentConfig = 1 << 20
+
 // readCodexConfig reads $CODEX_HOME/config.toml, else ~/.codex/config.toml,
 // as env has them. A missing or broken file reads as empty: codex itself
 // says what is wrong with it.
+//
+// It is read by rootfs's small reader, as opencode's is: a FIFO or a
+// file past maxAgentConfig is left out as a missing one is.
 func readCodexConfig(env []string) codexConfig {
 	var c codexConfig
 	dir := envValue(env, "CODEX_HOME")
@@ -133,7 +142,7 @@ func readCodexConfig(env []string) codexConfig {
 		}
 		dir = filepath.Join(home, ".codex")
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "config.toml"))
+	data, err := rootfs.ReadSmall(rootfs.Person(), filepath.Join(dir, "config.toml"), maxAgentConfig)
 	if err != nil {
 		return c
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
@@ -194,7 +195,7 @@ func opencodeEnvKeys(env []string) []string {
 	}
 	var keys []string
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := rootfs.ReadSmall(rootfs.Person(), f, maxAgentConfig)
 		if err != nil {
 			continue
 		}

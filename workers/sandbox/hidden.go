@@ -2,14 +2,15 @@ package sandbox
 
 import (
 	"bytes"
-	"github.com/ralph-dev/ralph/memory"
-	"io"
 	"io/fs"
 	"os"
 	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // The well-known secret files are kept from sandboxed commands, which may
@@ -173,15 +174,12 @@ func mayHide(target string, homes []string) bool {
 // _auth, _password): only then is it hidden, since npm reads the rest of
 // it, the registry settings, for every install.
 func npmrcSecret(path string) bool {
-	f, err := os.Open(path)
+	// Read by the one small reader: a FIFO at ~/.npmrc is refused at
+	// once rather than waited on.
+	b, err := rootfs.ReadHead(rootfs.Person(), path, 1<<20)
 	if err != nil {
 		return false
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
-	b, _ := io.ReadAll(io.LimitReader(f, 1<<20))
 	return bytes.Contains(b, []byte("_auth")) || bytes.Contains(b, []byte("_password"))
 }
 

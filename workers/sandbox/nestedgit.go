@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/git"
@@ -467,20 +465,10 @@ func renameAside(root, target string) (string, error) {
 // names it ("gitdir: <dir>", relative to the file's directory); and the
 // common directory its commondir names, or itself.
 func resolveGitDir(ptr string) (gitDir, common string) {
-	// A command may put a FIFO at a .git file or a commondir: opened
-	// without blocking, and read only when it is a regular file, it
-	// never hangs the guard (and ralph with it).
-	read := func(path string) ([]byte, error) {
-		f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("%s: not a regular file", path)
-		}
-		return io.ReadAll(io.LimitReader(f, 1<<20))
-	}
+	// A command may put a FIFO at a .git file or a commondir: read by
+	// ralph's one small reader (opened without blocking, read only when
+	// it is a regular file), it never hangs the guard (and ralph with it).
+	read := func(path string) ([]byte, error) { return rootfs.ReadHead(rootfs.Person(), path, 1<<20) }
 	gitDir = ptr
 	fi, err := os.Lstat(ptr)
 	link := err == nil && fi.Mode()&fs.ModeSymlink != 0

@@ -44,22 +44,6 @@ func NewRunner(p *Policy) *Runner {
 	return &Runner{profile: SeatbeltProfile(p)}
 }
 
-// Command is what to start.
-type Command struct {
-	Path string   // the program, as exec.Cmd.Path
-	Args []string // argv, Args[0] included
-	Dir  string
-	Env  []string
-	// Stdin, Stdout and Stderr are passed to the command as they are;
-	// a nil Stdin is /dev/null.
-	Stdin, Stdout, Stderr *os.File
-	// LivesAcrossCommands marks a program that runs beside the model's
-	// commands rather than as one of them (a project's MCP server): the
-	// Landlock-only fallback, which puts protected paths back only after
-	// each command, refuses to start it (ErrLivesAcrossCommands).
-	LivesAcrossCommands bool
-}
-
 // Start starts c under sandbox-exec, in a process group of its own whose
 // id is the returned Process's Pid.
 func (r *Runner) Start(ctx context.Context, c Command) (*Process, error) {

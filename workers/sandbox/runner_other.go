@@ -37,20 +37,6 @@ type Runner struct{}
 // NewRunner returns a runner that refuses every command.
 func NewRunner(*Policy) *Runner { return &Runner{} }
 
-// Command is what to start.
-type Command struct {
-	Path                  string
-	Args                  []string
-	Dir                   string
-	Env                   []string
-	Stdin, Stdout, Stderr *os.File
-	// LivesAcrossCommands marks a program that runs beside the model's
-	// commands rather than as one of them (a project's MCP server): the
-	// Landlock-only fallback, which puts protected paths back only after
-	// each command, refuses to start it (ErrLivesAcrossCommands).
-	LivesAcrossCommands bool
-}
-
 // Start fails: only Linux and macOS have what the sandbox is built on.
 func (r *Runner) Start(context.Context, Command) (*Process, error) {
 	return nil, fmt.Errorf("%w: %s", ErrUnavailable, why())

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // A linked worktree (`git worktree add`, and every task tree of `ralph run
@@ -17,11 +19,17 @@ import (
 // reads as configuration, or as where the configuration is), stay
 // read-only.
 
+// maxPointerFile is how much of a .git file or a commondir is read: a
+// path to a directory, as gitcreds reads them.
+const maxPointerFile = 4096
+
 // worktreeDirs returns, for a project root that is a linked worktree,
 // the directories its git needs to write, and the files in them that
 // must stay read-only. A root that is not a linked worktree has none.
 func worktreeDirs(root string) (write, guard []string) {
-	b, err := os.ReadFile(filepath.Join(root, ".git"))
+	// Read by the one small reader, as git's own pointer files are
+	// elsewhere: a FIFO a command left at .git is refused, not waited on.
+	b, err := rootfs.ReadSmall(rootfs.Person(), filepath.Join(root, ".git"), maxPointerFile)
 	if err != nil {
 		return nil, nil // a directory, or none: an ordinary repository
 	}
@@ -37,7 +45,7 @@ func worktreeDirs(root string) (write, guard []string) {
 	if err != nil {
 		return nil, nil
 	}
-	c, err := os.ReadFile(filepath.Join(admin, "commondir"))
+	c, err := rootfs.ReadSmall(rootfs.Person(), filepath.Join(admin, "commondir"), maxPointerFile)
 	if err != nil {
 		return nil, nil // a separate git dir (git init --separate-git-dir): not a worktree
 	}

@@ -1,0 +1,150 @@
+package rootfs
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/afero"
+)
+
+// notWaiting runs read and fails the test if it is still waiting after
+// five seconds: a FIFO opened for reading the blocking way waits for a
+// writer forever.
+func notWaiting(t *testing.T, what string, read func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- read() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s waited on a FIFO", what)
+		return nil
+	}
+}
+
+// TestSmallReadersRefuseAFIFOAtOnce: every small reader, through a
+// project's door and the person's, refuses a FIFO with ErrNotRegular in
+// one sentence naming it, without waiting for a writer.
+func TestSmallReadersRefuseAFIFOAtOnce(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	fifo := filepath.Join(root, "AGENTS.md")
+	if err := mkfifo(fifo); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	door, err := New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = door.Close() })
+	readers := map[string]func(afero.Fs) error{
+		"ReadSmall": func(fsys afero.Fs) error { _, err := ReadSmall(fsys, fifo, 1<<20); return err },
+		"ReadHead":  func(fsys afero.Fs) error { _, err := ReadHead(fsys, fifo, 1<<20); return err },
+		"OpenSmall": func(fsys afero.Fs) error {
+			f, _, err := OpenSmall(fsys, fifo)
+			if err == nil {
+				_ = f.Close()
+			}
+			return err
+		},
+		"ReadInstruction": func(fsys afero.Fs) error { _, err := ReadInstruction(fsys, fifo, nil, 1<<20); return err },
+	}
+	for name, read := range readers {
+		for doorName, fsys := range map[string]afero.Fs{"project": door, "person": Person()} {
+			err := notWaiting(t, name, func() error { return read(fsys) })
+			var nr *NotRegularError
+			if !errors.Is(err, ErrNotRegular) || !errors.As(err, &nr) {
+				t.Errorf("%s through the %s door: %v, want ErrNotRegular", name, doorName, err)
+				continue
+			}
+			if want := fifo + " is a named pipe (FIFO), not a regular file, so ralph did not read it"; err.Error() != want {
+				t.Errorf("%s through the %s door says %q, want %q", name, doorName, err, want)
+			}
+		}
+	}
+}
+
+// TestReadListedRefusesAListedFIFO: a FIFO the person listed in
+// instruction_links is a listed file, and still not waited on.
+func TestReadListedRefusesAListedFIFO(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "notes.md")
+	if err := mkfifo(fifo); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	target, err := filepath.EvalSymlinks(fifo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = notWaiting(t, "ReadListed", func() error { _, err := ReadListed(fifo, []string{target}, 1<<20); return err })
+	if !errors.Is(err, ErrNotRegular) {
+		t.Fatalf("ReadListed(fifo) = %v, want ErrNotRegular", err)
+	}
+}
+
+// TestReadHeadCutsAndReadSmallRefuses: past its limit ReadHead returns
+// the head and ReadSmall refuses the file, from its size, before reading.
+func TestReadHeadCutsAndReadSmallRefuses(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	name := filepath.Join(root, "SKILL.md")
+	if err := os.WriteFile(name, []byte(strings.Repeat("x", 100)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	door, err := New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = door.Close() })
+	if data, err := ReadHead(door, name, 10); err != nil || len(data) != 10 {
+		t.Errorf("ReadHead = %d bytes, %v; want 10", len(data), err)
+	}
+	if data, err := ReadHead(door, name, 1000); err != nil || len(data) != 100 {
+		t.Errorf("ReadHead under the limit = %d bytes, %v; want 100", len(data), err)
+	}
+	var tl *TooLargeError
+	if _, err := ReadSmall(door, name, 99); !errors.As(err, &tl) || tl.Size != 100 || tl.Limit != 99 {
+		t.Errorf("ReadSmall over the limit = %v", err)
+	}
+	if data, err := ReadSmall(door, name, 100); err != nil || len(data) != 100 {
+		t.Errorf("ReadSmall at the limit = %d bytes, %v", len(data), err)
+	}
+}
+
+// TestSmallReadersKeepTheDoorsLinkRules: the small readers follow a link
+// as the door they read through does: inside a project's door a link
+// inside it reads and a link out of it is ErrLinkOut with nothing read;
+// the person's door follows links.
+func TestSmallReadersKeepTheDoorsLinkRules(t *testing.T) {
+	t.Parallel()
+	root, outside, door := setup(t)
+	if err := os.WriteFile(filepath.Join(root, "AGENTS.md"), []byte("inside"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("AGENTS.md", filepath.Join(root, "CLAUDE.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "bashrc"), filepath.Join(root, "out.md")); err != nil {
+		t.Fatal(err)
+	}
+	for _, read := range []func(afero.Fs, string) ([]byte, error){
+		func(fsys afero.Fs, name string) ([]byte, error) { return ReadSmall(fsys, name, 1<<10) },
+		func(fsys afero.Fs, name string) ([]byte, error) { return ReadHead(fsys, name, 1<<10) },
+	} {
+		if data, err := read(door, filepath.Join(root, "CLAUDE.md")); err != nil || string(data) != "inside" {
+			t.Errorf("a link inside the project: %q, %v", data, err)
+		}
+		if data, err := read(door, filepath.Join(root, "out.md")); !errors.Is(err, ErrLinkOut) || len(data) != 0 {
+			t.Errorf("a link out of the project: %q, %v; want ErrLinkOut", data, err)
+		}
+		if data, err := read(Person(), filepath.Join(root, "out.md")); err != nil || string(data) != "home\n" {
+			t.Errorf("the person's door: %q, %v", data, err)
+		}
+	}
+}
