@@ -32,9 +32,13 @@ const (
 	InstructionsFile = "AGENTS.md"
 	AgentFile        = "AGENT.md"
 	GoalsFile        = "RALPH_GOALS.md"
-	// ProgressFile is the task loop's log of tasks done; TasksFile, the
-	// task list, is named beside its parser (tasks.go). Both names are
-	// written nowhere else outside tests (statefiles_literal_test.go).
+	// TasksFile is the task list in the project root (its parser is
+	// memory/planfile) and ProgressFile the task loop's log of tasks
+	// done. Both names are written nowhere else outside tests
+	// (statefiles_literal_test.go), and both stay here because a
+	// session's state files name them while memory imports no plan
+	// format.
+	TasksFile    = "RALPH_TASKS.md"
 	ProgressFile = "RALPH_PROGRESS.md"
 	TodoFile     = "RALPH_TODO.md"
 )

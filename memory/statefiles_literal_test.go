@@ -16,7 +16,7 @@ import (
 // spelling (ralph-temporal's list of files an attempt may not commit, a
 // prompt's default plan name) is one a rename would miss.
 var stateFileNames = map[string]string{
-	memory.TasksFile:    "memory/tasks.go",
+	memory.TasksFile:    "memory/statefiles.go",
 	memory.ProgressFile: "memory/statefiles.go",
 }
 

@@ -24,9 +24,6 @@ import (
 // code or a multi-line HTML comment are not tasks, and a deeper-indented
 // task is a subtask of the one above it.
 
-// TasksFile is the task list's name in the project root.
-const TasksFile = "RALPH_TASKS.md"
-
 // DefaultTaskPriority is the priority of a task without priority=N. Lower
 // numbers are more urgent, so untagged tasks come after any a person marked.
 const DefaultTaskPriority = 100
