@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -45,7 +46,7 @@ func loopDecisions(t *testing.T, project string) []string {
 func taskStates(t *testing.T, dir string) []string {
 	t.Helper()
 	var out []string
-	for _, task := range memory.ParseTasks([]byte(readFileT(t, filepath.Join(dir, "RALPH_TASKS.md")))).Tasks() {
+	for _, task := range planfile.ParseTasks([]byte(readFileT(t, filepath.Join(dir, "RALPH_TASKS.md")))).Tasks() {
 		out = append(out, task.ID+" "+string(task.State))
 	}
 	return out

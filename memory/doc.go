@@ -13,13 +13,13 @@
 //     archives (registry*.go);
 //   - the markdown state files in the project root (statefiles*.go) and
 //     what a project is, from its marker files (detect.go);
-//   - the plans the task loop works, through one seam (tracker.go): ralph's
-//     task file (tasks*.go), ralph-tui's prd.json (prd*.go), ralphex plans
-//     (ralphex.go), Beads (beadstracker.go), where plan files are kept
-//     (plans.go) and a task's completion record (complete.go);
+//   - what the plan formats (memory/planfile) keep here because sessions
+//     keep it too: a state's task counts (taskcounts.go) and the progress
+//     file's marks of a task's completion (progressmark.go);
 //   - the redaction of secret values from what is kept (redact.go).
 //
 // Each other concern of what persists has a package of its own beneath:
-// memory/config, memory/conversation, memory/git, memory/rootfs and the
-// rest (docs/architecture.md lists them).
+// the plans the task loop works (memory/planfile), memory/config,
+// memory/conversation, memory/git, memory/rootfs and the rest
+// (docs/architecture.md lists them).
 package memory

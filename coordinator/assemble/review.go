@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"strings"
 	"time"
 
@@ -67,7 +68,7 @@ func TaskReview(p *project.Project, rc *memory.RunConfig, coord *coordinator.Coo
 	if rc == nil || rc.Review != ReviewTask {
 		return nil
 	}
-	return func(ctx context.Context, t memory.Task, attempt int, ws loop.Workspace, verify string) string {
+	return func(ctx context.Context, t planfile.Task, attempt int, ws loop.Workspace, verify string) string {
 		diff, ok := attemptDiff(ctx, p, t, attempt, ws)
 		if !ok {
 			return fmt.Sprintf("review: task %s cannot be reviewed: its changes cannot be read without git", t.ID)
@@ -101,7 +102,7 @@ func TaskReview(p *project.Project, rc *memory.RunConfig, coord *coordinator.Coo
 // attemptDiff reads what a task's attempt changed: in the task's own
 // worktree its uncommitted work, else the work tree against the
 // checkpoint the attempt's own checkpoint followed.
-func attemptDiff(ctx context.Context, p *project.Project, t memory.Task, attempt int, ws loop.Workspace) (func(context.Context) (string, error), bool) {
+func attemptDiff(ctx context.Context, p *project.Project, t planfile.Task, attempt int, ws loop.Workspace) (func(context.Context) (string, error), bool) {
 	if ws.Dir != "" {
 		repo, err := git.Open(ctx, ws.Dir)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"strings"
 
 	"github.com/ralph-dev/ralph/coordinator"
@@ -110,7 +111,7 @@ func endOfRun(ctx context.Context, p *project.Project, rc *memory.RunConfig, f L
 	c := run.Counts
 	if rc.ArchiveDone && c.Total > 0 && c.Done+c.Skipped == c.Total {
 		// A finished plan leaves the plans in progress, as ralphex's do.
-		if dest, err := memory.ArchivePlan(p.Fs, p.Root, rc.Plan, memory.PlansDir(p.Fs, p.Root, p.Config.PlansDir)); err != nil {
+		if dest, err := planfile.ArchivePlan(p.Fs, p.Root, rc.Plan, planfile.PlansDir(p.Fs, p.Root, p.Config.PlansDir)); err != nil {
 			run.Notes = append(run.Notes, err.Error())
 		} else if dest != "" {
 			run.Notes = append(run.Notes, fmt.Sprintf("every task of %s is done; moved it to %s", rc.Plan, dest))

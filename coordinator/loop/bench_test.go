@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"os"
 	"path/filepath"
 	"slices"
@@ -56,7 +57,7 @@ func BenchmarkLoopTask(b *testing.B) {
 			}
 			start := time.Now()
 			res := Run(context.Background(), Options{Fs: fs, Root: roots[k], SessionID: "20260102T000000Z-bench",
-				Worker: fnWorker(func(context.Context, memory.Task, int) Outcome { return Outcome{Completed: true, Summary: "did it"} })})
+				Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome { return Outcome{Completed: true, Summary: "did it"} })})
 			if res.IsError || len(res.Done) != loopBatch {
 				b.Fatalf("result %+v", res)
 			}

@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"errors"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -79,7 +80,7 @@ func TestBreakerClosedOpenHalfOpenClosed(t *testing.T) {
 	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Policy: decide.Policy{Retries: 10, Backoff: time.Millisecond, BreakerCooldown: 200 * time.Millisecond},
 		Store: snapshotStore{s, &snapshots}, Events: recordInto(t, events.broker, s),
-		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
+		Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome {
 			if calls.Add(1) <= 3 {
 				return Outcome{Err: errors.New("the server is down")}
 			}
@@ -138,7 +139,7 @@ func TestBreakerHalfOpenFailureDoublesTheCooldown(t *testing.T) {
 	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Policy: decide.Policy{Retries: 10, Backoff: time.Millisecond, BreakerCooldown: 100 * time.Millisecond, Parallel: 3},
 		Store: s, Events: recordInto(t, events, s),
-		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
+		Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome {
 			time.Sleep(20 * time.Millisecond)
 			if halfOpens.Load() < 2 {
 				return Outcome{Err: errors.New("still down")}
@@ -229,7 +230,7 @@ func TestBreakerWithNothingLeft(t *testing.T) {
 		root, fs := taskProject(t, taskList(1))
 		var asked atomic.Int32
 		o := Options{Fs: fs, Root: root, Policy: decide.Policy{Retries: 2, Backoff: time.Millisecond, BreakerCooldown: time.Hour}, Breaker: DefaultBreaker,
-			Worker: fnWorker(func(context.Context, memory.Task, int) Outcome { return Outcome{Err: errors.New("boom")} })}
+			Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome { return Outcome{Err: errors.New("boom")} })}
 		if ask {
 			o.Ask = func(context.Context, string) bool { asked.Add(1); return true }
 		}

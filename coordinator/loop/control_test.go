@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -44,7 +45,7 @@ func TestLoopControlIdleOnlyWhenNothingIsInFlight(t *testing.T) {
 	go func() {
 		res <- Run(context.Background(), Options{
 			Fs: fs, Root: root, Control: ctl, Store: ctl.Watch(store),
-			Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
+			Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome {
 				if calls.Add(1) == 1 {
 					<-release
 				}
@@ -109,7 +110,7 @@ func TestLoopPausedWithATaskInFlightSaysPausing(t *testing.T) {
 	go func() {
 		res <- Run(context.Background(), Options{
 			Fs: fs, Root: root, Control: ctl, Store: ctl.Watch(store),
-			Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
+			Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome {
 				calls.Add(1)
 				<-release
 				return Outcome{Completed: true}

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"slices"
 	"strings"
 	"time"
@@ -39,7 +40,7 @@ func tryOf(failure string, verify *coordinator.VerifyRun, out Outcome) LastTry {
 // notes, the goals, the latest progress and, for a retry, how the last
 // attempt went. Files that cannot be read are left out: the agent can
 // still read them itself.
-func (l *loop) assign(f *memory.TaskFile, t memory.Task, attempt int) Assignment {
+func (l *loop) assign(f *planfile.TaskFile, t planfile.Task, attempt int) Assignment {
 	var last LastTry
 	if attempt > 1 {
 		last = l.m.LastTry(t.ID)
@@ -76,7 +77,7 @@ type LastTry = machine.LastTry
 // root hands it to a worker, f being its task file: the local loop and the
 // attempts of the loop on Temporal (ralph-temporal) brief agents alike.
 // tmpl is the person's prompt template (nil: ralph's own prompt).
-func AssignmentIn(fs afero.Fs, root string, f *memory.TaskFile, t memory.Task, attempt int, last LastTry, tmpl *taskprompt.Template) Assignment {
+func AssignmentIn(fs afero.Fs, root string, f *planfile.TaskFile, t planfile.Task, attempt int, last LastTry, tmpl *taskprompt.Template) Assignment {
 	d := taskprompt.Data{Task: taskprompt.Task{ID: t.ID, Title: t.Title, Priority: t.Priority, Depends: t.Depends},
 		Attempt: attempt, Notes: f.Notes(t.ID), Dir: root, Date: time.Now().Format("2006-01-02")}
 	d.Goals, _ = memory.Goals(fs, root, goalsLimit)

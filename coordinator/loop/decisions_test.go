@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"strings"
 	"testing"
 
@@ -114,7 +115,7 @@ func TestLostDecisionFailsTheLoop(t *testing.T) {
 	rec := coordinator.StartRecording(context.Background(), events.broker, decisionsLost{s}, nil)
 	t.Cleanup(func() { _ = rec.Stop() })
 	res := Run(context.Background(), Options{Fs: fs, Root: root, Store: s, Events: events.broker, RecordErr: rec.Err,
-		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome { return Outcome{Completed: true} })})
+		Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome { return Outcome{Completed: true} })})
 	if !res.IsError || res.Reason != ReasonNotSaved || !strings.Contains(fmt.Sprint(res.Err), "decisions.jsonl: disk full") {
 		t.Fatalf("result = %+v", res)
 	}

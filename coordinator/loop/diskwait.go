@@ -2,6 +2,7 @@ package loop
 
 import (
 	"errors"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"strconv"
 	"time"
 
@@ -50,13 +51,13 @@ func (l *loop) waitForDisk(d attemptDone, cause error) string {
 		return full.Error() + " (ralph does not wait with --max-wait 0)"
 	}
 	t := d.task
-	if _, err := l.updateTasks(&t, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskOpen) }); memory.IsDiskFull(err) {
+	if _, err := l.updateTasks(&t, func(f *planfile.TaskFile) error { return f.SetState(t.ID, planfile.TaskOpen) }); memory.IsDiskFull(err) {
 		l.reopen = append(l.reopen, t.ID)
-	} else if err != nil && !errors.Is(err, memory.ErrTaskNotFound) {
+	} else if err != nil && !errors.Is(err, planfile.ErrTaskNotFound) {
 		l.keep(err)
 	}
 	l.m.Waive(outcome(d))
-	l.emit(attemptEnded(d, memory.TaskOpen, nil, full.Error()))
+	l.emit(attemptEnded(d, planfile.TaskOpen, nil, full.Error()))
 	l.pauseForDisk(cause)
 	l.decide(memory.DecisionRecord{Kind: "limit_wait", Task: t.ID,
 		Detail: t.ID + " goes back to open; " + l.diskWait.Text,
@@ -123,7 +124,7 @@ func (l *loop) holdForDisk(now time.Time) time.Duration {
 		return l.lookAgain(now)
 	}
 	for _, id := range l.reopen {
-		if _, err := l.updateTasks(nil, func(f *memory.TaskFile) error { return f.SetState(id, memory.TaskOpen) }); memory.IsDiskFull(err) {
+		if _, err := l.updateTasks(nil, func(f *planfile.TaskFile) error { return f.SetState(id, planfile.TaskOpen) }); memory.IsDiskFull(err) {
 			return l.lookAgain(now)
 		}
 	}

@@ -2,11 +2,11 @@ package loop
 
 import (
 	"context"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"testing"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
-	"github.com/ralph-dev/ralph/memory"
 )
 
 // TestModelWordsAreNoFullDisk: a worker whose model says "no space left on
@@ -21,7 +21,7 @@ func TestModelWordsAreNoFullDisk(t *testing.T) {
 	res := Run(ctx, Options{
 		Fs: fs, Root: root, Policy: decide.Policy{Retries: 1, Backoff: time.Millisecond}, MaxWait: time.Hour,
 		Breaker: func(Stats) (bool, error) { return false, nil },
-		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
+		Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome {
 			calls++
 			return Outcome{Summary: "I could not: no space left on device"}
 		}),

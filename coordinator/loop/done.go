@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 )
 
-// A task the loop settles as done is recorded by memory.CompleteTask: its
+// A task the loop settles as done is recorded by planfile.CompleteTask: its
 // progress entry first, synced, then its mark. A write that fails is never
 // reported as done:
 //
@@ -50,7 +51,7 @@ func (l *loop) recordDone(a doneAttempt) (Result, bool) {
 // recorded whole (see above). It reports whether the loop must stop.
 func (l *loop) notRecorded(a doneAttempt, err error) (Result, bool) {
 	t := a.d.task
-	written := !errors.Is(err, memory.ErrProgressNotWritten)
+	written := !errors.Is(err, planfile.ErrProgressNotWritten)
 	if memory.IsDiskFull(err) {
 		if written && l.o.MaxWait > 0 {
 			l.unmarked = append(l.unmarked, a)
@@ -65,18 +66,18 @@ func (l *loop) notRecorded(a doneAttempt, err error) (Result, bool) {
 			if failure == "" {
 				return Result{}, false
 			}
-			err = fmt.Errorf("%w: %s", memory.ErrProgressNotWritten, failure)
+			err = fmt.Errorf("%w: %s", planfile.ErrProgressNotWritten, failure)
 		} else {
 			err = memory.ExplainDiskFull(err, l.o.Root)
 		}
 	}
 	if !written {
 		// Nothing of the completion is on disk: the task is not done.
-		_, uerr := l.updateTasks(&t, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskOpen) })
-		if uerr != nil && !errors.Is(uerr, memory.ErrTaskNotFound) {
+		_, uerr := l.updateTasks(&t, func(f *planfile.TaskFile) error { return f.SetState(t.ID, planfile.TaskOpen) })
+		if uerr != nil && !errors.Is(uerr, planfile.ErrTaskNotFound) {
 			l.keep(uerr)
 		}
-		ev := attemptEnded(a.d, memory.TaskOpen, a.verify, err.Error())
+		ev := attemptEnded(a.d, planfile.TaskOpen, a.verify, err.Error())
 		ev.IsError = true
 		l.emit(ev)
 		return Result{Reason: ReasonProgressNotWritten, IsError: true, Err: err}, true
@@ -94,12 +95,12 @@ func (l *loop) markUnmarked() bool {
 	for len(l.unmarked) > 0 {
 		a := l.unmarked[0]
 		t := a.d.task
-		_, err := l.updateTasks(nil, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskDone) })
+		_, err := l.updateTasks(nil, func(f *planfile.TaskFile) error { return f.SetState(t.ID, planfile.TaskDone) })
 		if memory.IsDiskFull(err) {
 			return true
 		}
 		l.unmarked = l.unmarked[1:]
-		if err != nil && !errors.Is(err, memory.ErrTaskNotFound) {
+		if err != nil && !errors.Is(err, planfile.ErrTaskNotFound) {
 			// The next run's recovery marks it done from its entry.
 			l.keep(err)
 			continue

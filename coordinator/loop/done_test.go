@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"errors"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -161,9 +162,9 @@ func TestLoopMarkFailsRecoveryFinishes(t *testing.T) {
 	if !res.IsError || !errors.Is(res.Err, syscall.EIO) || len(res.Done) != 0 {
 		t.Fatalf("result %+v", res)
 	}
-	var rec memory.Recovered
-	if _, err := memory.UpdateTasks(fs.Fs, root, func(f *memory.TaskFile) (err error) {
-		rec, err = memory.RecoverInProgress(fs.Fs, root, f)
+	var rec planfile.Recovered
+	if _, err := planfile.UpdateTasks(fs.Fs, root, func(f *planfile.TaskFile) (err error) {
+		rec, err = planfile.RecoverInProgress(fs.Fs, root, f)
 		return err
 	}); err != nil {
 		t.Fatal(err)

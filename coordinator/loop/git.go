@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"strings"
 	"unicode"
 
@@ -34,17 +35,17 @@ type Workspace struct {
 type TaskGit interface {
 	// Workspace prepares where an attempt works; an error fails the
 	// attempt.
-	Workspace(ctx context.Context, task memory.Task, attempt int) (Workspace, error)
+	Workspace(ctx context.Context, task planfile.Task, attempt int) (Workspace, error)
 	// Ended records the work tree after an attempt ended, however it did,
 	// and returns the files it changed in the project (nil for none, or
 	// when the attempt worked in a worktree of its own).
-	Ended(ctx context.Context, task memory.Task, attempt int, ws Workspace) []git.FileChange
+	Ended(ctx context.Context, task planfile.Task, attempt int, ws Workspace) []git.FileChange
 	// Done keeps the work of a completed and verified attempt: a commit,
 	// a merge. It returns a sentence on what it did ("" for nothing) and
 	// the files the merge changed in the project. An error wrapping
 	// git.ErrMergeConflict fails the task for good (a retry would meet the
 	// same conflict); any other error fails the attempt.
-	Done(ctx context.Context, task memory.Task, attempt int, summary string, ws Workspace) (string, []git.FileChange, error)
+	Done(ctx context.Context, task planfile.Task, attempt int, summary string, ws Workspace) (string, []git.FileChange, error)
 	// Close removes the worktrees, at the loop's end or a hard stop, and
 	// says what it kept (a branch holding unfinished work).
 	Close(ctx context.Context) []string
@@ -54,7 +55,7 @@ type TaskGit interface {
 var ErrWorkspace = errors.New("cannot prepare the task's workspace")
 
 // prepare returns the attempt's workspace: the project without git.
-func (l *loop) prepare(ctx context.Context, t memory.Task, attempt int) (Workspace, error) {
+func (l *loop) prepare(ctx context.Context, t planfile.Task, attempt int) (Workspace, error) {
 	if l.o.Git == nil {
 		return Workspace{}, nil
 	}
@@ -76,7 +77,7 @@ func (l *loop) ended(ctx context.Context, d attemptDone) {
 	l.filesChanged(d.task, files)
 }
 
-func (l *loop) filesChanged(t memory.Task, files []git.FileChange) {
+func (l *loop) filesChanged(t planfile.Task, files []git.FileChange) {
 	if len(files) > 0 {
 		l.emit(coordinator.Event{Type: coordinator.EventFilesChanged, Files: files, Text: coordinator.FilesSummary(files), Task: t.ID})
 	}
@@ -142,12 +143,12 @@ func (l *loop) closeGit(ctx context.Context) {
 // markConflict names, in the task's line of the task file, the files a
 // merge conflicted in and the branch that holds the task's work, so the
 // person sees both beside the [!].
-func (l *loop) markConflict(t memory.Task, err error) {
+func (l *loop) markConflict(t planfile.Task, err error) {
 	var me *git.MergeError
 	if !errors.As(err, &me) {
 		return
 	}
-	_, uerr := l.updateTasks(&t, func(f *memory.TaskFile) error {
+	_, uerr := l.updateTasks(&t, func(f *planfile.TaskFile) error {
 		// A file name with a space cannot be one word of the task's
 		// metadata; the error log and the notice still name it.
 		if files := strings.Join(me.Files, ","); !strings.ContainsFunc(files, unicode.IsSpace) {
@@ -157,7 +158,7 @@ func (l *loop) markConflict(t memory.Task, err error) {
 		}
 		return f.SetMeta(t.ID, "branch", me.Branch)
 	})
-	if uerr != nil && !errors.Is(uerr, memory.ErrTaskNotFound) {
+	if uerr != nil && !errors.Is(uerr, planfile.ErrTaskNotFound) {
 		l.keep(uerr)
 	}
 }

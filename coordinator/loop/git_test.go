@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"errors"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
-	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
 )
 
@@ -19,7 +19,7 @@ import (
 type fakeGit struct {
 	mu     sync.Mutex
 	calls  []string
-	done   func(task memory.Task, attempt int) error
+	done   func(task planfile.Task, attempt int) error
 	closed bool
 }
 
@@ -29,17 +29,17 @@ func (g *fakeGit) log(s string) {
 	g.calls = append(g.calls, s)
 }
 
-func (g *fakeGit) Workspace(_ context.Context, t memory.Task, attempt int) (Workspace, error) {
+func (g *fakeGit) Workspace(_ context.Context, t planfile.Task, attempt int) (Workspace, error) {
 	g.log("workspace " + t.ID)
 	return Workspace{Dir: "/wt/" + t.ID, Branch: "ralph/" + t.ID}, nil
 }
 
-func (g *fakeGit) Ended(_ context.Context, t memory.Task, attempt int, ws Workspace) []git.FileChange {
+func (g *fakeGit) Ended(_ context.Context, t planfile.Task, attempt int, ws Workspace) []git.FileChange {
 	g.log("ended " + t.ID + " in " + ws.Dir)
 	return nil
 }
 
-func (g *fakeGit) Done(_ context.Context, t memory.Task, attempt int, summary string, ws Workspace) (string, []git.FileChange, error) {
+func (g *fakeGit) Done(_ context.Context, t planfile.Task, attempt int, summary string, ws Workspace) (string, []git.FileChange, error) {
 	g.log("done " + t.ID)
 	if err := g.done(t, attempt); err != nil {
 		return "", nil, err
@@ -54,7 +54,7 @@ func (g *fakeGit) Close(context.Context) []string {
 
 func TestLoopKeepsDoneWorkThroughGit(t *testing.T) {
 	root, fs := taskProject(t, taskList(3))
-	g := &fakeGit{done: func(task memory.Task, attempt int) error {
+	g := &fakeGit{done: func(task planfile.Task, attempt int) error {
 		switch {
 		case task.Title == "task number 1":
 			return &git.MergeError{Branch: "ralph/" + task.ID, Files: []string{"a.txt", "b.txt"}}
@@ -69,7 +69,7 @@ func TestLoopKeepsDoneWorkThroughGit(t *testing.T) {
 		Fs: fs, Root: root, Policy: decide.Policy{Retries: 2, Backoff: time.Millisecond}, Git: g,
 		Breaker: func(Stats) (bool, error) { return false, nil },
 		Notify:  func(s string) { notices = append(notices, s) },
-		Worker: workspaceWorker(func(_ context.Context, task memory.Task, attempt int, ws Workspace) Outcome {
+		Worker: workspaceWorker(func(_ context.Context, task planfile.Task, attempt int, ws Workspace) Outcome {
 			if ws.Dir != "/wt/"+task.ID {
 				return Outcome{Err: errors.New("not in the task's workspace: " + ws.Dir)}
 			}
@@ -87,7 +87,7 @@ func TestLoopKeepsDoneWorkThroughGit(t *testing.T) {
 	// A conflict fails the task at once, retries or not, and its line
 	// names the files and the branch.
 	bad, _ := f.Find(res.Failed[0])
-	if bad.Title != "task number 1" || bad.Attempts != 1 || bad.State != memory.TaskFailed {
+	if bad.Title != "task number 1" || bad.Attempts != 1 || bad.State != planfile.TaskFailed {
 		t.Fatalf("the conflicting task = %+v", bad)
 	}
 	data, _ := os.ReadFile(filepath.Join(root, "RALPH_TASKS.md"))
@@ -96,7 +96,7 @@ func TestLoopKeepsDoneWorkThroughGit(t *testing.T) {
 	}
 	// Another failure to keep the work is a failed attempt: retried.
 	two, _ := f.Find("t2")
-	if two.State != memory.TaskDone || two.Attempts != 2 {
+	if two.State != planfile.TaskDone || two.Attempts != 2 {
 		t.Fatalf("task 2 = %+v", two)
 	}
 	if _, ok := verified.Load("/wt/t3"); !ok {
@@ -129,7 +129,7 @@ func TestLoopKeepsDoneWorkThroughGit(t *testing.T) {
 }
 
 // workspaceWorker is a Worker from a function that sees the workspace.
-type workspaceWorker func(ctx context.Context, t memory.Task, attempt int, ws Workspace) Outcome
+type workspaceWorker func(ctx context.Context, t planfile.Task, attempt int, ws Workspace) Outcome
 
 func (f workspaceWorker) Work(ctx context.Context, a Assignment) Outcome {
 	return f(ctx, a.Task, a.Attempt, a.Workspace)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"strconv"
 	"time"
 
@@ -30,7 +31,7 @@ type host struct {
 // carry carries out a step's effects, each kind one case, and reports
 // the loop's end when the step ends it or an effect cannot be carried
 // out. f is the task file the step was decided on.
-func (h *host) carry(s machine.Step, f *memory.TaskFile) (Result, bool) {
+func (h *host) carry(s machine.Step, f *planfile.TaskFile) (Result, bool) {
 	l := h.l
 	skip := false // the effects of a start that did not happen
 	// An attempt's goroutine starts once its start is told (the event,
@@ -87,10 +88,10 @@ func (h *host) carry(s machine.Step, f *memory.TaskFile) (Result, bool) {
 // begin marks a task in progress, counting the attempt, and returns what
 // runs it on a goroutine (nil when it did not start), or the loop's end
 // when the task file cannot be written.
-func (h *host) begin(t memory.Task, attempt int, f *memory.TaskFile) (func(), Result, bool) {
+func (h *host) begin(t planfile.Task, attempt int, f *planfile.TaskFile) (func(), Result, bool) {
 	l := h.l
-	_, err := l.updateTasks(&t, func(f *memory.TaskFile) error {
-		if err := f.SetState(t.ID, memory.TaskInProgress); err != nil {
+	_, err := l.updateTasks(&t, func(f *planfile.TaskFile) error {
+		if err := f.SetState(t.ID, planfile.TaskInProgress); err != nil {
 			return err
 		}
 		return f.SetMeta(t.ID, "attempts", strconv.Itoa(attempt))
@@ -100,7 +101,7 @@ func (h *host) begin(t memory.Task, attempt int, f *memory.TaskFile) (func(), Re
 		l.m.NotStarted(t.ID)
 		l.pauseForDisk(err)
 		return nil, Result{}, false
-	case errors.Is(err, memory.ErrTaskTaken):
+	case errors.Is(err, planfile.ErrTaskTaken):
 		// Another worker claimed it first (a Beads plan): the next
 		// boundary shows it in progress.
 		l.m.NotStarted(t.ID)
@@ -139,8 +140,8 @@ func (l *loop) commit(e machine.Effect) (Result, bool) {
 		// (stopped=K): a person's stop, or the run's own limit, is no
 		// failure of the task, so it spends none of its --retries when
 		// the run goes on (stoppedAttempts).
-		_, err := l.updateTasks(&t, func(f *memory.TaskFile) error {
-			if err := f.SetState(t.ID, memory.TaskOpen); err != nil {
+		_, err := l.updateTasks(&t, func(f *planfile.TaskFile) error {
+			if err := f.SetState(t.ID, planfile.TaskOpen); err != nil {
 				return err
 			}
 			return f.SetMeta(t.ID, stoppedMeta, strconv.Itoa(stoppedAttempts(t)+1))
@@ -148,7 +149,7 @@ func (l *loop) commit(e machine.Effect) (Result, bool) {
 		// A task a person deleted meanwhile needs no reset. Any other
 		// failure leaves the task in progress: the next run resets it,
 		// but the record is wrong until then, so the run reports it.
-		if !errors.Is(err, memory.ErrTaskNotFound) {
+		if !errors.Is(err, planfile.ErrTaskNotFound) {
 			l.keep(err)
 		}
 	case machine.ConfigCut:
@@ -158,8 +159,8 @@ func (l *loop) commit(e machine.Effect) (Result, bool) {
 		if e.Attempt > 0 {
 			attempts = strconv.Itoa(e.Attempt)
 		}
-		if _, err := l.updateTasks(&t, func(f *memory.TaskFile) error {
-			if err := f.SetState(t.ID, memory.TaskOpen); err != nil {
+		if _, err := l.updateTasks(&t, func(f *planfile.TaskFile) error {
+			if err := f.SetState(t.ID, planfile.TaskOpen); err != nil {
 				return err
 			}
 			return f.SetMeta(t.ID, "attempts", attempts)
@@ -167,12 +168,12 @@ func (l *loop) commit(e machine.Effect) (Result, bool) {
 			return Result{Reason: "cannot update the task file", IsError: true, Err: err}, true
 		}
 	case machine.LimitCut:
-		if _, err := l.updateTasks(&t, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskOpen) }); err != nil &&
-			!errors.Is(err, memory.ErrTaskNotFound) {
+		if _, err := l.updateTasks(&t, func(f *planfile.TaskFile) error { return f.SetState(t.ID, planfile.TaskOpen) }); err != nil &&
+			!errors.Is(err, planfile.ErrTaskNotFound) {
 			l.keep(err)
 		}
 	default:
-		if _, err := l.updateTasks(&t, func(f *memory.TaskFile) error { return f.SetState(t.ID, e.State) }); err != nil {
+		if _, err := l.updateTasks(&t, func(f *planfile.TaskFile) error { return f.SetState(t.ID, e.State) }); err != nil {
 			if memory.IsDiskFull(err) {
 				// The task stays marked in progress until there is
 				// space; the wait reopens it then.

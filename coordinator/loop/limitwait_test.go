@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"errors"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,7 +35,7 @@ func TestLimitWaitThenGoOn(t *testing.T) {
 	var calls atomic.Int32
 	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Policy: decide.Policy{Retries: 0}, MaxWait: time.Hour, Store: snapshotStore{s, &snapshots}, Events: recordInto(t, nil, s),
-		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) Outcome {
+		Worker: fnWorker(func(_ context.Context, task planfile.Task, _ int) Outcome {
 			mu.Lock()
 			starts = append(starts, time.Now())
 			mu.Unlock()
@@ -82,7 +83,7 @@ func TestLimitWaitSpendsNoRetry(t *testing.T) {
 	var calls atomic.Int32
 	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Policy: decide.Policy{Retries: 1, Backoff: time.Millisecond}, MaxWait: time.Hour,
-		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
+		Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome {
 			switch calls.Add(1) {
 			case 1:
 				return Outcome{Err: &agents.UsageLimitError{Agent: agents.AgentCodex,
@@ -104,7 +105,7 @@ func TestLimitBeyondMaxWaitFails(t *testing.T) {
 	root, fs := taskProject(t, taskList(1))
 	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Policy: decide.Policy{OnError: OnErrorSkip}, MaxWait: time.Hour,
-		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
+		Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome {
 			return Outcome{Err: rateLimited(time.Now().Add(3 * time.Hour))}
 		}),
 	})
@@ -120,7 +121,7 @@ func TestLimitBeyondMaxWaitFails(t *testing.T) {
 	s := loopSession(t, fs, root)
 	res = Run(context.Background(), Options{
 		Fs: fs, Root: root, Policy: decide.Policy{OnError: OnErrorSkip}, Store: s, Events: recordInto(t, nil, s),
-		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
+		Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome {
 			return Outcome{Err: rateLimited(time.Now().Add(time.Minute))}
 		}),
 	})
@@ -148,7 +149,7 @@ func TestLimitWaitEndsAtOnceOnHardStop(t *testing.T) {
 	go func() {
 		done <- Run(context.Background(), Options{
 			Fs: fs, Root: root, MaxWait: 6 * time.Hour, Queue: q, Store: s,
-			Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
+			Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome {
 				return Outcome{Err: rateLimited(time.Now().Add(2 * time.Hour))}
 			}),
 		})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"os"
 	"strconv"
 	"strings"
@@ -52,15 +53,15 @@ const (
 
 // ReviewFunc reviews an attempt that passed verify: "" when its work may
 // count, otherwise why not.
-type ReviewFunc func(ctx context.Context, t memory.Task, attempt int, ws Workspace, verify string) string
+type ReviewFunc func(ctx context.Context, t planfile.Task, attempt int, ws Workspace, verify string) string
 
 // Options configures the task loop.
 type Options struct {
 	Fs   afero.Fs
 	Root string
-	// Tasks is the plan the loop works (memory.OpenTracker); nil is
+	// Tasks is the plan the loop works (planfile.OpenTracker); nil is
 	// RALPH_TASKS.md in Root.
-	Tasks  memory.Tracker
+	Tasks  planfile.Tracker
 	Worker Worker
 	// Policy is what the loop's decisions follow, shared with the
 	// workflow on Temporal: iterations, parallel tasks, what a failure
@@ -158,7 +159,7 @@ type Result struct {
 }
 
 type attemptDone struct {
-	task    memory.Task
+	task    planfile.Task
 	attempt int
 	ws      Workspace
 	out     Outcome
@@ -179,8 +180,8 @@ type loop struct {
 	// running are the tasks in flight, id to title, for the task file's
 	// id assignment (updateTasks).
 	running map[string]string
-	file    *memory.TaskFile  // as of the last refresh
-	counts  memory.TaskCounts // as of the last refresh
+	file    *planfile.TaskFile // as of the last refresh
+	counts  memory.TaskCounts  // as of the last refresh
 	res     Result
 	// over: the loop ended; its last save holds no wait or breaker.
 	over bool
@@ -208,7 +209,7 @@ type loop struct {
 // subscriber has handled every event of the loop.
 func Run(ctx context.Context, o Options) Result {
 	if o.Tasks == nil {
-		tr, err := memory.OpenTracker(o.Fs, o.Root, "")
+		tr, err := planfile.OpenTracker(o.Fs, o.Root, "")
 		if err != nil {
 			return Result{Reason: "cannot read the task file", IsError: true, Err: err}
 		}
@@ -429,7 +430,7 @@ const stoppedMeta = "stopped"
 // stoppedAttempts is how many of t's attempts a stop cut short, as its
 // record says; they are waived from its retry budget like those a limit
 // cut short.
-func stoppedAttempts(t memory.Task) int {
+func stoppedAttempts(t planfile.Task) int {
 	n, err := strconv.Atoi(t.Meta[stoppedMeta])
 	if err != nil || n < 0 {
 		return 0
@@ -530,18 +531,18 @@ func (h *host) finish(d attemptDone) (Result, bool) {
 			usage += "."
 			body += "\n\n" + usage
 		}
-		if n, ok := l.o.Tasks.(memory.DoneNoter); ok {
+		if n, ok := l.o.Tasks.(planfile.DoneNoter); ok {
 			// A tracker that closes the task with a reason (Beads)
 			// names the commit and the cost in it.
 			n.NoteDone(t.ID, strings.TrimSpace(fmt.Sprintf("ralph session %s, attempt %d: %s %s", l.o.SessionID, d.attempt, doneNote(kept), usage)))
 		}
-		// A task's completion is one durable record (memory.CompleteTask):
+		// A task's completion is one durable record (planfile.CompleteTask):
 		// the entry, marked with the task and this attempt, is synced
 		// before the task is marked done, and recovery marks a task left
 		// in progress done when its attempt's entry is there.
-		err := memory.CompleteTask(l.o.Fs, l.o.Root, memory.ProgressEntry{Time: time.Now(), Title: l.o.Redactor.Redact(t.Title), Body: l.o.Redactor.Redact(body),
+		err := planfile.CompleteTask(l.o.Fs, l.o.Root, memory.ProgressEntry{Time: time.Now(), Title: l.o.Redactor.Redact(t.Title), Body: l.o.Redactor.Redact(body),
 			SessionID: l.o.SessionID, Iteration: l.m.Iterations(), TaskID: t.ID, Attempt: d.attempt}, func() error {
-			_, err := l.updateTasks(&t, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskDone) })
+			_, err := l.updateTasks(&t, func(f *planfile.TaskFile) error { return f.SetState(t.ID, planfile.TaskDone) })
 			return err
 		})
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,7 @@ import (
 )
 
 // fnWorker is a Worker from a function, for loop tests without a model.
-type fnWorker func(ctx context.Context, t memory.Task, attempt int) Outcome
+type fnWorker func(ctx context.Context, t planfile.Task, attempt int) Outcome
 
 func (f fnWorker) Work(ctx context.Context, a Assignment) Outcome {
 	return f(ctx, a.Task, a.Attempt)
@@ -45,9 +46,9 @@ func taskList(n int) string {
 	return b.String()
 }
 
-func loadTasks(t *testing.T, fs afero.Fs, root string) *memory.TaskFile {
+func loadTasks(t *testing.T, fs afero.Fs, root string) *planfile.TaskFile {
 	t.Helper()
-	f, err := memory.LoadTasks(fs, root)
+	f, err := planfile.LoadTasks(fs, root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func TestLoopTwentyTasksOneAlwaysFails(t *testing.T) {
 	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Policy: decide.Policy{Retries: 2, Backoff: time.Millisecond},
 		Breaker: func(Stats) (bool, error) { return false, nil },
-		Worker: fnWorker(func(_ context.Context, task memory.Task, attempt int) Outcome {
+		Worker: fnWorker(func(_ context.Context, task planfile.Task, attempt int) Outcome {
 			n, _ := attempts.LoadOrStore(task.Title, new(atomic.Int32))
 			n.(*atomic.Int32).Add(1)
 			if task.Title == "task number 13" {
@@ -99,7 +100,7 @@ func TestLoopUntilStopsAfterFive(t *testing.T) {
 	res := Run(context.Background(), Options{
 		Fs: fs, Root: root,
 		Until:  func(s Stats) (bool, error) { return s.TasksDone >= 5, nil },
-		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome { return Outcome{Completed: true} }),
+		Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome { return Outcome{Completed: true} }),
 	})
 	if res.IsError || res.Reason != ReasonUntil || len(res.Done) != 5 {
 		t.Fatalf("result = %+v", res)
@@ -116,7 +117,7 @@ func TestLoopParallelRespectsDependencies(t *testing.T) {
 	var order []string
 	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Policy: decide.Policy{Parallel: 4},
-		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) Outcome {
+		Worker: fnWorker(func(_ context.Context, task planfile.Task, _ int) Outcome {
 			n := now.Add(1)
 			for {
 				p := peak.Load()
@@ -151,7 +152,7 @@ func TestLoopCircuitBreakerAsksAPerson(t *testing.T) {
 	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Policy: decide.Policy{Retries: 10, Backoff: time.Millisecond},
 		Ask: func(context.Context, string) bool { asked++; return asked == 1 },
-		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
+		Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome {
 			calls++
 			return Outcome{Err: errors.New("rate limited")}
 		}),
@@ -166,7 +167,7 @@ func TestLoopVerifyAndAbort(t *testing.T) {
 	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Policy: decide.Policy{OnError: OnErrorAbort},
 		VerifyCommands: []string{"check"}, Verify: func(context.Context, Workspace, string) (bool, string) { return false, "FAIL: TestX" },
-		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome { return Outcome{Completed: true} }),
+		Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome { return Outcome{Completed: true} }),
 	})
 	if res.Reason != ReasonAborted || !strings.Contains(res.Err.Error(), "verification failed: FAIL: TestX (`check` did not pass)") {
 		t.Fatalf("result = %+v", res)
@@ -184,7 +185,7 @@ func TestLoopHardStopResetsInProgress(t *testing.T) {
 	go func() {
 		res <- Run(context.Background(), Options{
 			Fs: fs, Root: root, Policy: decide.Policy{Parallel: 2}, Queue: q,
-			Worker: fnWorker(func(ctx context.Context, _ memory.Task, _ int) Outcome {
+			Worker: fnWorker(func(ctx context.Context, _ planfile.Task, _ int) Outcome {
 				started <- struct{}{}
 				<-ctx.Done()
 				return Outcome{Err: ctx.Err()}
@@ -209,7 +210,7 @@ func TestLoopHardStopResetsInProgress(t *testing.T) {
 func TestLoopStuckOnUnmetDependency(t *testing.T) {
 	root, fs := taskProject(t, "- [ ] a <!-- ralph:id=a depends=nope -->\n")
 	res := Run(context.Background(), Options{Fs: fs, Root: root,
-		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome { return Outcome{Completed: true} })})
+		Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome { return Outcome{Completed: true} })})
 	if res.Reason != ReasonStuck || !res.IsError {
 		t.Fatalf("result = %+v", res)
 	}
@@ -227,7 +228,7 @@ func TestLoopPauseAndResume(t *testing.T) {
 	go func() {
 		res <- Run(context.Background(), Options{
 			Fs: fs, Root: root, Control: ctl,
-			Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
+			Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome {
 				if calls.Add(1) == 1 {
 					<-release
 				}
@@ -287,7 +288,7 @@ func TestLoopCostLimitAsksThenStops(t *testing.T) {
 			}
 			return asked == 1 // raise once, then stop
 		},
-		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
+		Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome {
 			return Outcome{Completed: true, CostUSD: &cost}
 		}),
 	})
@@ -301,7 +302,7 @@ func TestLoopCostLimitAsksThenStops(t *testing.T) {
 // sub-cent amounts shown as they are.
 func TestLoopCostLimitAfterTheLastTask(t *testing.T) {
 	cost := 0.0003
-	worker := fnWorker(func(context.Context, memory.Task, int) Outcome {
+	worker := fnWorker(func(context.Context, planfile.Task, int) Outcome {
 		return Outcome{Completed: true, CostUSD: &cost}
 	})
 	root, fs := taskProject(t, taskList(2))
@@ -335,7 +336,7 @@ func TestLoopAgreesWithStatus(t *testing.T) {
 		"- [ ] not a number <!-- ralph:id=h priority=high -->\n"
 
 	// What status would say next, after each task it named was done.
-	sim := memory.ParseTasks([]byte(tricky))
+	sim := planfile.ParseTasks([]byte(tricky))
 	sim.AssignIDs(nil)
 	var want []string
 	for {
@@ -344,7 +345,7 @@ func TestLoopAgreesWithStatus(t *testing.T) {
 			break
 		}
 		want = append(want, n.Title)
-		if err := sim.SetState(n.ID, memory.TaskDone); err != nil {
+		if err := sim.SetState(n.ID, planfile.TaskDone); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -356,7 +357,7 @@ func TestLoopAgreesWithStatus(t *testing.T) {
 	var got []string
 	res := Run(context.Background(), Options{
 		Fs: fs, Root: root,
-		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) Outcome {
+		Worker: fnWorker(func(_ context.Context, task planfile.Task, _ int) Outcome {
 			got = append(got, task.Title)
 			return Outcome{Completed: true}
 		}),
@@ -384,7 +385,7 @@ func TestLoopGivesIDsAtEveryBoundary(t *testing.T) {
 	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Policy: decide.Policy{MaxIterations: 20},
 		Notify: func(s string) { notices = append(notices, s) },
-		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) Outcome {
+		Worker: fnWorker(func(_ context.Context, task planfile.Task, _ int) Outcome {
 			mu.Lock()
 			defer mu.Unlock()
 			runs[task.Title]++
@@ -429,7 +430,7 @@ func TestLoopDuplicateIDsRunOnce(t *testing.T) {
 	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Policy: decide.Policy{MaxIterations: 90},
 		Notify: func(s string) { notices = append(notices, s) },
-		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) Outcome {
+		Worker: fnWorker(func(_ context.Context, task planfile.Task, _ int) Outcome {
 			runs[task.Title]++
 			return Outcome{Completed: true}
 		}),
@@ -472,7 +473,7 @@ func TestLoopUnsavedRecordIsAnError(t *testing.T) {
 	store := &failingStore{}
 	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Store: store,
-		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome { return Outcome{Completed: true} }),
+		Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome { return Outcome{Completed: true} }),
 	})
 	if !res.IsError || res.Reason != ReasonNotSaved || !errors.Is(res.Err, errDiskFull) || len(res.Done) != 2 {
 		t.Fatalf("result = %+v", res)
@@ -485,7 +486,7 @@ func TestLoopUnsavedRecordIsAnError(t *testing.T) {
 	root, fs = taskProject(t, taskList(1))
 	res = Run(context.Background(), Options{
 		Fs: fs, Root: root, Policy: decide.Policy{OnError: OnErrorAbort}, Store: &failingStore{},
-		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome { return Outcome{Err: errors.New("boom")} }),
+		Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome { return Outcome{Err: errors.New("boom")} }),
 	})
 	if res.Reason != ReasonAborted || !errors.Is(res.Err, errDiskFull) || !strings.Contains(res.Err.Error(), "boom") {
 		t.Fatalf("result = %+v", res)

@@ -2,11 +2,11 @@ package loop
 
 import (
 	"context"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"strings"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -55,7 +55,7 @@ func verified(d attemptDone, run *coordinator.VerifyRun, failed string) coordina
 // attemptEnded is the task_changed event that ends an attempt: the task's
 // new state, with the attempt's number, what it spent, its verification
 // and why it failed, so a session's own record holds its task timeline.
-func attemptEnded(d attemptDone, state memory.TaskState, verify *coordinator.VerifyRun, failure string) coordinator.Event {
+func attemptEnded(d attemptDone, state planfile.TaskState, verify *coordinator.VerifyRun, failure string) coordinator.Event {
 	usage := d.out.Usage
 	return coordinator.Event{Type: coordinator.EventTaskChanged, Text: d.task.ID + " " + string(state), Output: d.task.Title, Task: d.task.ID,
 		TaskAttempt: &coordinator.TaskAttempt{Number: d.attempt, Verify: verify, Error: text.Clip(failure, 1000)},

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"strings"
 	"sync"
 	"testing"
@@ -10,7 +11,6 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
-	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
@@ -32,7 +32,7 @@ func TestTaskEventsRecordEachAttempt(t *testing.T) {
 	cost := 0.002
 	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Policy: decide.Policy{Retries: 1, Backoff: time.Millisecond}, Events: events,
-		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
+		Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome {
 			return Outcome{Completed: true, Usage: conversation.Usage{InputTokens: 10, OutputTokens: 2}, CostUSD: &cost}
 		}),
 		VerifyCommands: []string{"check"}, Verify: func(context.Context, Workspace, string) (bool, string) {

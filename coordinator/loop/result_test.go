@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"sync"
 	"testing"
 
@@ -32,7 +33,7 @@ func TestLoopEndsWithAResultEvent(t *testing.T) {
 			}, pubsub.Sync())()
 			res := Run(context.Background(), Options{
 				Fs: fs, Root: root, Policy: decide.Policy{Retries: 0}, Events: events, SessionID: "s1",
-				Worker: fnWorker(func(context.Context, memory.Task, int) Outcome { return Outcome{Completed: tc.done} }),
+				Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome { return Outcome{Completed: tc.done} }),
 			})
 			mu.Lock()
 			defer mu.Unlock()

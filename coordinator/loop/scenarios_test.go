@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"errors"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"slices"
 	"strings"
 	"sync"
@@ -12,7 +13,6 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide/scenarios"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
-	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/workers/agents"
 )
 
@@ -46,7 +46,7 @@ func TestLoopScenarios(t *testing.T) {
 			defer unsubscribe()
 			res := Run(context.Background(), Options{
 				Fs: fs, Root: root, Policy: sc.Policy, Breaker: breaker, Ask: ask, MaxWait: sc.MaxWait, Events: events,
-				Worker: fnWorker(func(_ context.Context, task memory.Task, attempt int) Outcome {
+				Worker: fnWorker(func(_ context.Context, task planfile.Task, attempt int) Outcome {
 					mu.Lock()
 					starts = append(starts, task.ID)
 					mu.Unlock()

@@ -3,12 +3,12 @@ package loop
 import (
 	"context"
 	"errors"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"testing"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/interrupts"
-	"github.com/ralph-dev/ralph/memory"
 )
 
 // A person's stop is no failed attempt (issue 68): the attempt it cut
@@ -22,7 +22,7 @@ func TestLoopStoppedAttemptSpendsNoRetry(t *testing.T) {
 	go func() {
 		res <- Run(context.Background(), Options{
 			Fs: fs, Root: root, Policy: decide.Policy{Retries: 1, Backoff: time.Millisecond}, Queue: q,
-			Worker: fnWorker(func(ctx context.Context, _ memory.Task, _ int) Outcome {
+			Worker: fnWorker(func(ctx context.Context, _ planfile.Task, _ int) Outcome {
 				started <- struct{}{}
 				<-ctx.Done()
 				return Outcome{Err: ctx.Err()}
@@ -35,7 +35,7 @@ func TestLoopStoppedAttemptSpendsNoRetry(t *testing.T) {
 		t.Fatalf("result = %+v", r)
 	}
 	task, _ := loadTasks(t, fs, root).Find("t1")
-	if task.State != memory.TaskOpen || task.Attempts != 1 || task.Meta[stoppedMeta] != "1" {
+	if task.State != planfile.TaskOpen || task.Attempts != 1 || task.Meta[stoppedMeta] != "1" {
 		t.Fatalf("after the stop: %+v", task)
 	}
 	// Going on: the first attempt fails, and --retries 1 still allows
@@ -44,7 +44,7 @@ func TestLoopStoppedAttemptSpendsNoRetry(t *testing.T) {
 	r := Run(context.Background(), Options{
 		Fs: fs, Root: root, Policy: decide.Policy{Retries: 1, Backoff: time.Millisecond},
 		Breaker: func(Stats) (bool, error) { return false, nil },
-		Worker: fnWorker(func(_ context.Context, _ memory.Task, attempt int) Outcome {
+		Worker: fnWorker(func(_ context.Context, _ planfile.Task, attempt int) Outcome {
 			attempts = append(attempts, attempt)
 			if len(attempts) == 1 {
 				return Outcome{Err: errors.New("a test failed")}

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"maps"
 	"strings"
 
@@ -14,8 +15,8 @@ import (
 // task that has none or shares one, so a task a person added during the
 // run can be started and marked like the others. The file is written only
 // when an id was given.
-func (l *loop) boundary() (*memory.TaskFile, error) {
-	return l.updateTasks(nil, func(*memory.TaskFile) error { return nil })
+func (l *loop) boundary() (*planfile.TaskFile, error) {
+	return l.updateTasks(nil, func(*planfile.TaskFile) error { return nil })
 }
 
 // isRunning reports whether the task with this id is in flight.
@@ -30,14 +31,14 @@ func (l *loop) isRunning(id string) bool {
 // line (id included) since the last boundary. The id stays with the task
 // the loop works, known by its title (t, when given, counts as in
 // flight), so that the mark lands on the line that was worked.
-func (l *loop) updateTasks(t *memory.Task, fn func(*memory.TaskFile) error) (*memory.TaskFile, error) {
+func (l *loop) updateTasks(t *planfile.Task, fn func(*planfile.TaskFile) error) (*planfile.TaskFile, error) {
 	working := l.running
 	if t != nil {
 		working = maps.Clone(l.running)
 		working[t.ID] = t.Title
 	}
-	var changes []memory.IDChange
-	f, err := l.o.Tasks.Update(func(f *memory.TaskFile) error {
+	var changes []planfile.IDChange
+	f, err := l.o.Tasks.Update(func(f *planfile.TaskFile) error {
 		changes = f.AssignIDs(working)
 		return fn(f)
 	})

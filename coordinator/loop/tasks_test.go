@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"errors"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,7 +26,7 @@ func TestLoopCopiedRunningTaskLineMarksTheRightTask(t *testing.T) {
 	var worked []string
 	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Policy: decide.Policy{Retries: 0},
-		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) Outcome {
+		Worker: fnWorker(func(_ context.Context, task planfile.Task, _ int) Outcome {
 			mu.Lock()
 			worked = append(worked, task.ID+" "+task.Title)
 			first := len(worked) == 1
@@ -67,7 +68,7 @@ func TestLoopConfigErrorSpendsNoAttempt(t *testing.T) {
 		t.Helper()
 		res := Run(context.Background(), Options{
 			Fs: fs, Root: root,
-			Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
+			Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome {
 				return Outcome{Err: &llm.Error{Kind: errors.New("unknown model"), Config: true, Msg: "the model \"x\" does not exist"}}
 			}),
 		})
@@ -79,7 +80,7 @@ func TestLoopConfigErrorSpendsNoAttempt(t *testing.T) {
 		}
 	}
 	run("- [ ] first <!-- ralph:id=t1 -->\n- [ ] second <!-- ralph:id=t2 attempts=1 -->\n")
-	if _, err := memory.UpdateTasks(fs, root, func(f *memory.TaskFile) error { return f.SetState("t1", memory.TaskDone) }); err != nil {
+	if _, err := planfile.UpdateTasks(fs, root, func(f *planfile.TaskFile) error { return f.SetState("t1", planfile.TaskDone) }); err != nil {
 		t.Fatal(err)
 	}
 	run("- [x] first <!-- ralph:id=t1 -->\n- [ ] second <!-- ralph:id=t2 attempts=1 -->\n")
@@ -91,7 +92,7 @@ func TestLoopConfigErrorSpendsNoAttempt(t *testing.T) {
 func TestLoopCountsItsAgentsTurns(t *testing.T) {
 	root, fs := taskProject(t, taskList(2))
 	store := &stateStore{}
-	work := fnWorker(func(context.Context, memory.Task, int) Outcome { return Outcome{Completed: true, Turns: 3} })
+	work := fnWorker(func(context.Context, planfile.Task, int) Outcome { return Outcome{Completed: true, Turns: 3} })
 	if res := Run(context.Background(), Options{Fs: fs, Root: root, Store: store, Worker: work}); res.IsError {
 		t.Fatalf("result %+v", res)
 	}

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"strings"
 	"sync"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
-	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/tools"
@@ -69,7 +69,7 @@ func (w childWorker) Work(ctx context.Context, a Assignment) Outcome {
 
 // Assignment is one attempt at a task as the loop hands it to a worker.
 type Assignment struct {
-	Task      memory.Task
+	Task      planfile.Task
 	Attempt   int
 	Workspace Workspace
 	// brief is what the agent is told beside the task, and template the
@@ -100,7 +100,7 @@ func (a Assignment) Prompt(agent, finish string) (string, error) {
 // claimTool is the task loop's complete_task: it records the claim instead
 // of editing the task file, because the loop verifies before marking done.
 type claimTool struct {
-	task    memory.Task
+	task    planfile.Task
 	checks  []string
 	mu      sync.Mutex
 	claimed bool

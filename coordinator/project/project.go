@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"os"
 	"path/filepath"
 	"slices"
@@ -212,7 +213,7 @@ type Project struct {
 	parallel   int
 	// recovered is what recovery did with the tasks a ralph that is gone
 	// left in progress.
-	recovered memory.Recovered
+	recovered planfile.Recovered
 	// prompt is the task loop's prompt template (loadPrompt), nil for
 	// ralph's own prompt.
 	prompt *taskprompt.Template
@@ -785,7 +786,7 @@ func (p *Project) SetLoopControl(ctl *loop.Control) { p.loopControl.Store(ctl) }
 func ExitCode(err error) int {
 	switch {
 	case errors.Is(err, config.ErrInvalid), errors.Is(err, memory.ErrNoSession), errors.Is(err, memory.ErrNewerState),
-		errors.Is(err, ErrBadRunConfig), errors.Is(err, ErrUsage), errors.Is(err, memory.ErrNoTasks), errors.Is(err, memory.ErrPlan),
+		errors.Is(err, ErrBadRunConfig), errors.Is(err, ErrUsage), errors.Is(err, planfile.ErrNoTasks), errors.Is(err, planfile.ErrPlan),
 		errors.Is(err, memory.ErrNotWritable):
 		return 2
 	case errors.Is(err, rootfs.ErrTooLarge):

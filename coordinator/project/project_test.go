@@ -3,6 +3,7 @@ package project
 import (
 	"context"
 	"errors"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -160,7 +161,7 @@ func TestRunWithoutTasksChangesNothing(t *testing.T) {
 	write(t, filepath.Join(dir, memory.TasksFile), "# Tasks\n\nnothing yet\n")
 	_, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Mode: ModeRun,
 		Run: func(*memory.RunConfig) (*memory.RunConfig, error) { return &memory.RunConfig{}, nil }})
-	if !errors.Is(err, memory.ErrNoTasks) || ExitCode(err) != 2 {
+	if !errors.Is(err, planfile.ErrNoTasks) || ExitCode(err) != 2 {
 		t.Fatalf("err = %v (exit %d)", err, ExitCode(err))
 	}
 	if ids, _ := memory.ListSessions(afero.NewOsFs(), dir); len(ids) != 0 {

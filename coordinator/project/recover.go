@@ -3,6 +3,7 @@ package project
 import (
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,7 @@ import (
 // recover runs with the lock held, so no live ralph owns the project. A
 // session.json that still says "running" was therefore left by a ralph
 // that died without saving: it becomes "interrupted", its in-progress tasks
-// are settled by memory.RecoverInProgress (done when their progress entry
+// are settled by planfile.RecoverInProgress (done when their progress entry
 // was written, open otherwise), and the user hears so in one line. A corrupt
 // session.json is set aside (never deleted) and rebuilt from the newest
 // session's own records.
@@ -23,12 +24,12 @@ func (p *Project) recover(notify func(string)) error {
 	// Under the lock no other ralph works here, so a task marked in
 	// progress belongs to a ralph that is gone, whatever session.json
 	// says (a crash can come before its first save). Settle them first.
-	if _, err := memory.UpdateTasks(p.Fs, p.Root, func(f *memory.TaskFile) error {
-		rec, err := memory.RecoverInProgress(p.Fs, p.Root, f)
+	if _, err := planfile.UpdateTasks(p.Fs, p.Root, func(f *planfile.TaskFile) error {
+		rec, err := planfile.RecoverInProgress(p.Fs, p.Root, f)
 		p.recovered = rec
 		return err
 	}); err != nil && !errors.Is(err, os.ErrNotExist) {
-		p.recovered = memory.Recovered{}
+		p.recovered = planfile.Recovered{}
 		return fmt.Errorf("settle in-progress tasks after a crash: %w", err)
 	}
 	names := memory.SessionDirNames(p.Fs, p.Root)
@@ -66,10 +67,10 @@ func (p *Project) recover(notify func(string)) error {
 	if st.Run != nil && st.Run.Plan != "" {
 		// The session worked a plan file of its own: its tasks in
 		// progress are the dead ralph's too.
-		if tr, err := memory.OpenTracker(p.Fs, p.Root, st.Run.Plan); err == nil {
-			var rec memory.Recovered
-			if _, err := tr.Update(func(f *memory.TaskFile) (err error) {
-				rec, err = memory.RecoverInProgress(p.Fs, p.Root, f)
+		if tr, err := planfile.OpenTracker(p.Fs, p.Root, st.Run.Plan); err == nil {
+			var rec planfile.Recovered
+			if _, err := tr.Update(func(f *planfile.TaskFile) (err error) {
+				rec, err = planfile.RecoverInProgress(p.Fs, p.Root, f)
 				return err
 			}); err == nil {
 				p.recovered.Done = append(p.recovered.Done, rec.Done...)

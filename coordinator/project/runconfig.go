@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"os"
 	"path/filepath"
 
@@ -63,7 +64,7 @@ func (p *Project) CheckLoop(rc *memory.RunConfig) error {
 	if err != nil {
 		return err
 	}
-	if err := memory.CheckRunnable(tr); err != nil {
+	if err := planfile.CheckRunnable(tr); err != nil {
 		return err
 	}
 	// Read now, so a template edited during a chat counts, and a bad one
@@ -170,7 +171,7 @@ func (p *Project) settle(opts Options, saved *memory.RunConfig) (*memory.RunConf
 		if err != nil {
 			return nil, err
 		}
-		if err := memory.CheckRunnable(tr); err != nil {
+		if err := planfile.CheckRunnable(tr); err != nil {
 			return nil, err
 		}
 		if run != nil && run.Verify == "" {
@@ -262,12 +263,12 @@ func (p *Project) DropPlan() error {
 
 // Tracker opens the plan a run configuration names: RALPH_TASKS.md when
 // it names none (or rc is nil).
-func (p *Project) Tracker(rc *memory.RunConfig) (memory.Tracker, error) {
+func (p *Project) Tracker(rc *memory.RunConfig) (planfile.Tracker, error) {
 	plan := ""
 	if rc != nil {
 		plan = rc.Plan
 	}
-	return memory.OpenTracker(p.Fs, p.Root, plan)
+	return planfile.OpenTracker(p.Fs, p.Root, plan)
 }
 
 // loadPrompt reads the task loop's prompt template, --prompt-template

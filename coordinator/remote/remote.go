@@ -7,6 +7,7 @@ package remote
 
 import (
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
@@ -57,9 +58,9 @@ type Status struct {
 
 // FleetTask is one task of a run on Temporal and where it is worked.
 type FleetTask struct {
-	ID    string           `json:"id"`
-	Title string           `json:"title"`
-	State memory.TaskState `json:"state"`
+	ID    string             `json:"id"`
+	Title string             `json:"title"`
+	State planfile.TaskState `json:"state"`
 	// Attempt is the task's attempt in flight, else its last one.
 	Attempt int `json:"attempt,omitempty"`
 	// Worker names the worker (host:pid) holding the attempt in flight,

@@ -3,6 +3,7 @@ package taskgit
 import (
 	"context"
 	"errors"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"os"
 	"path/filepath"
 	"testing"
@@ -53,7 +54,7 @@ func TestWorktreesThroughALinkAreRefused(t *testing.T) {
 			if err := os.Symlink(filepath.Join(c.target, "src"), filepath.Join(dir, ".ralph", "worktrees")); err != nil {
 				t.Fatal(err)
 			}
-			_, err := g.Workspace(context.Background(), memory.Task{ID: "src"}, 1)
+			_, err := g.Workspace(context.Background(), planfile.Task{ID: "src"}, 1)
 			if !errors.Is(err, errLinkedWorktrees) {
 				t.Fatalf("Workspace = %v, want the refusal of a linked .ralph/worktrees", err)
 			}
@@ -79,7 +80,7 @@ func TestWorktreeNeverRemovesWhatGitDoesNotList(t *testing.T) {
 	}
 	ctx := context.Background()
 	for id, want := range map[string]string{"t1": "t1-2", "t2": "t2-2"} {
-		ws, err := g.Workspace(ctx, memory.Task{ID: id}, 1)
+		ws, err := g.Workspace(ctx, planfile.Task{ID: id}, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"io/fs"
 	"path/filepath"
 	"regexp"
@@ -127,7 +128,7 @@ type worktree struct {
 	tools *tools.Toolset
 }
 
-func (g *taskGit) Workspace(ctx context.Context, t memory.Task, attempt int) (loop.Workspace, error) {
+func (g *taskGit) Workspace(ctx context.Context, t planfile.Task, attempt int) (loop.Workspace, error) {
 	// The session's first checkpoint must be taken before a task changes
 	// anything, or it would count as the person's.
 	g.cps.Before(ctx)
@@ -252,7 +253,7 @@ func (g *taskGit) saveWorkers() {
 	_ = g.session.SaveState(func(s *memory.State) { s.Workers = list })
 }
 
-func (g *taskGit) Ended(ctx context.Context, t memory.Task, attempt int, ws loop.Workspace) []git.FileChange {
+func (g *taskGit) Ended(ctx context.Context, t planfile.Task, attempt int, ws loop.Workspace) []git.FileChange {
 	if ws.Branch != "" {
 		return nil // its changes reach the project with its merge
 	}
@@ -262,7 +263,7 @@ func (g *taskGit) Ended(ctx context.Context, t memory.Task, attempt int, ws loop
 // checkpoint records the work tree as the task's, leaving out the task
 // loop's own bookkeeping (the task file and the progress file), which
 // no undo of a task should put back.
-func (g *taskGit) checkpoint(ctx context.Context, t memory.Task, attempt int) []git.FileChange {
+func (g *taskGit) checkpoint(ctx context.Context, t planfile.Task, attempt int) []git.FileChange {
 	g.cps.Ready()
 	skip := map[string]bool{}
 	for _, f := range memory.LoopFiles() {
@@ -277,7 +278,7 @@ func (g *taskGit) checkpoint(ctx context.Context, t memory.Task, attempt int) []
 // message is a task's commit message: its title, the summary the agent
 // gave, and the session as a trailer. The text comes from the model and
 // the task file, so secrets and terminal controls are taken out.
-func (g *taskGit) message(t memory.Task, summary string) string {
+func (g *taskGit) message(t planfile.Task, summary string) string {
 	clean := func(s string) string {
 		return strings.TrimSpace(text.StripControls(g.redactor.Redact(s)))
 	}
@@ -288,7 +289,7 @@ func (g *taskGit) message(t memory.Task, summary string) string {
 	return msg + "\n\nRalph-Session: " + g.session.ID + "\n"
 }
 
-func (g *taskGit) Done(ctx context.Context, t memory.Task, attempt int, summary string, ws loop.Workspace) (string, []git.FileChange, error) {
+func (g *taskGit) Done(ctx context.Context, t planfile.Task, attempt int, summary string, ws loop.Workspace) (string, []git.FileChange, error) {
 	if !g.commit {
 		return "", nil, nil
 	}
@@ -325,7 +326,7 @@ func (g *taskGit) taskPaths(id string) []string {
 // merge commits a task's worktree on its branch and merges the branch
 // into the project's. The worktree goes either way; the branch goes once
 // merged and stays on a conflict, holding the task's work.
-func (g *taskGit) merge(ctx context.Context, t memory.Task, attempt int, summary string) (string, []git.FileChange, error) {
+func (g *taskGit) merge(ctx context.Context, t planfile.Task, attempt int, summary string) (string, []git.FileChange, error) {
 	g.mu.Lock()
 	wt := g.trees[t.ID]
 	g.mu.Unlock()

@@ -2,6 +2,7 @@ package taskgit
 
 import (
 	"context"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -85,14 +86,14 @@ func TestTaskBranchesAreNamedForTheirTasks(t *testing.T) {
 		{"t1", "ralph/t1-2", "t1"},
 		{"..", "ralph/task", "task"},
 	} {
-		ws, err := g.Workspace(ctx, memory.Task{ID: c.id}, 1)
+		ws, err := g.Workspace(ctx, planfile.Task{ID: c.id}, 1)
 		if err != nil {
 			t.Fatalf("task %q: %v", c.id, err)
 		}
 		if ws.Branch != c.branch || ws.Dir != filepath.Join(base, c.dir) {
 			t.Errorf("task %q: branch %q in %s, want %q in %s", c.id, ws.Branch, ws.Dir, c.branch, filepath.Join(base, c.dir))
 		}
-		again, err := g.Workspace(ctx, memory.Task{ID: c.id}, 2)
+		again, err := g.Workspace(ctx, planfile.Task{ID: c.id}, 2)
 		if err != nil || again != ws {
 			t.Errorf("task %q's retry works in %+v (%v), not in %+v", c.id, again, err, ws)
 		}
@@ -102,11 +103,11 @@ func TestTaskBranchesAreNamedForTheirTasks(t *testing.T) {
 	}
 
 	// The task's work is committed on its branch and merged.
-	ws, _ := g.Workspace(ctx, memory.Task{ID: "fix/the bug!"}, 1)
+	ws, _ := g.Workspace(ctx, planfile.Task{ID: "fix/the bug!"}, 1)
 	if err := os.WriteFile(filepath.Join(ws.Dir, "fix.txt"), []byte("fixed\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	note, _, err := g.Done(ctx, memory.Task{ID: "fix/the bug!", Title: "Fix the bug"}, 1, "It works now.", ws)
+	note, _, err := g.Done(ctx, planfile.Task{ID: "fix/the bug!", Title: "Fix the bug"}, 1, "It works now.", ws)
 	if err != nil || note != "task fix/the bug! merged from ralph/fix-the-bug (fast-forward)" {
 		t.Fatalf("Done = %q, %v", note, err)
 	}
@@ -151,7 +152,7 @@ func TestDoneTaskIsCommittedWithItsOwnFiles(t *testing.T) {
 	ctx := context.Background()
 	sh(t, dir, "mkdir sub && echo a > a.txt && echo b > sub/b.txt && echo mine > other.txt && echo person > person.txt")
 	title := "Add \x1b[31ma\x1b[0m and b with " + secret
-	note, _, err := g.Done(ctx, memory.Task{ID: "t1", Title: title}, 2, "Used the key "+secret+".", loop.Workspace{})
+	note, _, err := g.Done(ctx, planfile.Task{ID: "t1", Title: title}, 2, "Used the key "+secret+".", loop.Workspace{})
 	if err != nil || !regexp.MustCompile(`^task t1 committed as [0-9a-f]{12}$`).MatchString(note) {
 		t.Fatalf("Done = %q, %v", note, err)
 	}
@@ -168,7 +169,7 @@ func TestDoneTaskIsCommittedWithItsOwnFiles(t *testing.T) {
 	if got := sh(t, dir, "git status --porcelain"); got != "?? other.txt\n?? person.txt\n" {
 		t.Errorf("the rest of the work tree after the commit:\n%s", got)
 	}
-	note, _, err = g.Done(ctx, memory.Task{ID: "t3", Title: "Nothing"}, 1, "", loop.Workspace{})
+	note, _, err = g.Done(ctx, planfile.Task{ID: "t3", Title: "Nothing"}, 1, "", loop.Workspace{})
 	if err != nil || note != "task t3 changed no files; nothing to commit" {
 		t.Errorf("a task that changed nothing: %q, %v", note, err)
 	}

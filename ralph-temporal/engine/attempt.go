@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"os"
 	"sync"
 	"time"
@@ -230,9 +231,9 @@ func brief(fs afero.Fs, wt string, in AttemptInput, run []string) (loop.Assignme
 			return loop.Assignment{}, nil, err
 		}
 	}
-	f, err := memory.LoadTasks(fs, wt)
+	f, err := planfile.LoadTasks(fs, wt)
 	if err != nil {
-		f = memory.ParseTasks(nil)
+		f = planfile.ParseTasks(nil)
 	}
 	checks := loop.Checks(run, f.Verify(in.Task.ID))
 	a := loop.AssignmentIn(fs, wt, f, in.Task, in.Attempt, loop.LastTry{Error: in.LastError, Summary: in.LastSummary}, tmpl)

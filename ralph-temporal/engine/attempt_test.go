@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -103,7 +104,7 @@ func TestAttemptBriefUsesTheRunsTemplate(t *testing.T) {
 	if err := afero.WriteFile(fs, filepath.Join(wt, memory.TasksFile), []byte("- [ ] build the thing <!-- ralph:id=t1 -->\n  Verify: `make check`\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in := AttemptInput{Task: memory.Task{ID: "t1", Title: "build the thing"}, Attempt: 1,
+	in := AttemptInput{Task: planfile.Task{ID: "t1", Title: "build the thing"}, Attempt: 1,
 		Prompt: "Work on {{.Task.Title}} our way; {{range .Verify}}{{.}}, {{end}}decide."}
 	a, checks, err := brief(fs, wt, in, []string{"go vet ./..."})
 	if err != nil {

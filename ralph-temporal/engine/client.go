@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"io"
 	"time"
 
@@ -14,7 +15,6 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/ralph-dev/ralph/coordinator/remote"
-	"github.com/ralph-dev/ralph/memory"
 )
 
 // pollEvery is how often a follower asks the workflow for new events.
@@ -139,7 +139,7 @@ func FleetOf(st *Status, pending []*workflowpb.PendingActivityInfo) {
 		where[b.Task] = ft
 	}
 	for i, t := range st.Tasks {
-		if ft, ok := where[t.ID]; ok && t.State == memory.TaskInProgress {
+		if ft, ok := where[t.ID]; ok && t.State == planfile.TaskInProgress {
 			st.Tasks[i].Worker, st.Tasks[i].Phase = ft.Worker, ft.Phase
 		}
 	}

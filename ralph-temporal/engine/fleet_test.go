@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"testing"
 	"time"
 
@@ -13,7 +14,6 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/coordinator/remote"
-	"github.com/ralph-dev/ralph/memory"
 )
 
 func pendingAttempt(t *testing.T, b beat, state enumspb.PendingActivityState, started, beaten time.Time) *workflowpb.PendingActivityInfo {
@@ -32,9 +32,9 @@ func pendingAttempt(t *testing.T, b beat, state enumspb.PendingActivityState, st
 func TestFleetOfNamesTheWorkerHoldingEachAttempt(t *testing.T) {
 	now := time.Now()
 	st := Status{Tasks: []remote.FleetTask{
-		{ID: "t1", State: memory.TaskInProgress}, {ID: "t2", State: memory.TaskInProgress},
-		{ID: "t3", State: memory.TaskInProgress}, {ID: "t4", State: memory.TaskInProgress},
-		{ID: "t5", State: memory.TaskDone, Worker: "b:2"},
+		{ID: "t1", State: planfile.TaskInProgress}, {ID: "t2", State: planfile.TaskInProgress},
+		{ID: "t3", State: planfile.TaskInProgress}, {ID: "t4", State: planfile.TaskInProgress},
+		{ID: "t5", State: planfile.TaskDone, Worker: "b:2"},
 	}}
 	FleetOf(&st, []*workflowpb.PendingActivityInfo{
 		pendingAttempt(t, beat{Task: "t1", Worker: "a:1", Phase: "working"}, enumspb.PENDING_ACTIVITY_STATE_STARTED, now, now.Add(time.Second)),
@@ -43,11 +43,11 @@ func TestFleetOfNamesTheWorkerHoldingEachAttempt(t *testing.T) {
 		{ActivityType: &commonpb.ActivityType{Name: IntegrateName}},
 	})
 	want := []remote.FleetTask{
-		{ID: "t1", State: memory.TaskInProgress, Worker: "a:1", Phase: "working"},
-		{ID: "t2", State: memory.TaskInProgress, Phase: "starting"},
-		{ID: "t3", State: memory.TaskInProgress, Phase: "waiting for a worker"},
-		{ID: "t4", State: memory.TaskInProgress},
-		{ID: "t5", State: memory.TaskDone, Worker: "b:2"},
+		{ID: "t1", State: planfile.TaskInProgress, Worker: "a:1", Phase: "working"},
+		{ID: "t2", State: planfile.TaskInProgress, Phase: "starting"},
+		{ID: "t3", State: planfile.TaskInProgress, Phase: "waiting for a worker"},
+		{ID: "t4", State: planfile.TaskInProgress},
+		{ID: "t5", State: planfile.TaskDone, Worker: "b:2"},
 	}
 	for i := range want {
 		if st.Tasks[i] != want[i] {
@@ -80,9 +80,9 @@ func TestWorkflowStatusHoldsTheFleet(t *testing.T) {
 			return
 		}
 		want := []remote.FleetTask{
-			{ID: "a", Title: "write <b>a</b>", State: memory.TaskInProgress, Attempt: 1},
-			{ID: "b", Title: "b", State: memory.TaskDone, Attempt: 1, Worker: "host:b"},
-			{ID: "c", Title: "c", State: memory.TaskDone, Attempt: 1, Worker: "host:c"},
+			{ID: "a", Title: "write <b>a</b>", State: planfile.TaskInProgress, Attempt: 1},
+			{ID: "b", Title: "b", State: planfile.TaskDone, Attempt: 1, Worker: "host:b"},
+			{ID: "c", Title: "c", State: planfile.TaskDone, Attempt: 1, Worker: "host:c"},
 		}
 		if st.SessionID == "" || len(st.Tasks) != len(want) {
 			t.Errorf("status %+v", st)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	iofs "io/fs"
 	"path/filepath"
 	"strconv"
@@ -77,7 +78,7 @@ func (a *Activities) integrateOnce(ctx context.Context, dir string, in Integrate
 	if err != nil {
 		return res, err
 	}
-	// A task is done in memory's one order (memory.CompleteTask): its
+	// A task is done in memory's one order (planfile.CompleteTask): its
 	// progress entry first, then its mark. Both land in one commit pushed
 	// at once, so here the order only keeps to the rule; an entry already
 	// on the branch (this activity ran before and pushed) is not written
@@ -89,13 +90,13 @@ func (a *Activities) integrateOnce(ctx context.Context, dir string, in Integrate
 			}
 		}
 	}
-	if _, err := memory.UpdateTasks(fs, dir, func(f *memory.TaskFile) error {
+	if _, err := planfile.UpdateTasks(fs, dir, func(f *planfile.TaskFile) error {
 		f.AssignIDs(nil)
 		if len(in.Updates) == 0 {
 			// The run's first look: a task a crashed local run left in
 			// progress is settled as the local loop's recovery settles
 			// it: done when its progress entry is there, else open.
-			if _, err := memory.RecoverInProgress(fs, dir, f); err != nil {
+			if _, err := planfile.RecoverInProgress(fs, dir, f); err != nil {
 				return err
 			}
 		}
@@ -104,11 +105,11 @@ func (a *Activities) integrateOnce(ctx context.Context, dir string, in Integrate
 				_ = f.SetMeta(u.ID, "branch", rgit.TaskBranch(u.ID))
 				continue
 			}
-			if err := f.SetState(u.ID, u.State); err != nil && !errors.Is(err, memory.ErrTaskNotFound) {
+			if err := f.SetState(u.ID, u.State); err != nil && !errors.Is(err, planfile.ErrTaskNotFound) {
 				return err
 			}
 			if u.Attempts > 0 {
-				if err := f.SetMeta(u.ID, "attempts", strconv.Itoa(u.Attempts)); err != nil && !errors.Is(err, memory.ErrTaskNotFound) {
+				if err := f.SetMeta(u.ID, "attempts", strconv.Itoa(u.Attempts)); err != nil && !errors.Is(err, planfile.ErrTaskNotFound) {
 					return err
 				}
 			}

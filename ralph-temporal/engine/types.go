@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
@@ -67,9 +68,9 @@ func (in RunInput) Policy() decide.Policy {
 
 // AttemptInput is one attempt at a task.
 type AttemptInput struct {
-	Project Project     `json:"project"`
-	Task    memory.Task `json:"task"`
-	Attempt int         `json:"attempt"`
+	Project Project       `json:"project"`
+	Task    planfile.Task `json:"task"`
+	Attempt int           `json:"attempt"`
 	// Run, Session and Prompt are the run's, as RunInput holds them.
 	Run       memory.RunConfig `json:"run"`
 	Session   remote.Session   `json:"session,omitempty"`
@@ -111,9 +112,9 @@ type AttemptOutcome struct {
 
 // TaskUpdate is one task's change the integration writes.
 type TaskUpdate struct {
-	ID       string           `json:"id"`
-	State    memory.TaskState `json:"state"`
-	Attempts int              `json:"attempts"`
+	ID       string             `json:"id"`
+	State    planfile.TaskState `json:"state"`
+	Attempts int                `json:"attempts"`
 	// Merge: the task is done; merge ralph/<id> into the target branch.
 	Merge bool `json:"merge,omitempty"`
 	// Progress is the entry for RALPH_PROGRESS.md, when done.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"slices"
 	"time"
 
@@ -59,7 +60,7 @@ type MessagePage struct {
 }
 
 type inflight struct {
-	task    memory.Task
+	task    planfile.Task
 	attempt int
 	cancel  workflow.CancelFunc
 	fut     workflow.Future
@@ -85,7 +86,7 @@ type loopWF struct {
 	in        RunInput
 	m         *machine.Machine
 	sessionID string
-	file      *memory.TaskFile
+	file      *planfile.TaskFile
 	running   map[string]*inflight
 	asking    string // the pending question, "" when none
 	events    []coordinator.Event
@@ -333,7 +334,7 @@ func (w *loopWF) emit(ev coordinator.Event) {
 }
 
 // begin starts attempt number attempt at t on some worker.
-func (w *loopWF) begin(t memory.Task, attempt int) {
+func (w *loopWF) begin(t planfile.Task, attempt int) {
 	hb := w.heartbeatTimeout()
 	actx, cancel := workflow.WithCancel(w.ctx)
 	actx = workflow.WithActivityOptions(actx, workflow.ActivityOptions{
@@ -416,7 +417,7 @@ func (w *loopWF) finish(f *inflight) (machine.End, bool) {
 		if u := out.Usage; u.InputTokens+u.OutputTokens > 0 {
 			body += fmt.Sprintf("\n\nTokens for this task: %d in, %d out.", u.InputTokens, u.OutputTokens)
 		}
-		res, err := w.integrate([]TaskUpdate{{ID: id, State: memory.TaskDone, Attempts: f.attempt, Merge: true,
+		res, err := w.integrate([]TaskUpdate{{ID: id, State: planfile.TaskDone, Attempts: f.attempt, Merge: true,
 			Progress: &memory.ProgressEntry{Time: now, Title: f.task.Title, Body: body, SessionID: w.sessionID, Iteration: w.m.Iterations(), TaskID: id, Attempt: f.attempt}}})
 		if err != nil {
 			return machine.End{Reason: "cannot update the task file", IsError: true, Err: err}, true
@@ -442,7 +443,7 @@ func (w *loopWF) integrate(updates []TaskUpdate) (IntegrateResult, error) {
 	if err := workflow.ExecuteActivity(ctx, IntegrateName, IntegrateInput{Project: w.in.Project, Updates: updates, SessionID: w.sessionID}).Get(w.ctx, &res); err != nil {
 		return res, fmt.Errorf("integrating into %s: %w", w.in.Project.Branch, err)
 	}
-	w.file = memory.ParseTasks([]byte(res.Tasks))
+	w.file = planfile.ParseTasks([]byte(res.Tasks))
 	return res, nil
 }
 
@@ -473,7 +474,7 @@ func (w *loopWF) fleet() []remote.FleetTask {
 	for _, t := range w.file.Tasks() {
 		ft := remote.FleetTask{ID: t.ID, Title: t.Title, State: t.State, Attempt: max(t.Attempts, w.m.Attempt(t.ID)), Worker: w.workedBy[t.ID]}
 		if f, ok := w.running[t.ID]; ok {
-			ft.State, ft.Attempt, ft.Worker = memory.TaskInProgress, f.attempt, ""
+			ft.State, ft.Attempt, ft.Worker = planfile.TaskInProgress, f.attempt, ""
 		}
 		out = append(out, ft)
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,7 +26,7 @@ import (
 // writes its task file, as the real one writes RALPH_TASKS.md there.
 type fakeRemote struct {
 	mu       sync.Mutex
-	file     *memory.TaskFile
+	file     *planfile.TaskFile
 	starts   []string
 	inputs   []AttemptInput
 	progress []string
@@ -77,7 +78,7 @@ func newEnv(t *testing.T, tasks string, cond Conditions, attempt func(ctx contex
 	s.SetLogger(testLogger{t})
 	e := s.NewTestWorkflowEnvironment()
 	e.SetTestTimeout(time.Minute)
-	r := &fakeRemote{file: memory.ParseTasks([]byte(tasks))}
+	r := &fakeRemote{file: planfile.ParseTasks([]byte(tasks))}
 	if cond == nil {
 		cond = func(string, string) (loop.Condition, error) {
 			return func(loop.Stats) (bool, error) { return false, nil }, nil

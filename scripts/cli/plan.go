@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,7 +72,7 @@ tasks in, and what keeps any of them from ever starting.`,
 			}
 			if graph != "" {
 				plan := graph
-				if _, beads := memory.BeadsEpic(graph); !beads {
+				if _, beads := planfile.BeadsEpic(graph); !beads {
 					if plan, err = c.planName(r, graph); err != nil {
 						return usageErrorf("%s", err)
 					}
@@ -105,7 +106,7 @@ tasks in, and what keeps any of them from ever starting.`,
 
 // planUsage makes a plan that cannot be read bad input (exit 2).
 func planUsage(err error) error {
-	if errors.Is(err, memory.ErrPlan) {
+	if errors.Is(err, planfile.ErrPlan) {
 		return usageErrorf("%s", err)
 	}
 	return err
@@ -127,7 +128,7 @@ func (c *cli) plan(ctx context.Context, feature string, toBeads bool) int {
 		// project opens, so a failure leaves no file behind.
 		r, err := c.records()
 		if err == nil {
-			err = trackerReady(r, memory.BeadsPlan)
+			err = trackerReady(r, planfile.BeadsPlan)
 		}
 		if err != nil {
 			return face.Fail(project.ExitCode(err), err)
@@ -160,7 +161,7 @@ func (c *cli) plan(ctx context.Context, feature string, toBeads bool) int {
 // beadsPlan writes an accepted plan into Beads as an epic with its tasks
 // and their dependencies, and returns the epic's id.
 func beadsPlan(root string, plan *tools.Plan) (string, error) {
-	var tasks []memory.BeadsPlanTask
+	var tasks []planfile.BeadsPlanTask
 	for _, t := range plan.Tasks {
 		notes := []string{strings.TrimSpace(t.Description)}
 		for _, c := range t.AcceptanceCriteria {
@@ -169,10 +170,10 @@ func beadsPlan(root string, plan *tools.Plan) (string, error) {
 		if t.Verify != "" {
 			notes = append(notes, "Verify: `"+t.Verify+"` passes")
 		}
-		tasks = append(tasks, memory.BeadsPlanTask{ID: t.ID, Title: t.Title, Priority: t.Priority, DependsOn: t.DependsOn,
+		tasks = append(tasks, planfile.BeadsPlanTask{ID: t.ID, Title: t.Title, Priority: t.Priority, DependsOn: t.DependsOn,
 			Notes: strings.TrimSpace(strings.Join(notes, "\n"))})
 	}
-	return memory.WriteBeadsPlan(root, plan.Title, plan.Goals, tasks)
+	return planfile.WriteBeadsPlan(root, plan.Title, plan.Goals, tasks)
 }
 
 // runAfterPlan starts `ralph run` on the accepted plan (the Beads epic,
@@ -383,7 +384,7 @@ func editFile(ctx context.Context, path string) error {
 func planMarkdown(p *project.Project, plan *tools.Plan) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n%s\n\n**Tasks, in the order ralph run takes them:**\n\n", plan.Title, strings.TrimSpace(plan.Goals))
-	tf, err := memory.LoadTasks(p.Fs, p.Root)
+	tf, err := planfile.LoadTasks(p.Fs, p.Root)
 	if err != nil {
 		return b.String() + err.Error() + "\n"
 	}
@@ -464,7 +465,7 @@ func (o *OneShot) finishPlan(p *project.Project, plan *tools.Plan, res coordinat
 	if o.Format == FormatJSON || o.Format == FormatStreamJSON {
 		out := planResult{Type: "plan", SessionID: res.SessionID, TasksFile: memory.TasksFile, GoalsFile: memory.GoalsFile,
 			Plan: plan, Summary: res.Text}
-		if tf, err := memory.LoadTasks(p.Fs, p.Root); err == nil {
+		if tf, err := planfile.LoadTasks(p.Fs, p.Root); err == nil {
 			for _, t := range tf.Order() {
 				out.Order = append(out.Order, t.ID)
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -427,8 +428,8 @@ func (r Records) Analyze(id string) error {
 
 // Import merges a ralph-tui prd.json into RALPH_TASKS.md. Its errors are
 // bad input.
-func (r Records) Import(data []byte) (memory.ImportResult, error) {
-	res, err := memory.ImportPRD(r.Fs, r.Root, data)
+func (r Records) Import(data []byte) (planfile.ImportResult, error) {
+	res, err := planfile.ImportPRD(r.Fs, r.Root, data)
 	if err != nil {
 		return res, err
 	}
@@ -489,19 +490,19 @@ func (r Records) Plans() error {
 	if cfg, err := config.Load(config.Sources{Fs: r.Fs, UserFs: r.person(), ProjectRoot: r.Root, UserConfigDir: config.UserConfigDir(), Getenv: os.Getenv}); err == nil {
 		cfgDir = cfg.PlansDir
 	}
-	plans, err := memory.ListPlans(r.Fs, r.Root, memory.PlansDir(r.Fs, r.Root, cfgDir))
+	plans, err := planfile.ListPlans(r.Fs, r.Root, planfile.PlansDir(r.Fs, r.Root, cfgDir))
 	if err != nil {
 		return err
 	}
 	if r.JSON {
 		if plans == nil {
-			plans = []memory.PlanInfo{}
+			plans = []planfile.PlanInfo{}
 		}
 		return r.writeJSON(plans)
 	}
 	if len(plans) == 0 {
 		fmt.Fprintf(r.Out, "No plans: write RALPH_TASKS.md (ralph init, ralph plan \"feature\") or put plan files in %s.\n",
-			memory.PlansDir(r.Fs, r.Root, cfgDir))
+			planfile.PlansDir(r.Fs, r.Root, cfgDir))
 		return nil
 	}
 	var b strings.Builder

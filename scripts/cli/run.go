@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/scripts/notify"
 	"github.com/ralph-dev/ralph/scripts/temporal"
 	"os"
@@ -160,7 +161,7 @@ func (c *cli) planToRun(arg string) (plan, session string, err error) {
 		return "", "", err
 	}
 	plan = arg
-	if _, beads := memory.BeadsEpic(arg); !beads {
+	if _, beads := planfile.BeadsEpic(arg); !beads {
 		if plan, err = c.planName(r, arg); err != nil {
 			return "", "", err
 		}
@@ -168,7 +169,7 @@ func (c *cli) planToRun(arg string) (plan, session string, err error) {
 	if err := trackerReady(r, plan); err != nil {
 		return "", "", err
 	}
-	session = memory.SessionToResume(r.Fs, r.Root, plan)
+	session = planfile.SessionToResume(r.Fs, r.Root, plan)
 	if plan == memory.TasksFile {
 		plan = "" // the default plan, as a run without PLAN names it
 	}
@@ -182,7 +183,7 @@ func (c *cli) planToRun(arg string) (plan, session string, err error) {
 // anything and before any file is written, so a failed command leaves
 // nothing behind.
 func trackerReady(r Records, plan string) error {
-	_, err := memory.OpenTracker(r.Fs, r.Root, plan)
+	_, err := planfile.OpenTracker(r.Fs, r.Root, plan)
 	return err
 }
 
@@ -204,7 +205,7 @@ func (c *cli) planName(r Records, arg string) (string, error) {
 	}
 	rel, err := filepath.Rel(r.Root, abs)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", &memory.PlanError{Msg: fmt.Sprintf("the plan %s is outside the project %s", arg, r.Root)}
+		return "", &planfile.PlanError{Msg: fmt.Sprintf("the plan %s is outside the project %s", arg, r.Root)}
 	}
 	return filepath.ToSlash(rel), nil
 }

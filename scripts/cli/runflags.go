@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -256,7 +257,7 @@ func (t trackerChoice) plan(root, planArg string, changed func(string) bool) (st
 		return "", fmt.Errorf("--tracker must be %s or %s, not %q", config.TrackerFiles, config.TrackerBeads, tracker)
 	}
 	if planArg != "" {
-		if _, ok := memory.BeadsEpic(planArg); ok {
+		if _, ok := planfile.BeadsEpic(planArg); ok {
 			return planArg, nil
 		}
 		if changed("tracker") || changed("epic") {
@@ -267,7 +268,7 @@ func (t trackerChoice) plan(root, planArg string, changed func(string) bool) (st
 	if strings.ContainsAny(t.Epic, " \t:") {
 		return "", fmt.Errorf("--epic %q is not a Beads issue id", t.Epic)
 	}
-	return memory.BeadsPlanName(t.Epic), nil
+	return planfile.BeadsPlanName(t.Epic), nil
 }
 
 // configuredTracker is the tracker the config of the project at root

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -148,9 +149,9 @@ func writeTasks(b *strings.Builder, tl Timeline) {
 	fmt.Fprintf(b, "From this session's records: %s.\n", CountTasks(tl))
 	for _, g := range []struct {
 		title string
-		state memory.TaskState
-	}{{"Done", memory.TaskDone}, {"Failed", memory.TaskFailed}, {"In progress", memory.TaskInProgress},
-		{"Open", memory.TaskOpen}, {"Skipped", memory.TaskSkipped}} {
+		state planfile.TaskState
+	}{{"Done", planfile.TaskDone}, {"Failed", planfile.TaskFailed}, {"In progress", planfile.TaskInProgress},
+		{"Open", planfile.TaskOpen}, {"Skipped", planfile.TaskSkipped}} {
 		var lines []string
 		for _, t := range tl.Tasks {
 			if t.State == string(g.state) {

@@ -2,10 +2,10 @@ package report
 
 import (
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -28,7 +28,7 @@ type Graph struct {
 	// Problems are what keeps other tasks from ever starting.
 	Problems []string `json:"problems"`
 	// Tasks are every task of the plan, in the plan's own order.
-	Tasks []memory.Task `json:"-"`
+	Tasks []planfile.Task `json:"-"`
 }
 
 // PlanGraph reads the plan (a path relative to root; "" is
@@ -37,7 +37,7 @@ type Graph struct {
 func PlanGraph(fs afero.Fs, root, plan string) (Graph, error) {
 	// The tracker's errors name the plan and what is wrong with it, and
 	// ralph status --graph prints them as they are.
-	tr, err := memory.OpenTracker(fs, root, plan)
+	tr, err := planfile.OpenTracker(fs, root, plan)
 	if err != nil {
 		return Graph{}, err
 	}
@@ -61,7 +61,7 @@ func PlanGraph(fs afero.Fs, root, plan string) (Graph, error) {
 func (g Graph) NothingToStart() string {
 	done := 0
 	for _, t := range g.Tasks {
-		if t.State == memory.TaskDone {
+		if t.State == planfile.TaskDone {
 			done++
 		}
 	}

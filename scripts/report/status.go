@@ -2,6 +2,7 @@ package report
 
 import (
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/scripts/screen/view"
 
 	"errors"
@@ -71,14 +72,14 @@ func StatusOf(fs afero.Fs, root, plan string, now time.Time) (StatusReport, erro
 	r := StatusReport{Project: root, Plan: plan, now: now}
 	warn := func(format string, args ...any) { r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...)) }
 
-	tracker, err := memory.OpenTracker(fs, root, plan)
+	tracker, err := planfile.OpenTracker(fs, root, plan)
 	if err != nil {
 		return StatusReport{}, err
 	}
 	st, err := memory.LoadState(fs, root)
 	if plan != "" {
 		st, err = memory.State{}, memory.ErrNoSession
-		if s, ok := memory.PlanSessions(fs, root)[tracker.Name()]; ok {
+		if s, ok := planfile.PlanSessions(fs, root)[tracker.Name()]; ok {
 			st, err = s, nil
 		}
 	}

@@ -2,9 +2,9 @@ package report
 
 import (
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"strings"
 
-	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -21,16 +21,16 @@ type TaskCounts struct {
 
 // StateCount is how many tasks ended in one state.
 type StateCount struct {
-	State memory.TaskState
+	State planfile.TaskState
 	N     int
 }
 
 // CountTasks counts the tasks of a session's timeline by their last state.
 func CountTasks(tl Timeline) TaskCounts {
 	c := TaskCounts{Total: len(tl.Tasks)}
-	at := map[memory.TaskState]int{}
+	at := map[planfile.TaskState]int{}
 	for _, t := range tl.Tasks {
-		s := memory.TaskState(t.State)
+		s := planfile.TaskState(t.State)
 		i, ok := at[s]
 		if !ok {
 			i = len(c.States)
@@ -43,7 +43,7 @@ func CountTasks(tl Timeline) TaskCounts {
 }
 
 // Of is how many tasks ended in state s.
-func (c TaskCounts) Of(s memory.TaskState) int {
+func (c TaskCounts) Of(s planfile.TaskState) int {
 	for _, sc := range c.States {
 		if sc.State == s {
 			return sc.N
@@ -71,8 +71,8 @@ func (c TaskCounts) Stats() *TaskStats {
 	if c.Total == 0 {
 		return nil
 	}
-	s := &TaskStats{Done: c.Of(memory.TaskDone), Failed: c.Of(memory.TaskFailed)}
-	s.Attempted = s.Done + s.Failed + c.Of(memory.TaskInProgress)
+	s := &TaskStats{Done: c.Of(planfile.TaskDone), Failed: c.Of(planfile.TaskFailed)}
+	s.Attempted = s.Done + s.Failed + c.Of(planfile.TaskInProgress)
 	if s.Attempted > 0 {
 		s.SuccessRate = ptr(float64(s.Done) / float64(s.Attempted))
 	}

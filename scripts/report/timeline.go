@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"encoding/json"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"regexp"
 	"slices"
 	"strings"
@@ -207,9 +208,9 @@ func (b *timelineBuilder) taskChanged(e coordinator.Event) {
 		return
 	}
 	id := cmp.Or(e.Task, strings.TrimRight(words[0], ":"))
-	state := memory.TaskState(strings.Trim(words[len(words)-1], ".,;"))
+	state := planfile.TaskState(strings.Trim(words[len(words)-1], ".,;"))
 	switch state {
-	case memory.TaskOpen, memory.TaskInProgress, memory.TaskDone, memory.TaskFailed, memory.TaskSkipped:
+	case planfile.TaskOpen, planfile.TaskInProgress, planfile.TaskDone, planfile.TaskFailed, planfile.TaskSkipped:
 	default:
 		return
 	}
@@ -218,7 +219,7 @@ func (b *timelineBuilder) taskChanged(e coordinator.Event) {
 		t.Title = e.Output
 	}
 	t.State = string(state)
-	if state == memory.TaskInProgress {
+	if state == planfile.TaskInProgress {
 		if prev := b.open[id]; prev != nil {
 			// A start without an end: the record lost it (a crash).
 			b.close(t, prev, e.Time, OutcomeStopped)
@@ -237,9 +238,9 @@ func (b *timelineBuilder) taskChanged(e coordinator.Event) {
 	}
 	outcome := OutcomeStopped
 	switch {
-	case state == memory.TaskDone:
+	case state == planfile.TaskDone:
 		outcome = OutcomeDone
-	case state == memory.TaskFailed:
+	case state == planfile.TaskFailed:
 		outcome = OutcomeFailed
 	case e.IsError:
 		outcome = OutcomeRetry
@@ -270,7 +271,7 @@ func (b *timelineBuilder) markedDone(e coordinator.Event) {
 		return
 	}
 	t := b.task(id)
-	t.State = string(memory.TaskDone)
+	t.State = string(planfile.TaskDone)
 	if title != "" {
 		t.Title = title
 	}

@@ -2,13 +2,13 @@ package web
 
 import (
 	"context"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/remote"
-	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -109,7 +109,7 @@ func (s *Server) fleetOf(ctx context.Context, ref sessionRef, settle bool) *flee
 // settled is whether every attempt in flight has a worker.
 func (v *fleetView) settled() bool {
 	for _, t := range v.Tasks {
-		if t.State == memory.TaskInProgress && t.Worker == "" {
+		if t.State == planfile.TaskInProgress && t.Worker == "" {
 			return false
 		}
 	}
@@ -137,9 +137,9 @@ func newFleetView(st remote.Status) *fleetView {
 			workers[t.Worker] = w
 		}
 		switch t.State {
-		case memory.TaskInProgress:
+		case planfile.TaskInProgress:
 			w.Holding = append(w.Holding, t.ID)
-		case memory.TaskDone:
+		case planfile.TaskDone:
 			w.Done++
 		}
 	}

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -73,10 +74,10 @@ func aFleet() remote.Status {
 	return remote.Status{WorkflowID: "ralph:/r.git#main", SessionID: testSession, Status: "running", Running: []string{"t2", "t3"}, Iterations: 4,
 		Counts: memory.TaskCounts{Done: 1, Open: 1, InProgress: 2, Total: 4},
 		Tasks: []remote.FleetTask{
-			{ID: "t1", Title: "write one", State: memory.TaskDone, Attempt: 1, Worker: "hostA:11"},
-			{ID: "t2", Title: hostile, State: memory.TaskInProgress, Attempt: 2, Worker: "hostA:11", Phase: "working"},
-			{ID: "t3", Title: "write three", State: memory.TaskInProgress, Attempt: 1, Worker: `<img src=x onerror=alert(6)>:22`, Phase: "pushing"},
-			{ID: "t4", Title: "write four", State: memory.TaskOpen},
+			{ID: "t1", Title: "write one", State: planfile.TaskDone, Attempt: 1, Worker: "hostA:11"},
+			{ID: "t2", Title: hostile, State: planfile.TaskInProgress, Attempt: 2, Worker: "hostA:11", Phase: "working"},
+			{ID: "t3", Title: "write three", State: planfile.TaskInProgress, Attempt: 1, Worker: `<img src=x onerror=alert(6)>:22`, Phase: "pushing"},
+			{ID: "t4", Title: "write four", State: planfile.TaskOpen},
 		}}
 }
 

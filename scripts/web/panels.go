@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"net/http"
 	"strconv"
 	"strings"
@@ -230,7 +231,7 @@ func (p *panelData) addTasks(s *Server, root, plan string) {
 		p.PlanErr = text.StripControls(err.Error())
 		return
 	}
-	state := map[string]memory.Task{}
+	state := map[string]planfile.Task{}
 	for _, t := range g.Tasks {
 		state[t.ID] = t
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"strings"
 	"time"
 
@@ -28,7 +29,7 @@ type CompleteTaskParams struct {
 
 // newCompleteTaskTool is complete_task{id,summary}: it marks a task of
 // RALPH_TASKS.md done and appends the summary to RALPH_PROGRESS.md, in the
-// task loop's order (memory.CompleteTask): the entry, marked with the
+// task loop's order (planfile.CompleteTask): the entry, marked with the
 // task's id and attempt, first, then the mark, so a task is never marked
 // done without its entry, and calling it again after a failure writes no
 // second entry. The task file is re-read just before the change, so a
@@ -41,7 +42,7 @@ func newCompleteTaskTool(fs afero.Fs, root string, redact *memory.Redactor) Tool
 			return workers.Result{IsError: true, Output: "complete_task needs {\"id\": \"t1\", \"summary\": \"...\"}"}
 		}
 		notFound := workers.Result{IsError: true, Output: fmt.Sprintf("no task %q in %s; read the file for the ids", a.ID, memory.TasksFile)}
-		f, err := memory.LoadTasks(fs, root)
+		f, err := planfile.LoadTasks(fs, root)
 		if err != nil {
 			return workers.Result{IsError: true, Output: "could not read the task file: " + err.Error()}
 		}
@@ -56,20 +57,20 @@ func newCompleteTaskTool(fs afero.Fs, root string, redact *memory.Redactor) Tool
 			// the entry with, and is found again as it was asked for.
 			id, e.TaskID, e.Attempt = task.ID, task.ID, task.Attempts
 		}
-		err = memory.CompleteTask(fs, root, e, func() error {
-			_, err := memory.UpdateTasks(fs, root, func(f *memory.TaskFile) error {
+		err = planfile.CompleteTask(fs, root, e, func() error {
+			_, err := planfile.UpdateTasks(fs, root, func(f *planfile.TaskFile) error {
 				t, ok := f.Find(id)
 				if !ok {
-					return fmt.Errorf("%w: %s", memory.ErrTaskNotFound, id)
+					return fmt.Errorf("%w: %s", planfile.ErrTaskNotFound, id)
 				}
-				return f.SetState(t.ID, memory.TaskDone)
+				return f.SetState(t.ID, planfile.TaskDone)
 			})
 			return err
 		})
 		switch {
-		case errors.Is(err, memory.ErrProgressNotWritten):
+		case errors.Is(err, planfile.ErrProgressNotWritten):
 			return workers.Result{IsError: true, Output: err.Error()}
-		case errors.Is(err, memory.ErrTaskNotFound):
+		case errors.Is(err, planfile.ErrTaskNotFound):
 			return notFound
 		case err != nil:
 			return workers.Result{IsError: true, Output: "the progress entry is written, but the task file could not be updated: " + err.Error()}

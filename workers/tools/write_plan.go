@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,7 +141,7 @@ func (w *PlanWriter) write(a WritePlanParams) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := memory.ImportPlan(w.fs, w.root, data)
+	res, err := planfile.ImportPlan(w.fs, w.root, data)
 	if err != nil {
 		return nil, err
 	}

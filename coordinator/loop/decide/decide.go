@@ -8,6 +8,7 @@
 package decide
 
 import (
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"time"
 
 	"github.com/ralph-dev/ralph/memory"
@@ -93,8 +94,8 @@ func (p Policy) WithDefaults() Policy {
 // urgent first, those running left out), the ones not waiting out a
 // backoff, and says how long until the first of those may start (0 when
 // none waits).
-func Ready(tasks []memory.Task, notBefore map[string]time.Time, now time.Time) ([]memory.Task, time.Duration) {
-	var out []memory.Task
+func Ready(tasks []planfile.Task, notBefore map[string]time.Time, now time.Time) ([]planfile.Task, time.Duration) {
+	var out []planfile.Task
 	var wait time.Duration
 	for _, t := range tasks {
 		if nb, ok := notBefore[t.ID]; ok && nb.After(now) {
@@ -118,7 +119,7 @@ func (p Policy) CanStart(inflight, parallel, iterations int) bool {
 // Settlement is what a failed attempt leads to.
 type Settlement struct {
 	// Next is the task's new state: open to be retried, or failed.
-	Next memory.TaskState
+	Next planfile.TaskState
 	// NotBefore is when a task going back to open may be retried, Backoff
 	// after the failure.
 	NotBefore time.Time
@@ -132,9 +133,9 @@ type Settlement struct {
 // retry), final whether the failure cannot be retried (a merge conflict).
 // A retry waits Backoff, doubled for every attempt before.
 func (p Policy) SettleFailure(attempt, waived int, final bool, now time.Time) Settlement {
-	s := Settlement{Next: memory.TaskFailed, Abort: p.OnError == OnErrorAbort}
+	s := Settlement{Next: planfile.TaskFailed, Abort: p.OnError == OnErrorAbort}
 	if p.OnError == OnErrorRetry && attempt-waived <= p.Retries && !final {
-		s.Next, s.Backoff = memory.TaskOpen, p.Backoff<<(attempt-1)
+		s.Next, s.Backoff = planfile.TaskOpen, p.Backoff<<(attempt-1)
 		s.NotBefore = now.Add(s.Backoff)
 	}
 	return s

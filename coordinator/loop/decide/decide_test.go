@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"testing"
 	"time"
 
@@ -10,7 +11,7 @@ import (
 var t0 = time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
 
 func TestReadyLeavesOutBackoffAndSaysTheWait(t *testing.T) {
-	tasks := []memory.Task{{ID: "a"}, {ID: "b"}, {ID: "c"}}
+	tasks := []planfile.Task{{ID: "a"}, {ID: "b"}, {ID: "c"}}
 	nb := map[string]time.Time{"a": t0.Add(3 * time.Second), "c": t0.Add(time.Second), "b": t0.Add(-time.Second)}
 	got, wait := Ready(tasks, nb, t0)
 	if len(got) != 1 || got[0].ID != "b" || wait != time.Second {
@@ -24,17 +25,17 @@ func TestSettleFailure(t *testing.T) {
 		p              Policy
 		attempt, waive int
 		final          bool
-		next           memory.TaskState
+		next           planfile.TaskState
 		after          time.Duration
 		abort          bool
 	}{
-		{p, 1, 0, false, memory.TaskOpen, time.Second, false},
-		{p, 2, 0, false, memory.TaskOpen, 2 * time.Second, false},
-		{p, 3, 0, false, memory.TaskFailed, 0, false},
-		{p, 3, 1, false, memory.TaskOpen, 4 * time.Second, false}, // a limit's attempt spends no retry
-		{p, 1, 0, true, memory.TaskFailed, 0, false},              // a merge conflict is final
-		{Policy{OnError: OnErrorSkip, Retries: 5}.WithDefaults(), 1, 0, false, memory.TaskFailed, 0, false},
-		{Policy{OnError: OnErrorAbort}.WithDefaults(), 1, 0, false, memory.TaskFailed, 0, true},
+		{p, 1, 0, false, planfile.TaskOpen, time.Second, false},
+		{p, 2, 0, false, planfile.TaskOpen, 2 * time.Second, false},
+		{p, 3, 0, false, planfile.TaskFailed, 0, false},
+		{p, 3, 1, false, planfile.TaskOpen, 4 * time.Second, false}, // a limit's attempt spends no retry
+		{p, 1, 0, true, planfile.TaskFailed, 0, false},              // a merge conflict is final
+		{Policy{OnError: OnErrorSkip, Retries: 5}.WithDefaults(), 1, 0, false, planfile.TaskFailed, 0, false},
+		{Policy{OnError: OnErrorAbort}.WithDefaults(), 1, 0, false, planfile.TaskFailed, 0, true},
 	}
 	for i, c := range cases {
 		s := c.p.SettleFailure(c.attempt, c.waive, c.final, t0)

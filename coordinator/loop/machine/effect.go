@@ -15,6 +15,7 @@
 package machine
 
 import (
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
@@ -48,9 +49,9 @@ const (
 // Effect is one thing the host does for the machine.
 type Effect struct {
 	Kind     Kind
-	Task     memory.Task
+	Task     planfile.Task
 	Attempt  int
-	State    memory.TaskState
+	State    planfile.TaskState
 	Event    coordinator.Event
 	Decision memory.DecisionRecord
 	Status   string

@@ -3,6 +3,7 @@ package machine
 import (
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"slices"
 	"strings"
 	"time"
@@ -17,7 +18,7 @@ import (
 // Outcome is how an attempt ended, as the host settled what only it can
 // (the agent's work, verify, review, the commit of a done task).
 type Outcome struct {
-	Task    memory.Task
+	Task    planfile.Task
 	Attempt int
 	// Done: the task is done and its completion is committed (the local
 	// progress entry and mark; the merge into the target branch).
@@ -72,7 +73,7 @@ func (m *Machine) addUsage(o Outcome) {
 }
 
 // ended is the task_changed event that ends an attempt.
-func ended(o Outcome, state memory.TaskState, failure string) coordinator.Event {
+func ended(o Outcome, state planfile.TaskState, failure string) coordinator.Event {
 	usage := o.Usage
 	return coordinator.Event{Type: coordinator.EventTaskChanged, Text: o.Task.ID + " " + string(state), Output: o.Task.Title, Task: o.Task.ID,
 		TaskAttempt: &coordinator.TaskAttempt{Number: o.Attempt, Verify: o.Verify, Error: text.Clip(failure, 1000)},
@@ -81,7 +82,7 @@ func ended(o Outcome, state memory.TaskState, failure string) coordinator.Event 
 
 // Finished settles one attempt at the time now, f being the task file
 // as the host has it.
-func (m *Machine) Finished(now time.Time, f *memory.TaskFile, o Outcome) Step {
+func (m *Machine) Finished(now time.Time, f *planfile.TaskFile, o Outcome) Step {
 	m.now = now
 	var s Step
 	id := o.Task.ID
@@ -89,15 +90,15 @@ func (m *Machine) Finished(now time.Time, f *memory.TaskFile, o Outcome) Step {
 	m.addUsage(o)
 	switch {
 	case o.Interrupted:
-		s.add(Effect{Kind: Commit, Task: o.Task, Attempt: o.Attempt, State: memory.TaskOpen, Cause: StopCut})
-		s.emit(ended(o, memory.TaskOpen, "interrupted"))
+		s.add(Effect{Kind: Commit, Task: o.Task, Attempt: o.Attempt, State: planfile.TaskOpen, Cause: StopCut})
+		s.emit(ended(o, planfile.TaskOpen, "interrupted"))
 		return s
 	case o.ConfigErr:
 		m.errs++
-		ev := ended(o, memory.TaskOpen, o.Failure)
+		ev := ended(o, planfile.TaskOpen, o.Failure)
 		ev.IsError = true
 		s.emit(ev)
-		s.add(Effect{Kind: Commit, Task: o.Task, Attempt: o.Attempt - 1, State: memory.TaskOpen, Cause: ConfigCut})
+		s.add(Effect{Kind: Commit, Task: o.Task, Attempt: o.Attempt - 1, State: planfile.TaskOpen, Cause: ConfigCut})
 		m.record(&s, memory.DecisionRecord{Kind: "config_error", Task: id, Detail: "the loop stops; " + id + " goes back to open",
 			Reason: text.Clip(o.Failure, 300) + "; no task can succeed until the configuration is fixed, so retrying would only spend attempts"})
 		s.save(memory.StatusRunning, "")
@@ -113,7 +114,7 @@ func (m *Machine) Finished(now time.Time, f *memory.TaskFile, o Outcome) Step {
 		m.done = append(m.done, id)
 		delete(m.tries, id)
 		m.streak = m.streak.Succeeded()
-		s.emit(ended(o, memory.TaskDone, ""))
+		s.emit(ended(o, planfile.TaskDone, ""))
 		if m.breaker.Succeeded(id, m.cfg.Policy.BreakerCooldown) {
 			m.breakerChanged(now, &s, "breaker_closed", fmt.Sprintf("half-open → closed: %s succeeded; tasks run again", id),
 				"half-open → closed: tasks run again", fmt.Sprintf("%s, the task the half-open breaker let through, succeeded", id))
@@ -133,7 +134,7 @@ func (m *Machine) Finished(now time.Time, f *memory.TaskFile, o Outcome) Step {
 	m.tries[id] = try
 	waived := m.waived[id] + o.Stopped
 	settled := m.cfg.Policy.SettleFailure(o.Attempt, waived, o.Final, now)
-	retry := settled.Next == memory.TaskOpen
+	retry := settled.Next == planfile.TaskOpen
 	if retry {
 		m.notBefore[id] = settled.NotBefore
 	}
@@ -142,7 +143,7 @@ func (m *Machine) Finished(now time.Time, f *memory.TaskFile, o Outcome) Step {
 	ev.IsError = true
 	s.emit(ev)
 	m.record(&s, m.afterFailure(o.Task, o.Attempt, o.Attempt-waived, retry, o.Final, settled.Backoff, o.Failure))
-	if settled.Next == memory.TaskFailed {
+	if settled.Next == planfile.TaskFailed {
 		m.failed = append(m.failed, id)
 	}
 	s.save(memory.StatusRunning, "")
@@ -173,10 +174,10 @@ func (m *Machine) waitForLimit(now time.Time, o Outcome, s *Step) (string, bool)
 			l.What, text.Clock(until, now), roundWait(until.Sub(now)), m.cfg.MaxWait, l.Err), false
 	}
 	id := o.Task.ID
-	s.add(Effect{Kind: Commit, Task: o.Task, Attempt: o.Attempt, State: memory.TaskOpen, Cause: LimitCut})
+	s.add(Effect{Kind: Commit, Task: o.Task, Attempt: o.Attempt, State: planfile.TaskOpen, Cause: LimitCut})
 	m.waived[id]++
 	m.iterations--
-	s.emit(ended(o, memory.TaskOpen, l.Err))
+	s.emit(ended(o, planfile.TaskOpen, l.Err))
 	if m.wait == nil || until.After(m.wait.Until) {
 		note := "waiting for " + l.What + " until " + text.Clock(until, now)
 		if guessed {
@@ -262,7 +263,7 @@ func roundWait(d time.Duration) time.Duration {
 // opens it again for twice as long; otherwise, unless nothing is left to
 // start, the condition is evaluated and, when it holds, a person is
 // asked or the breaker opens.
-func (m *Machine) breakerFailed(now time.Time, f *memory.TaskFile, id, failure string, retry bool, s *Step) {
+func (m *Machine) breakerFailed(now time.Time, f *planfile.TaskFile, id, failure string, retry bool, s *Step) {
 	switch m.breaker.Failed(id) {
 	case decide.Reopen:
 		m.openBreaker(now, s, "half-open → open", fmt.Sprintf("%s failed again (%s); the cooldown doubles to %s", id, text.Clip(failure, 200), m.breaker.Cooldown))
@@ -327,7 +328,7 @@ const alternativesLimit = 5
 
 // picked is the decision to start an attempt at t: why this task, and
 // which ready tasks ranked after it.
-func picked(t memory.Task, attempt int, later []memory.Task, b decide.Breaker) memory.DecisionRecord {
+func picked(t planfile.Task, attempt int, later []planfile.Task, b decide.Breaker) memory.DecisionRecord {
 	var why []string
 	switch {
 	case len(later) == 0:
@@ -355,7 +356,7 @@ func picked(t memory.Task, attempt int, later []memory.Task, b decide.Breaker) m
 // afterFailure is the decision a failed attempt leads to: a retry, the
 // task marked failed while the loop goes on (task_skip), or the loop
 // stopped (task_abort). used counts the attempts that spent a retry.
-func (m *Machine) afterFailure(t memory.Task, attempt, used int, retry, final bool, backoff time.Duration, failure string) memory.DecisionRecord {
+func (m *Machine) afterFailure(t planfile.Task, attempt, used int, retry, final bool, backoff time.Duration, failure string) memory.DecisionRecord {
 	p := m.cfg.Policy
 	d := memory.DecisionRecord{Task: t.ID}
 	why := text.Clip(failure, 300)

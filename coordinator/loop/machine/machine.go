@@ -3,6 +3,7 @@ package machine
 import (
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"slices"
 	"time"
 
@@ -68,7 +69,7 @@ const ReasonConfig = "the model is configured wrongly"
 const UnknownLimitWait = 5 * time.Minute
 
 type inflight struct {
-	task    memory.Task
+	task    planfile.Task
 	attempt int
 }
 
@@ -175,7 +176,7 @@ func (m *Machine) Paused() bool   { return m.paused }
 func (m *Machine) Stopping() bool { return m.stopping }
 
 // Stats are the figures conditions see, with f's counts.
-func (m *Machine) Stats(now time.Time, f *memory.TaskFile) Stats {
+func (m *Machine) Stats(now time.Time, f *planfile.TaskFile) Stats {
 	s := Stats{Iterations: m.iterations, Errors: m.errs, Tokens: m.usage.InputTokens + m.usage.OutputTokens, CostUSD: m.cost,
 		ElapsedS: now.Sub(m.start).Seconds(), NoProgress: m.streak.NoProgress, SameErrorRepeats: m.streak.SameErrorRepeats}
 	if f != nil {
@@ -225,7 +226,7 @@ func (m *Machine) record(s *Step, d memory.DecisionRecord) {
 
 // Next is the boundary: the stop conditions, the waits, and the attempts
 // that start now at the ready tasks of f.
-func (m *Machine) Next(now time.Time, f *memory.TaskFile) Step {
+func (m *Machine) Next(now time.Time, f *planfile.TaskFile) Step {
 	m.now = now
 	var s Step
 	if m.ask != nil {
@@ -276,7 +277,7 @@ func (m *Machine) Next(now time.Time, f *memory.TaskFile) Step {
 
 // begin starts an attempt at t; later are the ready tasks ranked after
 // it.
-func (m *Machine) begin(t memory.Task, later []memory.Task, s *Step) {
+func (m *Machine) begin(t planfile.Task, later []planfile.Task, s *Step) {
 	attempt := max(t.Attempts, m.attempts[t.ID]) + 1
 	m.attempts[t.ID] = attempt
 	s.add(Effect{Kind: Start, Task: t, Attempt: attempt})
@@ -305,7 +306,7 @@ func (m *Machine) NotStarted(id string) {
 }
 
 // checkLimits evaluates the stop conditions at a boundary.
-func (m *Machine) checkLimits(now time.Time, f *memory.TaskFile, s *Step) {
+func (m *Machine) checkLimits(now time.Time, f *planfile.TaskFile, s *Step) {
 	st := m.Stats(now, f)
 	if m.cfg.Until != nil {
 		ok, err := m.cfg.Until(st)
@@ -341,7 +342,7 @@ func (m *Machine) checkLimits(now time.Time, f *memory.TaskFile, s *Step) {
 
 // final is why a loop with nothing left to start and nothing running
 // ends.
-func (m *Machine) final(f *memory.TaskFile) *End {
+func (m *Machine) final(f *planfile.TaskFile) *End {
 	c := f.Counts()
 	reason, isError := decide.Final(c, len(m.failed))
 	e := &End{Reason: reason, IsError: isError}
@@ -353,12 +354,12 @@ func (m *Machine) final(f *memory.TaskFile) *End {
 
 // NothingLeft reports whether no task could start again: none is in
 // flight, none is ready and none is backing off before a retry.
-func (m *Machine) NothingLeft(now time.Time, f *memory.TaskFile) bool {
+func (m *Machine) NothingLeft(now time.Time, f *planfile.TaskFile) bool {
 	return m.nothingLeftBut(now, f, "")
 }
 
 // nothingLeftBut is NothingLeft with task but left out.
-func (m *Machine) nothingLeftBut(now time.Time, f *memory.TaskFile, but string) bool {
+func (m *Machine) nothingLeftBut(now time.Time, f *planfile.TaskFile, but string) bool {
 	if len(m.running) > 0 || f == nil {
 		return false
 	}

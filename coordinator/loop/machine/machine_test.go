@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"slices"
 	"strconv"
 	"testing"
@@ -18,7 +19,7 @@ type sim struct {
 	t         *testing.T
 	sc        scenarios.Scenario
 	m         *Machine
-	f         *memory.TaskFile
+	f         *planfile.TaskFile
 	now       time.Time
 	starts    []string
 	decisions []string
@@ -32,7 +33,7 @@ func (h *sim) apply(s Step) {
 		switch e.Kind {
 		case Start:
 			h.starts = append(h.starts, e.Task.ID)
-			h.must(h.f.SetState(e.Task.ID, memory.TaskInProgress))
+			h.must(h.f.SetState(e.Task.ID, planfile.TaskInProgress))
 			h.must(h.f.SetMeta(e.Task.ID, "attempts", strconv.Itoa(e.Attempt)))
 			h.running = append(h.running, e)
 		case Commit:
@@ -80,7 +81,7 @@ func (h *sim) run() *End {
 			case h.sc.Limited(e.Task.ID, e.Attempt):
 				o.Limit = &Limit{Until: h.now.Add(scenarios.LimitReset), Reason: memory.WaitUsageLimit, What: "the usage limit", Err: scenarios.LimitError}
 			case done:
-				h.must(h.f.SetState(e.Task.ID, memory.TaskDone))
+				h.must(h.f.SetState(e.Task.ID, planfile.TaskDone))
 				o.Done = true
 			default:
 				o.Failure = failure
@@ -112,7 +113,7 @@ func TestMachineScenarios(t *testing.T) {
 			if sc.Breaker != nil {
 				cfg.Breaker = func(s Stats) (bool, error) { return sc.Breaker(s.NoProgress, s.SameErrorRepeats), nil }
 			}
-			f := memory.ParseTasks([]byte(sc.Tasks))
+			f := planfile.ParseTasks([]byte(sc.Tasks))
 			f.AssignIDs(nil)
 			h := &sim{t: t, sc: sc, m: New(cfg, now), f: f, now: now, kinds: map[Kind]int{}}
 			end := h.run()

@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"reflect"
 	"slices"
 	"testing"
@@ -8,13 +9,12 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide/scenarios"
-	"github.com/ralph-dev/ralph/memory"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-func twoTasks() *memory.TaskFile {
-	f := memory.ParseTasks([]byte("# Tasks\n\n- [ ] one <!-- ralph:id=a -->\n- [ ] two <!-- ralph:id=b -->\n"))
+func twoTasks() *planfile.TaskFile {
+	f := planfile.ParseTasks([]byte("# Tasks\n\n- [ ] one <!-- ralph:id=a -->\n- [ ] two <!-- ralph:id=b -->\n"))
 	f.AssignIDs(nil)
 	return f
 }
@@ -47,7 +47,7 @@ func TestTheMachineIsDeterministic(t *testing.T) {
 			if sc.Breaker != nil {
 				cfg.Breaker = func(s Stats) (bool, error) { return sc.Breaker(s.NoProgress, s.SameErrorRepeats), nil }
 			}
-			f := memory.ParseTasks([]byte(sc.Tasks))
+			f := planfile.ParseTasks([]byte(sc.Tasks))
 			f.AssignIDs(nil)
 			h := &sim{t: t, sc: sc, m: New(cfg, t0), f: f, now: t0, kinds: map[Kind]int{}}
 			h.run()
@@ -78,7 +78,7 @@ func TestTheBudgetQuestion(t *testing.T) {
 		if got := kinds(s); got[0] != Start {
 			t.Fatalf("effects %v", got)
 		}
-		if err := f.SetState("a", memory.TaskDone); err != nil {
+		if err := f.SetState("a", planfile.TaskDone); err != nil {
 			t.Fatal(err)
 		}
 		m.Finished(t0, f, Outcome{Task: s.Effects[0].Task, Attempt: 1, Done: true, CostUSD: &cost})
@@ -143,13 +143,13 @@ func TestLegacyWaitsOutAHoldWithNothingLeft(t *testing.T) {
 	for _, legacy := range []bool{false, true} {
 		m := New(Config{Policy: decide.Policy{OnError: decide.OnErrorSkip}, Legacy: legacy,
 			Breaker: func(Stats) (bool, error) { return true, nil }}, t0)
-		f := memory.ParseTasks([]byte("# Tasks\n\n- [ ] one <!-- ralph:id=a -->\n"))
+		f := planfile.ParseTasks([]byte("# Tasks\n\n- [ ] one <!-- ralph:id=a -->\n"))
 		s := m.Next(t0, f)
-		if err := f.SetState("a", memory.TaskInProgress); err != nil {
+		if err := f.SetState("a", planfile.TaskInProgress); err != nil {
 			t.Fatal(err)
 		}
 		s = m.Finished(t0, f, Outcome{Task: s.Effects[0].Task, Attempt: 1, Failure: "boom"})
-		if err := f.SetState("a", memory.TaskFailed); err != nil {
+		if err := f.SetState("a", planfile.TaskFailed); err != nil {
 			t.Fatal(err)
 		}
 		opened := slices.Contains(decisionKinds(s), "breaker_open")

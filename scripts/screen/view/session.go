@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"strings"
 	"time"
 
@@ -76,7 +77,7 @@ func (t *factsTally) add(ev coordinator.Event) {
 		}
 	case coordinator.EventTaskChanged:
 		words := strings.Fields(ev.Text)
-		if len(words) > 1 && memory.TaskState(strings.Trim(words[len(words)-1], ".,;")) == memory.TaskDone {
+		if len(words) > 1 && planfile.TaskState(strings.Trim(words[len(words)-1], ".,;")) == planfile.TaskDone {
 			t.done[cmp.Or(ev.Task, words[0])] = true
 		}
 	case coordinator.EventToolCall:

@@ -1,7 +1,8 @@
-package memory
+package planfile
 
 import (
 	"bytes"
+	"github.com/ralph-dev/ralph/memory"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -48,7 +49,7 @@ func checkGolden(t *testing.T, name string, got []byte) {
 // fixture, and returns the result and the file's bytes afterwards.
 func importInto(t *testing.T, fs afero.Fs, start []byte, fixture string) (ImportResult, []byte) {
 	t.Helper()
-	path := filepath.Join("/proj", TasksFile)
+	path := filepath.Join("/proj", memory.TasksFile)
 	if start != nil {
 		if err := afero.WriteFile(fs, path, start, 0o644); err != nil {
 			t.Fatal(err)
@@ -70,10 +71,10 @@ func importInto(t *testing.T, fs afero.Fs, start []byte, fixture string) (Import
 func initTasks(t *testing.T) []byte {
 	t.Helper()
 	fs := afero.NewMemMapFs()
-	if _, err := InitProject(fs, "/p", time.Now()); err != nil {
+	if _, err := memory.InitProject(fs, "/p", time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	b, err := afero.ReadFile(fs, "/p/"+TasksFile)
+	b, err := afero.ReadFile(fs, "/p/"+memory.TasksFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +272,7 @@ func TestImportPRDBadInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := afero.NewMemMapFs()
 			start := []byte("- [ ] mine\n")
-			path := filepath.Join("/proj", TasksFile)
+			path := filepath.Join("/proj", memory.TasksFile)
 			if err := afero.WriteFile(fs, path, start, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -295,7 +296,7 @@ func TestImportPRDByteOrderMark(t *testing.T) {
 	if err != nil || res.Added != 1 || len(res.Warnings) != 0 {
 		t.Fatalf("%+v, %v", res, err)
 	}
-	out, _ := afero.ReadFile(fs, filepath.Join("/proj", TasksFile))
+	out, _ := afero.ReadFile(fs, filepath.Join("/proj", memory.TasksFile))
 	if want := "# Tasks\n\n- [ ] a: A <!-- ralph:id=a priority=2 -->\n"; string(out) != want {
 		t.Errorf("got %q, want %q", out, want)
 	}
@@ -311,7 +312,7 @@ func TestImportPRDEmptyStoriesCreatesNothing(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(res, ImportResult{}) {
 		t.Fatalf("%+v, %v", res, err)
 	}
-	if ok, _ := afero.Exists(fs, filepath.Join("/proj", TasksFile)); ok {
+	if ok, _ := afero.Exists(fs, filepath.Join("/proj", memory.TasksFile)); ok {
 		t.Error("an import of no stories created the task file")
 	}
 }
@@ -396,7 +397,7 @@ func FuzzImportPRD(f *testing.F) {
 	f.Add([]byte(`{"userStories":[{"id":"a","title":"x <!-- ralph:id=b -->","description":"- [ ] y\n  # z","acceptanceCriteria":["<!--","`+"```"+`"]}]}`), "- [ ] mine\n```\n")
 	f.Fuzz(func(t *testing.T, data []byte, start string) {
 		fs := afero.NewMemMapFs()
-		path := filepath.Join("/proj", TasksFile)
+		path := filepath.Join("/proj", memory.TasksFile)
 		if err := afero.WriteFile(fs, path, []byte(start), 0o644); err != nil {
 			t.Fatal(err)
 		}

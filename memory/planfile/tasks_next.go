@@ -1,9 +1,10 @@
-package memory
+package planfile
 
 import (
 	"cmp"
 	"container/heap"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory"
 	"slices"
 	"strconv"
 	"strings"
@@ -269,8 +270,8 @@ func (f *TaskFile) Next() (Task, bool) {
 }
 
 // Counts returns how many tasks are in each state.
-func (f *TaskFile) Counts() TaskCounts {
-	var c TaskCounts
+func (f *TaskFile) Counts() memory.TaskCounts {
+	var c memory.TaskCounts
 	for i := range f.tasks {
 		switch f.tasks[i].state {
 		case TaskOpen:

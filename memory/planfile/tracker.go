@@ -1,10 +1,11 @@
-package memory
+package planfile
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,7 +49,7 @@ type Tracker interface {
 // plan ("beads:EPIC", BeadsPlanName) is read through bd.
 func OpenTracker(fs afero.Fs, root, path string) (Tracker, error) {
 	if path == "" {
-		path = TasksFile
+		path = memory.TasksFile
 	}
 	if epic, ok := BeadsEpic(path); ok {
 		return openBeads(fs, root, path, epic)
@@ -61,12 +62,12 @@ func OpenTracker(fs afero.Fs, root, path string) (Tracker, error) {
 	if rel, err := filepath.Rel(root, abs); err == nil && !strings.HasPrefix(rel, "..") {
 		name = filepath.ToSlash(rel)
 	}
-	data, err := rootfs.ReadSmall(fs, abs, MaxStateFile)
+	data, err := rootfs.ReadSmall(fs, abs, memory.MaxStateFile)
 	var tooLarge *rootfs.TooLargeError
 	switch {
 	case errors.As(err, &tooLarge):
 		return nil, err // a sentence of its own, naming the file
-	case errors.Is(err, os.ErrNotExist) && name == TasksFile:
+	case errors.Is(err, os.ErrNotExist) && name == memory.TasksFile:
 		return &markdownTracker{fs: fs, path: abs, name: name}, nil
 	case errors.Is(err, os.ErrNotExist):
 		return nil, planErrorf("there is no plan %s", name)
@@ -109,7 +110,7 @@ func CheckRunnable(tr Tracker) error {
 		return err
 	}
 	if f.Counts().Total == 0 {
-		if tr.Name() == TasksFile {
+		if tr.Name() == memory.TasksFile {
 			if m, ok := tr.(*markdownTracker); ok {
 				if _, err := m.fs.Stat(m.path); errors.Is(err, os.ErrNotExist) {
 					return ErrNoTasksFile
@@ -211,12 +212,12 @@ type viewState struct {
 }
 
 func (v *viewTracker) sidecar() string {
-	return filepath.Join(v.root, StateDir, "plans", strings.NewReplacer("/", "__", "\\", "__", ":", "__").Replace(v.name)+".json")
+	return filepath.Join(v.root, memory.StateDir, "plans", strings.NewReplacer("/", "__", "\\", "__", ":", "__").Replace(v.name)+".json")
 }
 
 func (v *viewTracker) readSidecar() map[string]viewState {
 	out := map[string]viewState{}
-	if data, err := rootfs.ReadSmall(v.fs, v.sidecar(), MaxSessionFile); err == nil {
+	if data, err := rootfs.ReadSmall(v.fs, v.sidecar(), memory.MaxSessionFile); err == nil {
 		_ = json.Unmarshal(data, &out)
 	}
 	return out
@@ -383,7 +384,7 @@ func (v *viewTracker) Update(fn func(f *TaskFile) error) (*TaskFile, error) {
 		if err := v.fs.MkdirAll(filepath.Dir(v.sidecar()), 0o755); err != nil {
 			return nil, err
 		}
-		if err := WriteFileAtomic(v.fs, v.sidecar(), append(data, '\n'), 0o644); err != nil {
+		if err := memory.WriteFileAtomic(v.fs, v.sidecar(), append(data, '\n'), 0o644); err != nil {
 			return nil, err
 		}
 	}

@@ -1,7 +1,8 @@
-package memory
+package planfile
 
 import (
 	"errors"
+	"github.com/ralph-dev/ralph/memory"
 	"regexp"
 	"strings"
 	"sync"
@@ -109,7 +110,7 @@ func parseRalphex(data []byte) []ralphexSection {
 }
 
 func (r *ralphexSource) read() ([]sourceTask, error) {
-	data, err := rootfs.ReadSmall(r.fs, r.path, MaxStateFile)
+	data, err := rootfs.ReadSmall(r.fs, r.path, memory.MaxStateFile)
 	if errors.As(err, new(*rootfs.TooLargeError)) {
 		return nil, err
 	}
@@ -151,7 +152,7 @@ func (r *ralphexSource) markDone(done map[string]bool) error {
 			}
 		}
 	}
-	return WriteFileAtomic(r.fs, r.path, []byte(strings.Join(lines, "\n")), perm)
+	return memory.WriteFileAtomic(r.fs, r.path, []byte(strings.Join(lines, "\n")), perm)
 }
 
 // verify is the plan's validation commands, joined with &&: a command

@@ -1,10 +1,11 @@
-package memory
+package planfile
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory"
 	"io"
 	"math"
 	"slices"
@@ -179,7 +180,7 @@ func prdJSONError(data []byte, err error) error {
 	case errors.As(err, &typ):
 		line, col := lineCol(data, valueStart(data, int(typ.Offset)))
 		want := map[string]string{"string": "a string", "bool": "true or false", "[]string": "a list of strings",
-			"[]memory.prdStory": "a list of stories", "memory.prdDoc": "an object", "memory.prdStory": "an object",
+			"[]planfile.prdStory": "a list of stories", "planfile.prdDoc": "an object", "planfile.prdStory": "an object",
 			"[]interface {}": "a list"}[typ.Type.String()]
 		if want == "" {
 			want = typ.Type.String()
@@ -306,7 +307,7 @@ func (f *TaskFile) importPRD(doc *prdDoc, res *ImportResult) error {
 				dep = sanitizeTaskID(ds)
 				if _, ok := existing[dep]; !ok || dep == "" {
 					warn("Story %s depends on %q, which is neither a story in this file nor a task in %s; "+
-						"its task waits until a task with that id exists.", name, ds, TasksFile)
+						"its task waits until a task with that id exists.", name, ds, memory.TasksFile)
 				}
 			}
 			switch {

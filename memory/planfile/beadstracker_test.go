@@ -1,4 +1,4 @@
-package memory
+package planfile
 
 import (
 	"errors"
@@ -32,7 +32,7 @@ func TestBeadsPlanNames(t *testing.T) {
 // task seen as such.
 func TestBeadsViewOfRecordedList(t *testing.T) {
 	read := func(name string) []beads.Issue {
-		data, err := os.ReadFile(filepath.Join("..", "testdata", "beads", name))
+		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "beads", name))
 		if err != nil {
 			t.Fatal(err)
 		}

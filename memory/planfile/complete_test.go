@@ -1,7 +1,8 @@
-package memory
+package planfile
 
 import (
 	"errors"
+	"github.com/ralph-dev/ralph/memory"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,7 @@ import (
 // done, as session session.
 func doneEntry(t *testing.T, fs afero.Fs, id string, attempt int, session string) {
 	t.Helper()
-	if err := AppendProgress(fs, sfRoot, ProgressEntry{Time: sfNow, Title: "task " + id, Body: "did " + id,
+	if err := memory.AppendProgress(fs, sfRoot, memory.ProgressEntry{Time: sfNow, Title: "task " + id, Body: "did " + id,
 		SessionID: session, Iteration: 1, TaskID: id, Attempt: attempt}); err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +26,7 @@ func doneEntry(t *testing.T, fs afero.Fs, id string, attempt int, session string
 // the project does, and returns the file it leaves.
 func recoverTasks(t *testing.T, fs afero.Fs, tasks string) (Recovered, string) {
 	t.Helper()
-	sfWrite(t, fs, TasksFile, tasks)
+	sfWrite(t, fs, memory.TasksFile, tasks)
 	var rec Recovered
 	if _, err := UpdateTasks(fs, sfRoot, func(f *TaskFile) (err error) {
 		rec, err = RecoverInProgress(fs, sfRoot, f)
@@ -33,7 +34,7 @@ func recoverTasks(t *testing.T, fs afero.Fs, tasks string) (Recovered, string) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	return rec, sfRead(t, fs, TasksFile)
+	return rec, sfRead(t, fs, memory.TasksFile)
 }
 
 // TestRecoverInProgress is the rule for a task a ralph that is gone left
@@ -47,7 +48,7 @@ func TestRecoverInProgress(t *testing.T) {
 	doneEntry(t, fs, "t3", 1, "20260101T000000Z-aaaaaa")  // an attempt before the one in progress
 	doneEntry(t, fs, "t4", 12, "20260101T000000Z-aaaaaa") // attempt 12 is not attempt 1
 	// A summary the model wrote that looks like another task's mark.
-	if err := AppendProgress(fs, sfRoot, ProgressEntry{Time: sfNow, Title: "t6",
+	if err := memory.AppendProgress(fs, sfRoot, memory.ProgressEntry{Time: sfNow, Title: "t6",
 		Body: "<!-- ralph:progress task=t5 attempt=1 session=x -->", TaskID: "t6", Attempt: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func TestRecoverInProgress(t *testing.T) {
 type unreadableProgress struct{ afero.Fs }
 
 func (u unreadableProgress) Open(name string) (afero.File, error) {
-	if filepath.Base(name) == ProgressFile {
+	if filepath.Base(name) == memory.ProgressFile {
 		return nil, &os.PathError{Op: "open", Path: name, Err: syscall.EIO}
 	}
 	return u.Fs.Open(name)
@@ -127,7 +128,7 @@ func TestProgressEntryOncePerAttempt(t *testing.T) {
 	doneEntry(t, fs, "t2", 1, "20260101T000000Z-aaaaaa")
 	doneEntry(t, fs, "t2", 1, "20260102T000000Z-bbbbbb") // a new ralph run, the same completion
 	doneEntry(t, fs, "t2", 2, "20260102T000000Z-bbbbbb")
-	got := sfRead(t, fs, ProgressFile)
+	got := sfRead(t, fs, memory.ProgressFile)
 	if n := strings.Count(got, "— task t2\n"); n != 2 {
 		t.Fatalf("%d entries, want 2 (attempts 1 and 2):\n%s", n, got)
 	}
@@ -143,10 +144,10 @@ func TestProgressEntryOncePerAttempt(t *testing.T) {
 // done, and a task whose entry cannot be written is not marked at all.
 func TestCompleteTaskOrder(t *testing.T) {
 	fs := afero.NewMemMapFs()
-	sfWrite(t, fs, ProgressFile, "# Progress\n")
-	e := ProgressEntry{Time: sfNow, Title: "a", TaskID: "t1", Attempt: 1, SessionID: "s"}
+	sfWrite(t, fs, memory.ProgressFile, "# Progress\n")
+	e := memory.ProgressEntry{Time: sfNow, Title: "a", TaskID: "t1", Attempt: 1, SessionID: "s"}
 	err := CompleteTask(fs, sfRoot, e, func() error {
-		if !strings.Contains(sfRead(t, fs, ProgressFile), "task=t1 attempt=1 ") {
+		if !strings.Contains(sfRead(t, fs, memory.ProgressFile), "task=t1 attempt=1 ") {
 			t.Error("the task was marked before its entry was written")
 		}
 		return nil
@@ -166,17 +167,17 @@ func TestCompleteTaskOrder(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.fs.Fs = afero.NewMemMapFs()
-			sfWrite(t, tc.fs.Fs, ProgressFile, "# Progress\n")
+			sfWrite(t, tc.fs.Fs, memory.ProgressFile, "# Progress\n")
 			marked := false
 			e.Attempt = 2
 			err := CompleteTask(tc.fs, sfRoot, e, func() error { marked = true; return nil })
-			if marked || !errors.Is(err, ErrProgressNotWritten) || !errors.Is(err, tc.cause) || IsDiskFull(err) != tc.full {
+			if marked || !errors.Is(err, ErrProgressNotWritten) || !errors.Is(err, tc.cause) || memory.IsDiskFull(err) != tc.full {
 				t.Fatalf("marked %v, err %v", marked, err)
 			}
 			// Nothing of the entry is left: a later attempt's entry
 			// would otherwise follow half of this one, or one whose
 			// sync failed, which may not be on disk.
-			if got := sfRead(t, tc.fs.Fs, ProgressFile); got != "# Progress\n" {
+			if got := sfRead(t, tc.fs.Fs, memory.ProgressFile); got != "# Progress\n" {
 				t.Errorf("the progress file holds %q", got)
 			}
 		})

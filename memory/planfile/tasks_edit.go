@@ -1,9 +1,10 @@
-package memory
+package planfile
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory"
 	"os"
 	"path/filepath"
 	"slices"
@@ -372,7 +373,7 @@ var tasksMu sync.Mutex
 // readTasks reads a task list whole, up to MaxStateFile: a larger one is
 // refused before it is parsed, and so before anything could rewrite it.
 func readTasks(fs afero.Fs, path string) ([]byte, os.FileMode, error) {
-	data, err := rootfs.ReadSmall(fs, path, MaxStateFile)
+	data, err := rootfs.ReadSmall(fs, path, memory.MaxStateFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, 0o644, nil
 	}
@@ -392,13 +393,13 @@ func readTasks(fs afero.Fs, path string) ([]byte, os.FileMode, error) {
 // matches it and says which is the case: the file is missing
 // (ErrNoTasksFile), or there but without a task, as `ralph init` leaves
 // it (ErrEmptyTasks).
-var ErrNoTasks = errors.New(TasksFile + " has no tasks")
+var ErrNoTasks = errors.New(memory.TasksFile + " has no tasks")
 
 // ErrNoTasksFile and ErrEmptyTasks are ErrNoTasks, each in the words of
 // its case.
 var (
-	ErrNoTasksFile error = noTasksError(TasksFile + " has no tasks: there is no such file; `ralph init` creates it, then add lines like \"- [ ] do something\" (or `ralph plan \"a feature\"` writes them)")
-	ErrEmptyTasks  error = noTasksError(TasksFile + " has no tasks yet; add lines like \"- [ ] do something\" (or `ralph plan \"a feature\"` writes them)")
+	ErrNoTasksFile error = noTasksError(memory.TasksFile + " has no tasks: there is no such file; `ralph init` creates it, then add lines like \"- [ ] do something\" (or `ralph plan \"a feature\"` writes them)")
+	ErrEmptyTasks  error = noTasksError(memory.TasksFile + " has no tasks yet; add lines like \"- [ ] do something\" (or `ralph plan \"a feature\"` writes them)")
 )
 
 type noTasksError string
@@ -408,7 +409,7 @@ func (e noTasksError) Is(target error) bool { return target == ErrNoTasks }
 
 // LoadTasks reads root's RALPH_TASKS.md; a missing file is an empty list.
 func LoadTasks(fs afero.Fs, root string) (*TaskFile, error) {
-	data, _, err := readTasks(fs, filepath.Join(root, TasksFile))
+	data, _, err := readTasks(fs, filepath.Join(root, memory.TasksFile))
 	if err != nil {
 		return nil, err
 	}
@@ -422,7 +423,7 @@ func LoadTasks(fs afero.Fs, root string) (*TaskFile, error) {
 // Add) and is created only if fn changes something; its mode is otherwise
 // kept. If fn fails, nothing is written and the error is returned.
 func UpdateTasks(fs afero.Fs, root string, fn func(f *TaskFile) error) (*TaskFile, error) {
-	return updateTaskFile(fs, filepath.Join(root, TasksFile), fn)
+	return updateTaskFile(fs, filepath.Join(root, memory.TasksFile), fn)
 }
 
 // updateTaskFile is UpdateTasks of the task file at path.
@@ -438,7 +439,7 @@ func updateTaskFile(fs afero.Fs, path string, fn func(f *TaskFile) error) (*Task
 		return nil, err
 	}
 	if after := f.Bytes(); !bytes.Equal(before, after) {
-		if err := WriteFileAtomic(fs, path, after, perm); err != nil {
+		if err := memory.WriteFileAtomic(fs, path, after, perm); err != nil {
 			return nil, err
 		}
 	}

@@ -1,8 +1,9 @@
-package memory
+package planfile
 
 import (
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory"
 	"os"
 	"path/filepath"
 	"sort"
@@ -21,7 +22,7 @@ func PlansDir(fs afero.Fs, root, configured string) string {
 	if fi, err := fs.Stat(filepath.Join(root, "docs", "plans")); err == nil && fi.IsDir() {
 		return "docs/plans"
 	}
-	return filepath.ToSlash(filepath.Join(StateDir, "plans"))
+	return filepath.ToSlash(filepath.Join(memory.StateDir, "plans"))
 }
 
 // CompletedDir is where a finished plan is moved (ralph run
@@ -33,9 +34,9 @@ func CompletedDir(plansDir string) string {
 // PlanInfo is one plan of `ralph plans`.
 type PlanInfo struct {
 	// Name is the plan's path relative to the project root.
-	Name   string     `json:"plan"`
-	Format string     `json:"format"` // "tasks", "ralphex", "prd" or "beads"
-	Tasks  TaskCounts `json:"tasks"`
+	Name   string            `json:"plan"`
+	Format string            `json:"format"` // "tasks", "ralphex", "prd" or "beads"
+	Tasks  memory.TaskCounts `json:"tasks"`
 	// Session is the newest session that worked the plan, "" for none;
 	// Status its status (running, paused, interrupted, completed, ...).
 	Session string `json:"session,omitempty"`
@@ -52,8 +53,8 @@ type PlanInfo struct {
 // newest session of each.
 func ListPlans(fs afero.Fs, root, plansDir string) ([]PlanInfo, error) {
 	var names []string
-	if _, err := fs.Stat(filepath.Join(root, TasksFile)); err == nil {
-		names = append(names, TasksFile)
+	if _, err := fs.Stat(filepath.Join(root, memory.TasksFile)); err == nil {
+		names = append(names, memory.TasksFile)
 	}
 	infos, err := afero.ReadDir(fs, filepath.Join(root, plansDir))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -109,17 +110,17 @@ func trackerFormat(tr Tracker) string {
 
 // PlanSessions maps each plan to the newest task-loop session that worked
 // it (RALPH_TASKS.md for sessions that name none).
-func PlanSessions(fs afero.Fs, root string) map[string]State {
-	ids, _ := ListSessions(fs, root)
-	out := map[string]State{}
+func PlanSessions(fs afero.Fs, root string) map[string]memory.State {
+	ids, _ := memory.ListSessions(fs, root)
+	out := map[string]memory.State{}
 	for _, id := range ids { // oldest first: the newest wins
-		st, err := LoadSessionState(fs, root, id)
+		st, err := memory.LoadSessionState(fs, root, id)
 		if err != nil || st.Run == nil {
 			continue
 		}
 		plan := st.Run.Plan
 		if plan == "" {
-			plan = TasksFile
+			plan = memory.TasksFile
 		}
 		out[plan] = st
 	}
@@ -136,7 +137,7 @@ func SessionToResume(fs afero.Fs, root, plan string) string {
 		return ""
 	}
 	switch st.Status {
-	case StatusPaused, StatusInterrupted, StatusRunning:
+	case memory.StatusPaused, memory.StatusInterrupted, memory.StatusRunning:
 		return st.SessionID
 	}
 	return ""
@@ -146,7 +147,7 @@ func SessionToResume(fs afero.Fs, root, plan string) string {
 // --archive-done), as ralphex does, and forgets what ralph kept beside
 // it; it returns the new path. RALPH_TASKS.md is never moved.
 func ArchivePlan(fs afero.Fs, root, plan, plansDir string) (string, error) {
-	if plan == "" || plan == TasksFile {
+	if plan == "" || plan == memory.TasksFile {
 		return "", nil
 	}
 	dest := filepath.ToSlash(filepath.Join(CompletedDir(plansDir), filepath.Base(plan)))

@@ -1,10 +1,11 @@
-package memory
+package planfile
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory"
 	"io"
 	"strconv"
 	"strings"
@@ -25,7 +26,7 @@ type prdSource struct {
 }
 
 func (p *prdSource) read() ([]sourceTask, error) {
-	data, err := rootfs.ReadSmall(p.fs, p.path, MaxStateFile)
+	data, err := rootfs.ReadSmall(p.fs, p.path, memory.MaxStateFile)
 	if errors.As(err, new(*rootfs.TooLargeError)) {
 		return nil, err
 	}
@@ -97,7 +98,7 @@ func (p *prdSource) markDone(done map[string]bool) error {
 			data = replaceAt(data, sp.to, sp.to, `, "passes": `+val)
 		}
 	}
-	return WriteFileAtomic(p.fs, p.path, data, perm)
+	return memory.WriteFileAtomic(p.fs, p.path, data, perm)
 }
 
 // passesSpan is where a story's "passes" value lies: [from, to), or, for a

@@ -1,8 +1,9 @@
-package memory
+package planfile
 
 import (
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -298,7 +299,7 @@ func TestTaskNext(t *testing.T) {
 
 func TestTaskCounts(t *testing.T) {
 	got := ParseTasks([]byte("- [ ] a\n- [ ] b\n- [~] c\n- [x] d\n- [X] e\n- [!] f\n- [-] g\n```\n- [ ] h\n```\n")).Counts()
-	want := TaskCounts{Open: 2, InProgress: 1, Done: 2, Failed: 1, Skipped: 1, Total: 7}
+	want := memory.TaskCounts{Open: 2, InProgress: 1, Done: 2, Failed: 1, Skipped: 1, Total: 7}
 	if got != want {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
@@ -340,7 +341,7 @@ func TestTaskValidate(t *testing.T) {
 
 func TestTaskUpdateKeepsHumanEdits(t *testing.T) {
 	fs := afero.NewMemMapFs()
-	path := filepath.Join("/p", TasksFile)
+	path := filepath.Join("/p", memory.TasksFile)
 	if err := afero.WriteFile(fs, path, []byte("# Tasks\r\n\r\n- [ ] a\r\n- [ ] b"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -376,13 +377,13 @@ func TestTaskUpdateMissingFile(t *testing.T) {
 	if _, err := UpdateTasks(fs, "/p", func(f *TaskFile) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if ok, _ := afero.Exists(fs, "/p/"+TasksFile); ok {
+	if ok, _ := afero.Exists(fs, "/p/"+memory.TasksFile); ok {
 		t.Error("an update that changed nothing created the file")
 	}
 	if _, err := UpdateTasks(fs, "/p", func(f *TaskFile) error { f.Add("First", nil); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := afero.ReadFile(fs, "/p/"+TasksFile); string(got) != "- [ ] First\n" {
+	if got, _ := afero.ReadFile(fs, "/p/"+memory.TasksFile); string(got) != "- [ ] First\n" {
 		t.Errorf("got %q", got)
 	}
 	if f, err := LoadTasks(fs, "/p"); err != nil || f.Counts().Open != 1 {
@@ -392,7 +393,7 @@ func TestTaskUpdateMissingFile(t *testing.T) {
 
 func TestTaskUpdateWritesOnlyChanges(t *testing.T) {
 	mem := afero.NewMemMapFs()
-	if err := afero.WriteFile(mem, "/p/"+TasksFile, []byte("- [x] a\n"), 0o644); err != nil {
+	if err := afero.WriteFile(mem, "/p/"+memory.TasksFile, []byte("- [x] a\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ro := afero.NewReadOnlyFs(mem)
@@ -409,7 +410,7 @@ func TestTaskUpdateWritesOnlyChanges(t *testing.T) {
 	}); !errors.Is(err, boom) || f != nil {
 		t.Errorf("fn's error: %v, %v", f, err)
 	}
-	if got, _ := afero.ReadFile(mem, "/p/"+TasksFile); string(got) != "- [x] a\n" {
+	if got, _ := afero.ReadFile(mem, "/p/"+memory.TasksFile); string(got) != "- [x] a\n" {
 		t.Errorf("a failed update wrote %q", got)
 	}
 }

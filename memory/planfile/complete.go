@@ -1,8 +1,9 @@
-package memory
+package planfile
 
 import (
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory"
 
 	"github.com/spf13/afero"
 )
@@ -38,8 +39,8 @@ var ErrProgressNotWritten = errors.New("the task's progress entry could not be w
 // written, markDone is not called and the error wraps
 // ErrProgressNotWritten; markDone's own error is returned as it is, the
 // entry then being on disk for recovery to find.
-func CompleteTask(fs afero.Fs, root string, e ProgressEntry, markDone func() error) error {
-	if err := AppendProgress(fs, root, e); err != nil {
+func CompleteTask(fs afero.Fs, root string, e memory.ProgressEntry, markDone func() error) error {
+	if err := memory.AppendProgress(fs, root, e); err != nil {
 		return fmt.Errorf("%w: %w", ErrProgressNotWritten, err)
 	}
 	return markDone()
@@ -80,14 +81,14 @@ func RecoverInProgress(fs afero.Fs, root string, f *TaskFile) (Recovered, error)
 	if len(inProgress) == 0 {
 		return rec, nil
 	}
-	progress, err := ReadProgress(fs, root)
+	progress, err := memory.ReadProgress(fs, root)
 	if err != nil {
 		return rec, fmt.Errorf("cannot tell which tasks in progress were done: %w", err)
 	}
 	for _, i := range inProgress {
 		t := f.task(i)
 		state := TaskOpen
-		if t.Meta["id"] != "" && HasProgressMark(progress, t.ID, t.Attempts) {
+		if t.Meta["id"] != "" && memory.HasProgressMark(progress, t.ID, t.Attempts) {
 			state = TaskDone
 		}
 		if f.setState(i, state, stateChar[state]) != nil {
