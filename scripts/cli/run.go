@@ -343,7 +343,8 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	// reaches the agents working tasks at their next step boundary.
 	// Approvals are asked at the terminal when there is one and through
 	// ralph answer; the loop's own questions (the budget, the breaker)
-	// only where there is a terminal: without one, its limits stop it.
+	// only where there is a terminal or --wait-for-answers: without
+	// either, its limits stop it.
 	ctl := loop.NewControl()
 	queue := interrupts.NewQueue()
 	at := p.Attach(ctx, project.Face{Handle: face.Handle, Notify: face.Notify, Asker: face.Asker(), Queue: queue, Signals: true,
@@ -358,9 +359,15 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 		}})
 	defer at.Detach()
 	coord, questions := at.Coord, at.Questions
-	ask := face.Confirmer()
-	if ask != nil && questions != nil {
-		ask = questions.Confirmer(ask)
+	// The loop's own questions follow project.LoopAsks, as a run on
+	// Temporal does: at the terminal, and through ralph answer when a
+	// person said they would answer from another terminal.
+	var ask func(context.Context, string) bool
+	if term := face.Confirmer(); p.LoopAsks(term != nil) {
+		ask = term
+		if questions != nil {
+			ask = questions.Confirmer(term)
+		}
 	}
 	// Stop and switch: a Ctrl-C at a terminal stops and saves the loop;
 	// the person goes on talking to the same coordinator, and /run

@@ -307,7 +307,7 @@ func Steer(ctx context.Context, root string, m remote.Marker, req control.Reques
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Stderr = stderr
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("ralph-temporal signal %s: %w", op, err)
+		return "", fmt.Errorf("ralph-temporal signal %s: %w", req.Op, err)
 	}
 	return done, nil
 }
