@@ -236,6 +236,13 @@ func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memo
 	if start.Prompt, err = promptText(root, start.Run.PromptTemplate, cfg.PromptTemplate); err != nil {
 		return face.Fail(ExitUsage, err), true
 	}
+	// The workflow asks the loop's questions where a local run of the
+	// same command would, and waits as long as ralph answer would be
+	// waited for here.
+	start.Ask, start.AskTimeout = project.LoopAsks(c.f.answers, cfg.AnswerTimeout, face.Confirmer() != nil, os.Getenv)
+	if !start.Ask {
+		start.AskTimeout = 0
+	}
 	return runTemporal(ctx, face, temporal.Run{Root: root, Engine: e, Start: start}), true
 }
 
