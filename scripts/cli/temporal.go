@@ -31,8 +31,8 @@ func runTemporal(ctx context.Context, face *OneShot, t temporal.Run) int {
 		}
 	}()
 	handle := face.Handle
-	if term := face.Confirmer(); t.Start.Ask && term != nil {
-		a := &temporalAsker{ctx: ctx, confirm: term, run: t, stderr: face.Stderr}
+	if t.Start.Ask {
+		a := &temporalAsker{ctx: ctx, confirm: face.Confirmer(), notify: face.Notify, run: t, stderr: face.Stderr}
 		defer a.stop()
 		handle = func(ev coordinator.Event) {
 			face.Handle(ev)
@@ -113,8 +113,11 @@ func (r Records) WatchTemporal(ctx context.Context, m remote.Marker, jsonOut boo
 // from another terminal answers the workflow too; its answered event
 // withdraws the question here, as a local run's terminal is withdrawn.
 type temporalAsker struct {
-	ctx     context.Context
+	ctx context.Context
+	// confirm asks at the terminal; nil without one, when notify says
+	// how to answer from another terminal, as a local run's note does.
 	confirm func(context.Context, string) bool
+	notify  func(string)
 	run     temporal.Run
 	stderr  io.Writer
 
@@ -130,6 +133,11 @@ func (a *temporalAsker) event(ev coordinator.Event) {
 	switch {
 	case ev.Type == coordinator.EventQuestion && ev.Question != nil && ev.Question.Kind == "confirm":
 		a.withdraw()
+		if a.confirm == nil {
+			a.notify(fmt.Sprintf("waiting up to %s for an answer to question #%d:\n%s\nanswer from another terminal: %s",
+				a.run.Start.AskTimeout, ev.Question.ID, ev.Question.Text, ev.Question.AnswerCommand()))
+			return
+		}
 		qctx, cancel := context.WithCancel(a.ctx)
 		a.cancel = cancel
 		a.wg.Add(1)
