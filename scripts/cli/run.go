@@ -229,19 +229,12 @@ func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memo
 	default:
 		return face.Fail(ExitUsage, fmt.Errorf("--engine must be local or temporal, not %q", e.Name)), true
 	}
-	start, err := c.temporalStart(settle, cfg, changed)
+	start, err := c.temporalStart(settle, cfg, changed, face.Confirmer() != nil)
 	if err != nil {
 		return face.Fail(ExitUsage, err), true
 	}
 	if start.Prompt, err = promptText(root, start.Run.PromptTemplate, cfg.PromptTemplate); err != nil {
 		return face.Fail(ExitUsage, err), true
-	}
-	// The workflow asks the loop's questions where a local run of the
-	// same command would, and waits as long as ralph answer would be
-	// waited for here.
-	start.Ask, start.AskTimeout = project.LoopAsks(c.f.answers, cfg.AnswerTimeout, face.Confirmer() != nil, os.Getenv)
-	if !start.Ask {
-		start.AskTimeout = 0
 	}
 	return runTemporal(ctx, face, temporal.Run{Root: root, Engine: e, Start: start}), true
 }
@@ -250,7 +243,10 @@ func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memo
 // settings, and the session's that its workers take where they tighten
 // their own (remote.Session). A flag the settings table refuses there,
 // or a setting the loop on Temporal cannot run, is the sentence why.
-func (c *cli) temporalStart(settle func(*memory.RunConfig) (*memory.RunConfig, error), cfg config.Config, changed func(string) bool) (remote.Start, error) {
+// terminal says a person reads the run at this terminal, where the
+// workflow's questions are asked.
+func (c *cli) temporalStart(settle func(*memory.RunConfig) (*memory.RunConfig, error), cfg config.Config, changed func(string) bool,
+	terminal bool) (remote.Start, error) {
 	if err := refusedRunFlag(changed); err != nil {
 		return remote.Start{}, err
 	}
@@ -272,6 +268,11 @@ func (c *cli) temporalStart(settle func(*memory.RunConfig) (*memory.RunConfig, e
 	if c.f.maxWaitSet {
 		start.MaxWait = c.f.maxWait
 	}
+	// The workflow asks the loop's questions where a local run of the
+	// same command would (project.LoopAsks), and waits as long as ralph
+	// answer would be waited for here; the timeout travels even when
+	// nothing asks, as the setting it is.
+	start.Ask, start.AskTimeout = project.LoopAsks(c.f.answersWithNoWait(), cfg.AnswerTimeout, terminal, os.Getenv)
 	return start, nil
 }
 

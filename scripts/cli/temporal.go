@@ -60,7 +60,7 @@ func (r Records) TemporalMarker() (remote.Marker, bool) {
 	return temporal.ReadMarker(r.Fs, r.Root)
 }
 
-// SteerTemporal is ralph stop, say, pause and continue for a run on
+// SteerTemporal is ralph stop, say, pause, continue and answer for a run on
 // Temporal: a signal to its workflow.
 func (r Records) SteerTemporal(ctx context.Context, m remote.Marker, req control.Request) int {
 	done, err := temporal.Steer(ctx, r.Root, m, req, r.Err)
