@@ -133,6 +133,6 @@ func TestTemporalAndLocalRunsLeaveAQuestionUnansweredAlike(t *testing.T) {
 	sameOnBothHosts(t, env, nil, []string{"write a.txt one", "broken b.txt two", "write c.txt three"},
 		[]string{"--output-format", "stream-json", "run", "--retries", "0", "--breaker", "no_progress >= 1",
 			"--wait-for-answers", "--answer-timeout", "2s"}, 1,
-		[]string{"task_picked t1", "task_picked t2", "task_skip t2", "breaker", "breaker_stop"},
+		[]string{"task_picked t1", "task_picked t2", "task_skip t2", "breaker t2", "breaker_stop"},
 		[]string{"t1 done", "t2 failed", "t3 open"})
 }
