@@ -432,3 +432,33 @@ func TestTemporalRunTakesRalphAnswer(t *testing.T) {
 		t.Errorf("tasks %q, want %q", got, want)
 	}
 }
+
+// TestTemporalRunAsksAtItsTerminal: at a terminal a run on Temporal asks
+// the workflow's question as a local run asks its own ([y/N] at the
+// terminal), and the y typed there is the workflow's answer.
+func TestTemporalRunAsksAtItsTerminal(t *testing.T) {
+	t.Parallel()
+	srv := fileTaskModel(t, nil)
+	env := append(cleanEnv(t, "OPENAI_BASE_URL="+srv.URL), personGit...)
+	addr := startDevServer(t)
+	project, remoteDir := temporalProject(t, "write a.txt one", "broken b.txt two", "write c.txt three")
+	startWorker(t, addr, env)
+	r := startPTY(t, project, env, "run", "--retries", "0", "--breaker", "no_progress >= 1", "--engine", "temporal", "--address", addr)
+	r.waitFor("[y/N]", 2*time.Minute)
+	r.typeKeys("y")
+	select {
+	case <-r.exited:
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("the run did not end after the answer; the screen shows:\n%s", r.screen())
+	}
+	if ee, ok := r.err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("ralph run: %v, want exit 1 (t2 failed); the screen shows:\n%s", r.err, r.screen())
+	}
+	want := []string{"task_picked t1", "task_picked t2", "task_skip t2", "breaker t2", "breaker_go_on", "task_picked t3"}
+	if got := loopDecisions(t, project); !slices.Equal(got, want) {
+		t.Errorf("decisions\n%q\nwant\n%q", got, want)
+	}
+	if got, want := taskStates(t, onRemote(t, remoteDir)), []string{"t1 done", "t2 failed", "t3 done"}; !slices.Equal(got, want) {
+		t.Errorf("tasks %q, want %q", got, want)
+	}
+}
