@@ -134,8 +134,12 @@ func (a *temporalAsker) event(ev coordinator.Event) {
 	case ev.Type == coordinator.EventQuestion && ev.Question != nil && ev.Question.Kind == "confirm":
 		a.withdraw()
 		if a.confirm == nil {
-			a.notify(fmt.Sprintf("waiting up to %s for an answer to question #%d:\n%s\nanswer from another terminal: %s",
-				a.run.Start.AskTimeout, ev.Question.ID, ev.Question.Text, ev.Question.AnswerCommand()))
+			how := "waiting for an answer"
+			if a.run.Start.AskTimeout > 0 {
+				how = fmt.Sprintf("waiting up to %s for an answer", a.run.Start.AskTimeout)
+			}
+			a.notify(fmt.Sprintf("%s to question #%d:\n%s\nanswer from another terminal: %s",
+				how, ev.Question.ID, ev.Question.Text, ev.Question.AnswerCommand()))
 			return
 		}
 		qctx, cancel := context.WithCancel(a.ctx)
