@@ -18,7 +18,8 @@ import (
 // (ralph run --engine temporal) makes the same decisions and ends with
 // the same task states. The plan holds a pass, a failure that trips the
 // breaker (no_progress >= 1, nobody to ask: it opens, goes half-open,
-// and the next task's success closes it), and ends with nothing left.
+// and the next task's success closes it), and ends with nothing left;
+// and a question nobody answers (the breaker where someone may answer).
 
 // machineKinds are the decision kinds the machine records; a host's own
 // (git, a task's id) are left out of the comparison.
@@ -119,4 +120,20 @@ func TestTemporalAndLocalRunsWaitOutALimitAlike(t *testing.T) {
 		[]string{"--output-format", "stream-json", "run", "--max-wait", "1m"}, 0,
 		[]string{"task_picked t1", "limit_wait t1", "limit_wait_over", "task_picked t1", "task_picked t2"},
 		[]string{"t1 done", "t2 done"})
+}
+
+// TestTemporalAndLocalRunsLeaveAQuestionUnansweredAlike: the breaker
+// trips where a person said they would answer (--wait-for-answers, no
+// terminal), so both hosts ask whether to go on; nobody answers within
+// the answer timeout, the default is no, and both stop there with the
+// last task left open.
+func TestTemporalAndLocalRunsLeaveAQuestionUnansweredAlike(t *testing.T) {
+	t.Parallel()
+	srv := fileTaskModel(t, nil)
+	env := append(cleanEnv(t, "OPENAI_BASE_URL="+srv.URL), personGit...)
+	sameOnBothHosts(t, env, nil, []string{"write a.txt one", "broken b.txt two", "write c.txt three"},
+		[]string{"--output-format", "stream-json", "run", "--retries", "0", "--breaker", "no_progress >= 1",
+			"--wait-for-answers", "--answer-timeout", "2s"}, 1,
+		[]string{"task_picked t1", "task_picked t2", "task_skip t2", "breaker t2", "breaker_stop"},
+		[]string{"t1 done", "t2 failed", "t3 open"})
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -400,5 +401,64 @@ func TestTemporalSayReachesTheAgentOnItsWorker(t *testing.T) {
 	}
 	if got := readFileT(t, filepath.Join(onRemote(t, remoteDir), "said.txt")); got != "hello\n" {
 		t.Errorf("said.txt on the remote = %q", got)
+	}
+}
+
+// TestTemporalRunTakesRalphAnswer: a run on Temporal started with
+// --wait-for-answers and no terminal asks the loop's question (the
+// breaker) and says how to answer it; ralph answer y from another
+// terminal reaches the workflow, which goes on and works the last task.
+func TestTemporalRunTakesRalphAnswer(t *testing.T) {
+	t.Parallel()
+	srv := fileTaskModel(t, nil)
+	env := append(cleanEnv(t, "OPENAI_BASE_URL="+srv.URL), personGit...)
+	addr := startDevServer(t)
+	project, remoteDir := temporalProject(t, "write a.txt one", "broken b.txt two", "write c.txt three")
+	w := startWorker(t, addr, env)
+	run, out, errb := startRalph(t, project, env, "--output-format", "stream-json", "run", "--retries", "0", "--breaker", "no_progress >= 1",
+		"--wait-for-answers", "--answer-timeout", "2m", "--engine", "temporal", "--address", addr)
+	waitFor(t, "the run's question", 2*time.Minute, func() bool { return strings.Contains(errb.String(), "answer from another terminal: ralph answer") })
+	if r := ralph(t, project, env, nil, "answer", "y"); r.code != 0 || !strings.Contains(r.stdout, "answered") {
+		t.Fatalf("ralph answer y: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if code, _ := waitCmd(t, run, 2*time.Minute, func() string { return out.String() + errb.String() + w.out.String() }); code != 1 {
+		t.Fatalf("ralph run: exit %d, want 1 (t2 failed)\n%s%s", code, out.String(), errb.String())
+	}
+	want := []string{"task_picked t1", "task_picked t2", "task_skip t2", "breaker t2", "breaker_go_on", "task_picked t3"}
+	if got := loopDecisions(t, project); !slices.Equal(got, want) {
+		t.Errorf("decisions\n%q\nwant\n%q", got, want)
+	}
+	if got, want := taskStates(t, onRemote(t, remoteDir)), []string{"t1 done", "t2 failed", "t3 done"}; !slices.Equal(got, want) {
+		t.Errorf("tasks %q, want %q", got, want)
+	}
+}
+
+// TestTemporalRunAsksAtItsTerminal: at a terminal a run on Temporal asks
+// the workflow's question as a local run asks its own ([y/N] at the
+// terminal), and the y typed there is the workflow's answer.
+func TestTemporalRunAsksAtItsTerminal(t *testing.T) {
+	t.Parallel()
+	srv := fileTaskModel(t, nil)
+	env := append(cleanEnv(t, "OPENAI_BASE_URL="+srv.URL), personGit...)
+	addr := startDevServer(t)
+	project, remoteDir := temporalProject(t, "write a.txt one", "broken b.txt two", "write c.txt three")
+	startWorker(t, addr, env)
+	r := startPTY(t, project, env, "run", "--retries", "0", "--breaker", "no_progress >= 1", "--engine", "temporal", "--address", addr)
+	r.waitFor("[y/N]", 2*time.Minute)
+	r.typeKeys("y")
+	select {
+	case <-r.exited:
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("the run did not end after the answer; the screen shows:\n%s", r.screen())
+	}
+	if ee, ok := r.err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("ralph run: %v, want exit 1 (t2 failed); the screen shows:\n%s", r.err, r.screen())
+	}
+	want := []string{"task_picked t1", "task_picked t2", "task_skip t2", "breaker t2", "breaker_go_on", "task_picked t3"}
+	if got := loopDecisions(t, project); !slices.Equal(got, want) {
+		t.Errorf("decisions\n%q\nwant\n%q", got, want)
+	}
+	if got, want := taskStates(t, onRemote(t, remoteDir)), []string{"t1 done", "t2 failed", "t3 done"}; !slices.Equal(got, want) {
+		t.Errorf("tasks %q, want %q", got, want)
 	}
 }

@@ -137,26 +137,36 @@ func runInput(start remote.Start, p engine.Project, backoff, heartbeat time.Dura
 		}
 	}
 	return engine.RunInput{Project: p, Run: start.Run, Session: start.Session, Prompt: start.Prompt, Backoff: backoff,
-		HeartbeatTimeout: heartbeat, MaxWait: start.MaxWait}, nil
+		HeartbeatTimeout: heartbeat, MaxWait: start.MaxWait, Ask: start.Ask, AskTimeout: start.AskTimeout}, nil
 }
 
 func signalCmd(conn *engine.Conn) *cobra.Command {
 	var pf projectFlags
 	var urgent bool
 	cmd := &cobra.Command{
-		Use:   "signal stop|say|pause|continue [TEXT]",
-		Short: "Steer the project's run: stop it, say something to its agents, pause or continue it",
+		Use:   "signal stop|say|pause|continue|answer [TEXT]",
+		Short: "Steer the project's run: stop it, say something to its agents, pause or continue it, answer its question (y or n)",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctl := engine.Control{Op: args[0], Text: strings.TrimSpace(strings.Join(args[1:], " ")), Urgent: urgent}
+			var answer engine.Answer
 			switch ctl.Op {
 			case remote.OpStop, remote.OpPause, remote.OpContinue:
 			case remote.OpSay:
 				if ctl.Text == "" {
 					return usageError{fmt.Errorf("the message is empty")}
 				}
+			case remote.OpAnswer:
+				// The workflow's questions are the loop's yes/no ones.
+				switch strings.ToLower(ctl.Text) {
+				case "y", "yes":
+					answer.Yes = true
+				case "n", "no":
+				default:
+					return usageError{fmt.Errorf("the run's question is a yes/no one: answer y or n, not %q", ctl.Text)}
+				}
 			default:
-				return usageError{fmt.Errorf("%q is not stop, say, pause or continue", ctl.Op)}
+				return usageError{fmt.Errorf("%q is not stop, say, pause, continue or answer", ctl.Op)}
 			}
 			p, err := pf.find(cmd.Context())
 			if err != nil {
@@ -167,6 +177,9 @@ func signalCmd(conn *engine.Conn) *cobra.Command {
 				return err
 			}
 			defer c.Close()
+			if ctl.Op == remote.OpAnswer {
+				return engine.SignalAnswerTo(cmd.Context(), c, p.WorkflowID(), answer)
+			}
 			return engine.Signal(cmd.Context(), c, p.WorkflowID(), ctl)
 		},
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -47,7 +48,13 @@ func TestTheRunTravelsWhole(t *testing.T) {
 			t.Fatalf("the session leaves %s unset: set it", sv.Type().Field(i).Name)
 		}
 	}
-	start := remote.Start{Run: rc, Session: sess, Prompt: "Work on {{.Task.Title}} our way.", MaxWait: 90 * time.Minute}
+	start := remote.Start{Run: rc, Session: sess, Prompt: "Work on {{.Task.Title}} our way.", MaxWait: 90 * time.Minute, Ask: true, AskTimeout: 3 * time.Minute}
+	stv := reflect.ValueOf(start)
+	for i := range stv.NumField() {
+		if name := stv.Type().Field(i).Name; stv.Field(i).IsZero() {
+			t.Fatalf("the start leaves %s unset: set it", name)
+		}
+	}
 	data, err := json.Marshal(start)
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +68,8 @@ func TestTheRunTravelsWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := engine.RunInput{Project: p, Run: rc, Session: sess, Prompt: start.Prompt, Backoff: time.Second, HeartbeatTimeout: 2 * time.Second, MaxWait: start.MaxWait}
+	want := engine.RunInput{Project: p, Run: rc, Session: sess, Prompt: start.Prompt, Backoff: time.Second, HeartbeatTimeout: 2 * time.Second, MaxWait: start.MaxWait,
+		Ask: true, AskTimeout: 3 * time.Minute}
 	if !reflect.DeepEqual(in, want) {
 		t.Fatalf("the workflow's input:\n%+v\nwant\n%+v", in, want)
 	}
@@ -93,5 +101,21 @@ func TestRunRefusesWhatItCannotDo(t *testing.T) {
 	start, err := readStart("", nil)
 	if err != nil || !reflect.DeepEqual(start.Run, loop.DefaultRun()) {
 		t.Fatalf("without --config: %+v (%v)", start, err)
+	}
+}
+
+// TestSignalAnswerTakesYesOrNo: the workflow's question is a yes/no one;
+// any other answer is refused before Temporal is dialled.
+func TestSignalAnswerTakesYesOrNo(t *testing.T) {
+	t.Parallel()
+	var conn engine.Conn
+	cmd := signalCmd(&conn)
+	cmd.SetArgs([]string{"answer", "always"})
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	err := cmd.Execute()
+	var ue usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "answer y or n") {
+		t.Fatalf("ralph-temporal signal answer always: %v", err)
 	}
 }

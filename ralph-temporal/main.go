@@ -5,7 +5,7 @@
 //
 //	ralph-temporal worker --address HOST:PORT   run task attempts on this machine
 //	ralph-temporal run    --address HOST:PORT   start or attach to the project's run
-//	ralph-temporal signal --address HOST:PORT stop|say|pause|continue [TEXT]
+//	ralph-temporal signal --address HOST:PORT stop|say|pause|continue|answer [TEXT]
 //	ralph-temporal query  --address HOST:PORT status
 package main
 

@@ -48,9 +48,16 @@ type waiting struct {
 }
 
 func (p *Project) waiting(terminal bool) waiting {
-	if name, ok := InCI(os.Getenv); ok && p.Mode != ModeChat {
+	return waitRule(p.Mode, p.answers, p.Config.AnswerTimeout, terminal, os.Getenv)
+}
+
+// waitRule is waiting's rule for a face of mode with the flags a and the
+// config's answer_timeout, apart from the Project so that a run on
+// another engine, which opens none, follows it too.
+func waitRule(mode string, a Answers, answerTimeout time.Duration, terminal bool, getenv func(string) string) waiting {
+	if name, ok := InCI(getenv); ok && mode != ModeChat {
 		why := fmt.Sprintf("%s is set, and in CI ralph never waits for an answer", name)
-		if p.answers.WaitFor != nil {
+		if a.WaitFor != nil {
 			why += " (not even with --wait-for-answers)"
 		}
 		return waiting{nobody: why}
@@ -58,27 +65,54 @@ func (p *Project) waiting(terminal bool) waiting {
 	if terminal {
 		return waiting{wait: true}
 	}
-	if p.answers.NoWait {
+	if a.NoWait {
 		how := "with --wait-for-answers instead of --no-wait to wait for `ralph answer` from another terminal"
-		if p.Mode == ModeRun {
+		if mode == ModeRun {
 			how = "without --no-wait to wait for `ralph answer` from another terminal"
 		}
 		return waiting{nobody: "--no-wait was given", how: how}
 	}
-	limit := p.Config.AnswerTimeout
-	if p.answers.Timeout != nil {
-		limit = *p.answers.Timeout
-	}
+	limit := answerLimit(a, answerTimeout)
 	switch {
-	case p.answers.WaitFor != nil:
-		if *p.answers.WaitFor > 0 {
-			limit = *p.answers.WaitFor
-		}
+	case a.WaitFor != nil:
 		return waiting{wait: true, limit: limit}
-	case p.Mode == ModeRun:
+	case mode == ModeRun:
 		return waiting{wait: true, limit: limit}
 	}
 	return waiting{nobody: "there is no terminal to ask at", how: approval.WaitForAnswers}
+}
+
+// answerLimit is how long a question waits for ralph answer without a
+// terminal: --wait-for-answers=DURATION, else --answer-timeout, else the
+// config's answer_timeout.
+func answerLimit(a Answers, answerTimeout time.Duration) time.Duration {
+	limit := answerTimeout
+	if a.Timeout != nil {
+		limit = *a.Timeout
+	}
+	if a.WaitFor != nil && *a.WaitFor > 0 {
+		limit = *a.WaitFor
+	}
+	return limit
+}
+
+// LoopAsks is the rule for the task loop's own questions (the circuit
+// breaker, the budget) on every engine: they are asked when a person is
+// at the terminal or said they will answer from another one
+// (--wait-for-answers), never in CI and never with --no-wait without a
+// terminal; a run left working without either stops at its limits
+// instead, since nobody is known to be there. limit is how long a host
+// that must bound its wait (a workflow on Temporal, ralph answer without
+// a terminal) waits before the question's default, no.
+func LoopAsks(a Answers, answerTimeout time.Duration, terminal bool, getenv func(string) string) (ask bool, limit time.Duration) {
+	w := waitRule(ModeRun, a, answerTimeout, terminal, getenv)
+	return w.wait && (terminal || a.WaitFor != nil), answerLimit(a, answerTimeout)
+}
+
+// LoopAsks is LoopAsks for this project's flags and configuration.
+func (p *Project) LoopAsks(terminal bool) bool {
+	ask, _ := LoopAsks(p.answers, p.Config.AnswerTimeout, terminal, os.Getenv)
+	return ask
 }
 
 // hookNobody is why nobody is asked about a hook's approval where other

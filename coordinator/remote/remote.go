@@ -104,6 +104,12 @@ type Start struct {
 	// MaxWait is --max-wait or the config's max_wait: the longest wait for
 	// a rate or usage limit to reset (0: never wait).
 	MaxWait time.Duration `json:"max_wait"`
+	// Ask is whether the workflow asks the loop's questions (the breaker,
+	// the budget) and waits for their answer, as a local run of the same
+	// command would (project.LoopAsks); AskTimeout is how long it waits
+	// before the default, no (0: the workflow's default).
+	Ask        bool          `json:"ask,omitempty"`
+	AskTimeout time.Duration `json:"ask_timeout,omitempty"`
 }
 
 // Refused is the sentence why the loop on Temporal cannot run a run

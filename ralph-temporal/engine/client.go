@@ -92,6 +92,14 @@ func Signal(ctx context.Context, c client.Client, workflowID string, ctl Control
 	return nil
 }
 
+// SignalAnswerTo answers the question the project's workflow waits on.
+func SignalAnswerTo(ctx context.Context, c client.Client, workflowID string, a Answer) error {
+	if err := c.SignalWorkflow(ctx, workflowID, "", SignalAnswer, a); err != nil {
+		return fmt.Errorf("cannot reach the run %s: %w", workflowID, err)
+	}
+	return nil
+}
+
 // QueryStatusOf asks the project's workflow for its status, and
 // Temporal for which worker holds each attempt in flight (FleetOf).
 func QueryStatusOf(ctx context.Context, c client.Client, workflowID string) (Status, error) {

@@ -89,6 +89,7 @@ type loopWF struct {
 	file      *planfile.TaskFile
 	running   map[string]*inflight
 	asking    string // the pending question, "" when none
+	question  *memory.Question
 	events    []coordinator.Event
 	eventBase int // the index of events[0]
 	messages  []Control
@@ -236,8 +237,9 @@ func (w *loopWF) carry(s machine.Step) (machine.End, bool) {
 			// it.
 		case machine.Ask:
 			w.asking = e.Question
-			w.emit(coordinator.Event{Type: coordinator.EventQuestion, Text: e.Question, Question: &memory.Question{ID: w.m.Iterations(), Kind: "confirm",
-				Text: e.Question, Answers: []string{"y", "n"}, Since: workflow.Now(w.ctx).UTC()}})
+			w.question = &memory.Question{ID: w.m.Iterations(), Kind: "confirm",
+				Text: e.Question, Answers: []string{"y", "n"}, Since: workflow.Now(w.ctx).UTC()}
+			w.emit(coordinator.Event{Type: coordinator.EventQuestion, Text: e.Question, Question: w.question})
 		case machine.Commit:
 			// The branch's task file holds no in-progress mark, so only
 			// a settled failure writes it (its state and attempts).
@@ -279,6 +281,17 @@ func (w *loopWF) ask(sig, answers workflow.ReceiveChannel) (machine.End, bool) {
 		sel.Select(w.ctx)
 	}
 	w.asking = ""
+	if answered {
+		// The client asking at its terminal withdraws its question when
+		// the answer came from elsewhere (ralph answer), as a local
+		// run's terminal does on the same event.
+		word := "no"
+		if ans.Yes {
+			word = "yes"
+		}
+		w.emit(coordinator.Event{Type: coordinator.EventAnswered, Question: w.question, Text: word})
+	}
+	w.question = nil
 	if w.m.Stopping() && !answered {
 		return machine.End{Reason: decide.ReasonInterrupted, IsError: true}, true
 	}

@@ -230,7 +230,7 @@ func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memo
 	default:
 		return face.Fail(ExitUsage, fmt.Errorf("--engine must be local or temporal, not %q", e.Name)), true
 	}
-	start, err := c.temporalStart(settle, cfg, changed)
+	start, err := c.temporalStart(settle, cfg, changed, face.Confirmer() != nil)
 	if err != nil {
 		return face.Fail(ExitUsage, err), true
 	}
@@ -244,7 +244,10 @@ func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memo
 // settings, and the session's that its workers take where they tighten
 // their own (remote.Session). A flag the settings table refuses there,
 // or a setting the loop on Temporal cannot run, is the sentence why.
-func (c *cli) temporalStart(settle func(*memory.RunConfig) (*memory.RunConfig, error), cfg config.Config, changed func(string) bool) (remote.Start, error) {
+// terminal says a person reads the run at this terminal, where the
+// workflow's questions are asked.
+func (c *cli) temporalStart(settle func(*memory.RunConfig) (*memory.RunConfig, error), cfg config.Config, changed func(string) bool,
+	terminal bool) (remote.Start, error) {
 	if err := refusedRunFlag(changed); err != nil {
 		return remote.Start{}, err
 	}
@@ -266,6 +269,11 @@ func (c *cli) temporalStart(settle func(*memory.RunConfig) (*memory.RunConfig, e
 	if c.f.maxWaitSet {
 		start.MaxWait = c.f.maxWait
 	}
+	// The workflow asks the loop's questions where a local run of the
+	// same command would (project.LoopAsks), and waits as long as ralph
+	// answer would be waited for here; the timeout travels even when
+	// nothing asks, as the setting it is.
+	start.Ask, start.AskTimeout = project.LoopAsks(c.f.answersWithNoWait(), cfg.AnswerTimeout, terminal, os.Getenv)
 	return start, nil
 }
 
@@ -344,7 +352,8 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	// reaches the agents working tasks at their next step boundary.
 	// Approvals are asked at the terminal when there is one and through
 	// ralph answer; the loop's own questions (the budget, the breaker)
-	// only where there is a terminal: without one, its limits stop it.
+	// only where there is a terminal or --wait-for-answers: without
+	// either, its limits stop it.
 	ctl := loop.NewControl()
 	queue := interrupts.NewQueue()
 	at := p.Attach(ctx, project.Face{Handle: face.Handle, Notify: face.Notify, Asker: face.Asker(), Queue: queue, Signals: true,
@@ -359,9 +368,15 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 		}})
 	defer at.Detach()
 	coord, questions := at.Coord, at.Questions
-	ask := face.Confirmer()
-	if ask != nil && questions != nil {
-		ask = questions.Confirmer(ask)
+	// The loop's own questions follow project.LoopAsks, as a run on
+	// Temporal does: at the terminal, and through ralph answer when a
+	// person said they would answer from another terminal.
+	var ask func(context.Context, string) bool
+	if term := face.Confirmer(); p.LoopAsks(term != nil) {
+		ask = term
+		if questions != nil {
+			ask = questions.Confirmer(term)
+		}
 	}
 	// Stop and switch: a Ctrl-C at a terminal stops and saves the loop;
 	// the person goes on talking to the same coordinator, and /run

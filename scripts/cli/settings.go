@@ -204,8 +204,10 @@ func sessionSettings() []sessionSetting {
 					cfg.MaxWait = f.maxWait
 				}
 			}},
-		{flag: "answer-timeout", key: "answer_timeout", temporal: refused,
-			why:  "--engine temporal asks nobody: a worker refuses at once what needs a person, so --answer-timeout has nothing to time",
+		// On Temporal a worker still refuses at once what needs a
+		// person; the answer timeout is how long the workflow waits for
+		// the answer to the loop's own question (remote.Start.AskTimeout).
+		{flag: "answer-timeout", key: "answer_timeout", temporal: carried,
 			show: show(func(c c) any { return c.AnswerTimeout.String() }),
 			apply: func(f *flags, cfg *c) {
 				if f.answers.Timeout != nil {
@@ -274,8 +276,10 @@ func sessionSettings() []sessionSetting {
 		{flag: "append-system-prompt", temporal: carried,
 			carry: func(f *flags, s *remote.Session) error { s.AppendSystem = f.conv.appendSystem; return nil }},
 		{flag: "force", temporal: refused, why: "--engine temporal does not carry --force: it takes over a project's lock, and a run on Temporal takes none"},
-		{flag: "no-wait", temporal: here, why: "a worker never waits for ralph answer"},
-		{flag: "wait-for-answers", temporal: refused, why: "--engine temporal does not take --wait-for-answers: a worker asks nobody, so nothing waits for ralph answer"},
+		{flag: "no-wait", temporal: here, why: "a worker never waits for ralph answer; without a terminal the workflow asks nothing then"},
+		// The workflow asks the loop's questions and waits for ralph
+		// answer (remote.Start.Ask); a worker still asks nobody.
+		{flag: "wait-for-answers", temporal: carried},
 		{flag: "dir", temporal: here, why: "the project the run is started from"},
 		{flag: "no-color", temporal: here},
 		{flag: "output-format", temporal: here},

@@ -133,7 +133,7 @@ func startFor(t *testing.T, args ...string) (remote.Start, error) {
 			rc.Parallel = c.f.parallel
 			return settleRun(saved, rc, changed)
 		}
-		start, startErr = c.temporalStart(settle, config.Config{MaxWait: config.DefaultMaxWait}, changed)
+		start, startErr = c.temporalStart(settle, config.Config{MaxWait: config.DefaultMaxWait}, changed, false)
 		return nil
 	}
 	root.SetArgs(append([]string{"run"}, args...))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"sync"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
@@ -28,7 +30,16 @@ func runTemporal(ctx context.Context, face *OneShot, t temporal.Run) int {
 			face.Close()
 		}
 	}()
-	o, err := t.Exec(ctx, face.Stderr, func() { started = true; face.Start() }, face.Handle)
+	handle := face.Handle
+	if t.Start.Ask {
+		a := &temporalAsker{ctx: ctx, confirm: face.Confirmer(), notify: face.Notify, run: t, stderr: face.Stderr}
+		defer a.stop()
+		handle = func(ev coordinator.Event) {
+			face.Handle(ev)
+			a.event(ev)
+		}
+	}
+	o, err := t.Exec(ctx, face.Stderr, func() { started = true; face.Start() }, handle)
 	switch {
 	case errors.Is(err, temporal.ErrNoBinary) || errors.Is(err, temporal.ErrNoAddress):
 		return face.Fail(ExitUsage, err)
@@ -49,7 +60,7 @@ func (r Records) TemporalMarker() (remote.Marker, bool) {
 	return temporal.ReadMarker(r.Fs, r.Root)
 }
 
-// SteerTemporal is ralph stop, say, pause and continue for a run on
+// SteerTemporal is ralph stop, say, pause, continue and answer for a run on
 // Temporal: a signal to its workflow.
 func (r Records) SteerTemporal(ctx context.Context, m remote.Marker, req control.Request) int {
 	done, err := temporal.Steer(ctx, r.Root, m, req, r.Err)
@@ -95,3 +106,70 @@ func (r Records) WatchTemporal(ctx context.Context, m remote.Marker, jsonOut boo
 		}
 	})
 }
+
+// temporalAsker asks the workflow's question at the terminal following
+// the run, with the words a local run asks it in (the face's Confirmer),
+// and sends the answer as the workflow's answer signal. ralph answer
+// from another terminal answers the workflow too; its answered event
+// withdraws the question here, as a local run's terminal is withdrawn.
+type temporalAsker struct {
+	ctx context.Context
+	// confirm asks at the terminal; nil without one, when notify says
+	// how to answer from another terminal, as a local run's note does.
+	confirm func(context.Context, string) bool
+	notify  func(string)
+	run     temporal.Run
+	stderr  io.Writer
+
+	// cancel withdraws the question being asked (nil: none); wg waits
+	// for its goroutine, which stop owns.
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// event is called for each of the run's events, in order, from one
+// goroutine.
+func (a *temporalAsker) event(ev coordinator.Event) {
+	switch {
+	case ev.Type == coordinator.EventQuestion && ev.Question != nil && ev.Question.Kind == "confirm":
+		a.withdraw()
+		if a.confirm == nil {
+			how := "waiting for an answer"
+			if a.run.Start.AskTimeout > 0 {
+				how = fmt.Sprintf("waiting up to %s for an answer", a.run.Start.AskTimeout)
+			}
+			a.notify(fmt.Sprintf("%s to question #%d:\n%s\nanswer from another terminal: %s",
+				how, ev.Question.ID, ev.Question.Text, ev.Question.AnswerCommand()))
+			return
+		}
+		qctx, cancel := context.WithCancel(a.ctx)
+		a.cancel = cancel
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			yes := a.confirm(qctx, ev.Question.Text)
+			if qctx.Err() != nil {
+				return // answered elsewhere, or the run is over
+			}
+			// The signal is sent under the run's context: the answered
+			// event it brings withdraws qctx, which must not cut it.
+			if err := a.run.Answer(a.ctx, yes, a.stderr); err != nil {
+				fmt.Fprintln(a.stderr, "ralph: cannot answer the run's question: "+err.Error())
+			}
+		}()
+	case ev.Type == coordinator.EventAnswered:
+		a.withdraw()
+	}
+}
+
+// withdraw ends the question being asked, if any, and waits for it.
+func (a *temporalAsker) withdraw() {
+	if a.cancel != nil {
+		a.cancel()
+		a.cancel = nil
+	}
+	a.wg.Wait()
+}
+
+// stop withdraws the question when the run is over.
+func (a *temporalAsker) stop() { a.withdraw() }

@@ -67,9 +67,8 @@ func FindBinary() (string, error) {
 // ErrNoAddress: the run names no Temporal frontend to reach.
 var ErrNoAddress = errors.New("--engine temporal needs --address HOST:PORT (or address in the [engine] table of your config)")
 
-// ErrNotSteerable: what was asked of the run (answering a question) has no
-// signal on Temporal.
-var ErrNotSteerable = errors.New("the run is on Temporal, where nobody asks questions to answer")
+// ErrNotSteerable: what was asked of the run has no signal on Temporal.
+var ErrNotSteerable = errors.New("the run is on Temporal, which takes stop, say, pause, continue and answer only")
 
 // Run is a ralph run on Temporal.
 type Run struct {
@@ -189,6 +188,18 @@ func (t Run) Exec(ctx context.Context, stderr io.Writer, started func(), handle 
 	return o, nil
 }
 
+// Answer answers the run's question, as ralph answer y or n from another
+// terminal does: the terminal following the run asks it too.
+func (t Run) Answer(ctx context.Context, yes bool, stderr io.Writer) error {
+	word := "n"
+	if yes {
+		word = "y"
+	}
+	m := remote.Marker{Engine: Engine, Address: t.Engine.Address, Namespace: t.Engine.Namespace, TaskQueue: t.Engine.TaskQueue, TLS: t.Engine.TLS}
+	_, err := Steer(ctx, t.Root, m, control.Request{Op: remote.OpAnswer, Text: word}, stderr)
+	return err
+}
+
 // LoopResult is the run's result as the task loop's, which the face
 // finishes a local run with; Result must not be nil.
 func (o Outcome) LoopResult() loop.Result {
@@ -275,9 +286,9 @@ func markerEngine(m remote.Marker) config.Engine {
 	return config.Engine{Name: m.Engine, Address: m.Address, Namespace: m.Namespace, TaskQueue: m.TaskQueue, TLS: m.TLS}
 }
 
-// Steer is ralph stop, say, pause and continue for a run on Temporal: a
-// signal to its workflow; done is the sentence of what happens now.
-// ralph-temporal's own complaints go to stderr.
+// Steer is ralph stop, say, pause, continue and answer for a run on
+// Temporal: a signal to its workflow; done is the sentence of what
+// happens now. ralph-temporal's own complaints go to stderr.
 func Steer(ctx context.Context, root string, m remote.Marker, req control.Request, stderr io.Writer) (done string, err error) {
 	// The op is ralph-temporal's signal word as it is: both speak
 	// remote's one vocabulary.
@@ -290,6 +301,10 @@ func Steer(ctx context.Context, root string, m remote.Marker, req control.Reques
 		done = "pausing: no new task starts; the ones in flight finish"
 	case remote.OpContinue:
 		done = "continuing"
+	case remote.OpAnswer:
+		// The workflow's questions are the loop's yes/no ones;
+		// ralph-temporal refuses any other answer in one sentence.
+		done = "answered"
 	default:
 		return "", ErrNotSteerable
 	}
@@ -298,6 +313,9 @@ func Steer(ctx context.Context, root string, m remote.Marker, req control.Reques
 		return "", err
 	}
 	args := append(connArgs(markerEngine(m)), "signal", "-C", root, req.Op)
+	if req.Op == remote.OpAnswer {
+		args = append(args, req.Text)
+	}
 	if req.Op == remote.OpSay {
 		args = append(args, req.Text)
 		if req.Urgent {
