@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/planfile"
 )
 
 // The task loop is one machine with two hosts (coordinator/loop/machine):

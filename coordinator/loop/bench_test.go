@@ -3,7 +3,6 @@ package loop
 import (
 	"context"
 	"fmt"
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/planfile"
 )
 
 // BenchmarkLoopTask measures what the task loop itself costs per task, with

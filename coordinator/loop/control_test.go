@@ -2,7 +2,6 @@ package loop
 
 import (
 	"context"
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/planfile"
 )
 
 // stateStore keeps the saved state in memory, as the session would.

@@ -2,12 +2,12 @@ package loop
 
 import (
 	"errors"
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"strconv"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 

@@ -2,11 +2,11 @@ package loop
 
 import (
 	"context"
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"testing"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
+	"github.com/ralph-dev/ralph/memory/planfile"
 )
 
 // TestModelWordsAreNoFullDisk: a worker whose model says "no space left on

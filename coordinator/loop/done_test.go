@@ -3,7 +3,6 @@ package loop
 import (
 	"context"
 	"errors"
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/planfile"
 )
 
 // doneFaultFs fails, a number of times each, the append of a progress

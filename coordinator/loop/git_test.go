@@ -3,7 +3,6 @@ package loop
 import (
 	"context"
 	"errors"
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/memory/git"
+	"github.com/ralph-dev/ralph/memory/planfile"
 )
 
 // fakeGit is a TaskGit that records what the loop asked of it.

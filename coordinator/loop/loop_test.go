@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/planfile"
 )
 
 // fnWorker is a Worker from a function, for loop tests without a model.
@@ -125,7 +125,13 @@ func TestLoopParallelRespectsDependencies(t *testing.T) {
 					break
 				}
 			}
-			time.Sleep(40 * time.Millisecond)
+			// The first attempts wait for each other (at most a few
+			// seconds) rather than sleeping a fixed time, so a busy
+			// machine that starts them slowly still sees all four at
+			// once; a loop that starts fewer fails after the wait.
+			for deadline := time.Now().Add(3 * time.Second); peak.Load() < 4 && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
 			now.Add(-1)
 			mu.Lock()
 			order = append(order, task.ID)

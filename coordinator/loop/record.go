@@ -2,11 +2,11 @@ package loop
 
 import (
 	"context"
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"strings"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 

@@ -2,7 +2,6 @@ package loop
 
 import (
 	"context"
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/planfile"
 )
 
 // The task loop's task_changed events carry each attempt's number, what

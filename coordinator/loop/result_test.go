@@ -2,7 +2,6 @@ package loop
 
 import (
 	"context"
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"sync"
 	"testing"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/planfile"
 )
 
 // The loop's last event is its result, as a one-shot's is: the readers

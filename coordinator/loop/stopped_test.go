@@ -3,12 +3,12 @@ package loop
 import (
 	"context"
 	"errors"
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"testing"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/memory/planfile"
 )
 
 // A person's stop is no failed attempt (issue 68): the attempt it cut

@@ -2,12 +2,12 @@ package loop
 
 import (
 	"fmt"
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"maps"
 	"strings"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 

@@ -3,7 +3,6 @@ package project
 import (
 	"context"
 	"errors"
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +13,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/spf13/afero"
 )
 

@@ -7,12 +7,12 @@ package remote
 
 import (
 	"fmt"
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/planfile"
 )
 
 // Line is one line of ralph-temporal's output while it follows a run: an

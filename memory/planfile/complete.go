@@ -3,6 +3,7 @@ package planfile
 import (
 	"errors"
 	"fmt"
+
 	"github.com/ralph-dev/ralph/memory"
 
 	"github.com/spf13/afero"

@@ -2,12 +2,13 @@ package planfile
 
 import (
 	"errors"
-	"github.com/ralph-dev/ralph/memory"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/ralph-dev/ralph/memory"
 
 	"github.com/spf13/afero"
 )

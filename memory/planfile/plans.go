@@ -3,11 +3,12 @@ package planfile
 import (
 	"errors"
 	"fmt"
-	"github.com/ralph-dev/ralph/memory"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/ralph-dev/ralph/memory"
 
 	"github.com/spf13/afero"
 )

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ralph-dev/ralph/memory"
 	"io"
 	"math"
 	"slices"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ralph-dev/ralph/memory"
 
 	"github.com/spf13/afero"
 )

@@ -2,7 +2,6 @@ package planfile
 
 import (
 	"bytes"
-	"github.com/ralph-dev/ralph/memory"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ralph-dev/ralph/memory"
 
 	"github.com/spf13/afero"
 )

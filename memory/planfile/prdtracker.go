@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ralph-dev/ralph/memory"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/ralph-dev/ralph/memory"
 
 	"github.com/spf13/afero"
 

@@ -2,10 +2,11 @@ package planfile
 
 import (
 	"errors"
-	"github.com/ralph-dev/ralph/memory"
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/ralph-dev/ralph/memory"
 
 	"github.com/spf13/afero"
 

@@ -4,10 +4,11 @@ import (
 	"cmp"
 	"container/heap"
 	"fmt"
-	"github.com/ralph-dev/ralph/memory"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ralph-dev/ralph/memory"
 )
 
 // This file holds what reads a parsed task list without changing it:

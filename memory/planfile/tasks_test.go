@@ -3,12 +3,13 @@ package planfile
 import (
 	"errors"
 	"fmt"
-	"github.com/ralph-dev/ralph/memory"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ralph-dev/ralph/memory"
 
 	"github.com/spf13/afero"
 )

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"io"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/ralph-dev/ralph/coordinator/remote"
+	"github.com/ralph-dev/ralph/memory/planfile"
 )
 
 // pollEvery is how often a follower asks the workflow for new events.

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/coordinator/remote"
+	"github.com/ralph-dev/ralph/memory/planfile"
 )
 
 func pendingAttempt(t *testing.T, b beat, state enumspb.PendingActivityState, started, beaten time.Time) *workflowpb.PendingActivityInfo {

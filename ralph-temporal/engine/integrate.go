@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ralph-dev/ralph/memory/planfile"
 	iofs "io/fs"
 	"path/filepath"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/ralph-dev/ralph/memory"
 	rgit "github.com/ralph-dev/ralph/memory/git"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"slices"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/loop/machine"
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/loop/decide/scenarios"
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/planfile"
 )
 
 // fakeRemote stands in for the target branch: the integration activity

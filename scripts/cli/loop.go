@@ -2,8 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"github.com/ralph-dev/ralph/scripts/notify"
 	"time"
+
+	"github.com/ralph-dev/ralph/scripts/notify"
 
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/memory"

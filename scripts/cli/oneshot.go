@@ -17,10 +17,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ralph-dev/ralph/scripts/notify"
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/ralph-dev/ralph/scripts/notify"
 
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/tools"

@@ -3,14 +3,15 @@ package cli
 import (
 	"context"
 	"fmt"
-	"github.com/ralph-dev/ralph/memory/planfile"
-	"github.com/ralph-dev/ralph/scripts/notify"
-	"github.com/ralph-dev/ralph/scripts/temporal"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/ralph-dev/ralph/memory/planfile"
+	"github.com/ralph-dev/ralph/scripts/notify"
+	"github.com/ralph-dev/ralph/scripts/temporal"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/assemble"

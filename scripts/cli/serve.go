@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ralph-dev/ralph/scripts/temporal"
 	"net"
 	"net/http"
 	"os"
 	"time"
+
+	"github.com/ralph-dev/ralph/scripts/temporal"
 
 	"github.com/spf13/cobra"
 

@@ -2,10 +2,10 @@ package report
 
 import (
 	"fmt"
-	"github.com/ralph-dev/ralph/memory/planfile"
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 

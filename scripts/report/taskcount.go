@@ -2,9 +2,9 @@ package report
 
 import (
 	"fmt"
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"strings"
 
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 

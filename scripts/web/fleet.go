@@ -2,13 +2,13 @@ package web
 
 import (
 	"context"
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/remote"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 

@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"errors"
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/planfile"
 )
 
 // fleetServer serves one session of a project whose run on Temporal

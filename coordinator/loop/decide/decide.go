@@ -8,10 +8,10 @@
 package decide
 
 import (
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"time"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/planfile"
 )
 
 // Error policies for a failed attempt.

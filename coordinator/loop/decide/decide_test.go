@@ -1,11 +1,11 @@
 package decide
 
 import (
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"testing"
 	"time"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/planfile"
 )
 
 var t0 = time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)

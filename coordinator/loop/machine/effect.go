@@ -15,11 +15,11 @@
 package machine
 
 import (
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/planfile"
 )
 
 // Kind names what an effect asks the host to do.

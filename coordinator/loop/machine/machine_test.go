@@ -1,7 +1,6 @@
 package machine
 
 import (
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"slices"
 	"strconv"
 	"testing"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/loop/decide/scenarios"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/planfile"
 )
 
 // sim is the smallest host of the machine: a task file in memory, a

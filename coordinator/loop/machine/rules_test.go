@@ -1,7 +1,6 @@
 package machine
 
 import (
-	"github.com/ralph-dev/ralph/memory/planfile"
 	"reflect"
 	"slices"
 	"testing"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide/scenarios"
+	"github.com/ralph-dev/ralph/memory/planfile"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
