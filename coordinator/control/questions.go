@@ -156,12 +156,7 @@ func (h *Questions) ask(ctx context.Context, q memory.Question, parse func(strin
 	_ = h.store.SetQuestion(&w.q)
 	h.emit(coordinator.Event{Type: coordinator.EventQuestion, Question: &w.q})
 	if term == nil {
-		how := "waiting for an answer"
-		if limit > 0 {
-			how = fmt.Sprintf("waiting up to %s for an answer", limit)
-		}
-		h.note(fmt.Sprintf("%s to question #%d:\n%s\nanswer from another terminal: %s",
-			how, w.q.ID, w.q.Text, w.q.AnswerCommand()))
+		h.note(WaitingNote(w.q, limit))
 	}
 	if limit > 0 {
 		timer := time.AfterFunc(limit, func() {
@@ -414,4 +409,16 @@ func (h *Questions) Choose(ctx context.Context, kind, text string, answers []str
 		return Chosen{ID: id}, err
 	}
 	return Chosen{Value: got.v, ID: id, Terminal: got.from == fromTerminal, Note: answeredNote(id, got.from, got.v)}, nil
+}
+
+// WaitingNote is the note a question nobody can be asked at a terminal
+// leaves where the person will read it: how long it waits (limit, 0 for
+// no limit) and the command that answers it from another terminal. A
+// run on Temporal says the same of its workflow's question.
+func WaitingNote(q memory.Question, limit time.Duration) string {
+	how := "waiting for an answer"
+	if limit > 0 {
+		how = fmt.Sprintf("waiting up to %s for an answer", limit)
+	}
+	return fmt.Sprintf("%s to question #%d:\n%s\nanswer from another terminal: %s", how, q.ID, q.Text, q.AnswerCommand())
 }

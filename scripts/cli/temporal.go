@@ -132,34 +132,36 @@ type temporalAsker struct {
 func (a *temporalAsker) event(ev coordinator.Event) {
 	switch {
 	case ev.Type == coordinator.EventQuestion && ev.Question != nil && ev.Question.Kind == "confirm":
-		a.withdraw()
-		if a.confirm == nil {
-			how := "waiting for an answer"
-			if a.run.Start.AskTimeout > 0 {
-				how = fmt.Sprintf("waiting up to %s for an answer", a.run.Start.AskTimeout)
-			}
-			a.notify(fmt.Sprintf("%s to question #%d:\n%s\nanswer from another terminal: %s",
-				how, ev.Question.ID, ev.Question.Text, ev.Question.AnswerCommand()))
-			return
-		}
-		qctx, cancel := context.WithCancel(a.ctx)
-		a.cancel = cancel
-		a.wg.Add(1)
-		go func() {
-			defer a.wg.Done()
-			yes := a.confirm(qctx, ev.Question.Text)
-			if qctx.Err() != nil {
-				return // answered elsewhere, or the run is over
-			}
-			// The signal is sent under the run's context: the answered
-			// event it brings withdraws qctx, which must not cut it.
-			if err := a.run.Answer(a.ctx, yes, a.stderr); err != nil {
-				fmt.Fprintln(a.stderr, "ralph: cannot answer the run's question: "+err.Error())
-			}
-		}()
+		a.ask(*ev.Question)
 	case ev.Type == coordinator.EventAnswered:
 		a.withdraw()
 	}
+}
+
+// ask shows the workflow's question q where the person is: at the
+// terminal, whose answer goes to the workflow as its answer signal, or
+// as the note of how to answer from another terminal.
+func (a *temporalAsker) ask(q memory.Question) {
+	a.withdraw()
+	if a.confirm == nil {
+		a.notify(control.WaitingNote(q, a.run.Start.AskTimeout))
+		return
+	}
+	qctx, cancel := context.WithCancel(a.ctx)
+	a.cancel = cancel
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		yes := a.confirm(qctx, q.Text)
+		if qctx.Err() != nil {
+			return // answered elsewhere, or the run is over
+		}
+		// The signal is sent under the run's context: the answered
+		// event it brings withdraws qctx, which must not cut it.
+		if err := a.run.Answer(a.ctx, yes, a.stderr); err != nil {
+			fmt.Fprintln(a.stderr, "ralph: cannot answer the run's question: "+err.Error())
+		}
+	}()
 }
 
 // withdraw ends the question being asked, if any, and waits for it.
