@@ -14,64 +14,9 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/ralph-dev/ralph/memory/memorytest"
 	"github.com/spf13/afero"
 )
-
-// failFs wraps a filesystem and fails chosen operations, to check what
-// WriteFileAtomic leaves behind when the disk fills up or the kernel
-// reports an I/O error half-way.
-type failFs struct {
-	afero.Fs
-	open, write, sync, close, rename error
-}
-
-func (f *failFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
-	if f.open != nil {
-		return nil, &os.PathError{Op: "open", Path: name, Err: f.open}
-	}
-	file, err := f.Fs.OpenFile(name, flag, perm)
-	if err != nil {
-		return nil, err
-	}
-	return &failFile{File: file, fs: f}, nil
-}
-
-func (f *failFs) Rename(oldname, newname string) error {
-	if f.rename != nil {
-		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: f.rename}
-	}
-	return f.Fs.Rename(oldname, newname)
-}
-
-type failFile struct {
-	afero.File
-	fs *failFs
-}
-
-// Write stores half the data before failing, as a full disk does, so a
-// torn temporary file really exists and must be cleaned up.
-func (f *failFile) Write(p []byte) (int, error) {
-	if f.fs.write != nil {
-		n, _ := f.File.Write(p[:len(p)/2])
-		return n, &os.PathError{Op: "write", Path: f.Name(), Err: f.fs.write}
-	}
-	return f.File.Write(p)
-}
-
-func (f *failFile) Sync() error {
-	if f.fs.sync != nil {
-		return &os.PathError{Op: "sync", Path: f.Name(), Err: f.fs.sync}
-	}
-	return f.File.Sync()
-}
-
-func (f *failFile) Close() error {
-	err := f.File.Close()
-	if f.fs.close != nil {
-		return &os.PathError{Op: "close", Path: f.Name(), Err: f.fs.close}
-	}
-	return err
-}
 
 // dirNames lists dir, to spot temporary files left behind.
 func dirNames(t *testing.T, fs afero.Fs, dir string) []string {
@@ -119,17 +64,17 @@ func TestWriteFileAtomicReplaces(t *testing.T) {
 func TestWriteFileAtomicFailureKeepsOldFile(t *testing.T) {
 	tests := []struct {
 		name   string
-		inject func(*failFs, error)
+		inject func(*memorytest.FailFs, error)
 		cause  error
 		words  string // why, as the message says it
 	}{
-		{"full disk on write", func(f *failFs, e error) { f.write = e }, syscall.ENOSPC, "no space left on device"},
-		{"quota on write", func(f *failFs, e error) { f.write = e }, syscall.EDQUOT, "disk quota exceeded"},
-		{"I/O error on sync", func(f *failFs, e error) { f.sync = e }, syscall.EIO, "an I/O error"},
-		{"full disk on close", func(f *failFs, e error) { f.close = e }, syscall.ENOSPC, "no space left on device"},
-		{"rename refused", func(f *failFs, e error) { f.rename = e }, syscall.EXDEV, "invalid cross-device link"},
-		{"I/O error on rename", func(f *failFs, e error) { f.rename = e }, syscall.EIO, "an I/O error"},
-		{"cannot create temp", func(f *failFs, e error) { f.open = e }, syscall.EACCES, "permission denied"},
+		{"full disk on write", func(f *memorytest.FailFs, e error) { f.WriteErr = e }, syscall.ENOSPC, "no space left on device"},
+		{"quota on write", func(f *memorytest.FailFs, e error) { f.WriteErr = e }, syscall.EDQUOT, "disk quota exceeded"},
+		{"I/O error on sync", func(f *memorytest.FailFs, e error) { f.SyncErr = e }, syscall.EIO, "an I/O error"},
+		{"full disk on close", func(f *memorytest.FailFs, e error) { f.CloseErr = e }, syscall.ENOSPC, "no space left on device"},
+		{"rename refused", func(f *memorytest.FailFs, e error) { f.RenameErr = e }, syscall.EXDEV, "invalid cross-device link"},
+		{"I/O error on rename", func(f *memorytest.FailFs, e error) { f.RenameErr = e }, syscall.EIO, "an I/O error"},
+		{"cannot create temp", func(f *memorytest.FailFs, e error) { f.OpenErr = e }, syscall.EACCES, "permission denied"},
 	}
 	const path = "/proj/.ralph/session.json"
 	const old = `{"status":"running"}`
@@ -139,7 +84,7 @@ func TestWriteFileAtomicFailureKeepsOldFile(t *testing.T) {
 			if err := afero.WriteFile(mem, path, []byte(old), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			fs := &failFs{Fs: mem}
+			fs := &memorytest.FailFs{Fs: mem}
 			tt.inject(fs, tt.cause)
 			err := WriteFileAtomic(fs, path, []byte(`{"status":"completed","much":"longer content"}`), 0o644)
 			if !errors.Is(err, tt.cause) {
@@ -289,7 +234,7 @@ func TestAppendFile(t *testing.T) {
 		t.Errorf("content = %q, want %q", got, want)
 	}
 
-	ffs := &failFs{Fs: fs, write: syscall.ENOSPC}
+	ffs := &memorytest.FailFs{Fs: fs, WriteErr: syscall.ENOSPC}
 	err := AppendFile(ffs, path, []byte("more\n"), true)
 	if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), path) {
 		t.Errorf("err = %v, want ENOSPC naming %s", err, path)
@@ -300,16 +245,16 @@ func TestAppendFile(t *testing.T) {
 // log, or the next successful append would bury it mid-file.
 func TestAppendFileFailureLeavesNoTornLine(t *testing.T) {
 	mem := afero.NewMemMapFs()
-	ffs := &failFs{Fs: mem}
+	ffs := &memorytest.FailFs{Fs: mem}
 	if err := AppendFile(ffs, "/log.jsonl", []byte("{\"a\":1}\n"), false); err != nil {
 		t.Fatal(err)
 	}
-	ffs.write = syscall.ENOSPC
+	ffs.WriteErr = syscall.ENOSPC
 	err := AppendFile(ffs, "/log.jsonl", []byte("{\"b\":2222222222}\n"), false)
 	if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "/log.jsonl") {
 		t.Fatalf("err = %v", err)
 	}
-	ffs.write = nil
+	ffs.WriteErr = nil
 	if err := AppendFile(ffs, "/log.jsonl", []byte("{\"c\":3}\n"), false); err != nil {
 		t.Fatal(err)
 	}

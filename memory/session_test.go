@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/memorytest"
 	"github.com/spf13/afero"
 )
 
@@ -329,9 +330,9 @@ func TestSaveStateWritesBothCopies(t *testing.T) {
 }
 
 func TestSaveStateFailureNamesFile(t *testing.T) {
-	fs := &failFs{Fs: afero.NewMemMapFs()}
+	fs := &memorytest.FailFs{Fs: afero.NewMemMapFs()}
 	s := newSession(t, fs, root)
-	fs.write = errors.New("no space left on device")
+	fs.WriteErr = errors.New("no space left on device")
 	err := s.SaveState(nil)
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(s.Dir, "session.json")) {
 		t.Errorf("err = %v, want one naming session.json", err)
@@ -523,17 +524,17 @@ func TestWaitingQuestion(t *testing.T) {
 // clock writes nothing and leaves appended messages for the next save; a
 // real change is written as SaveState writes it.
 func TestSaveStateIfChangedSkipsWhatIsSaved(t *testing.T) {
-	fs := &failFs{Fs: afero.NewMemMapFs()}
+	fs := &memorytest.FailFs{Fs: afero.NewMemMapFs()}
 	s := newSession(t, fs, root)
 	if err := s.AppendMessages(conversation.Message{Role: conversation.RoleUser, Content: "hi"}); err != nil {
 		t.Fatal(err)
 	}
-	fs.write = errors.New("no space left on device") // any write would fail
+	fs.WriteErr = errors.New("no space left on device") // any write would fail
 	saved, err := s.SaveStateIfChanged(func(st *State) { st.Status = StatusRunning; st.Turns = 0 })
 	if saved || err != nil {
 		t.Fatalf("unchanged state: saved %v, %v", saved, err)
 	}
-	fs.write = nil
+	fs.WriteErr = nil
 	saved, err = s.SaveStateIfChanged(func(st *State) { st.Turns = 1 })
 	if !saved || err != nil {
 		t.Fatalf("changed state: saved %v, %v", saved, err)

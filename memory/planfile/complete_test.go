@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/memorytest"
 
 	"github.com/spf13/afero"
 )
@@ -158,13 +159,13 @@ func TestCompleteTaskOrder(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name  string
-		fs    *failFs
+		fs    *memorytest.FailFs
 		cause error
 		full  bool
 	}{
-		{"a full disk", &failFs{write: syscall.ENOSPC}, syscall.ENOSPC, true},
-		{"an exhausted quota", &failFs{write: syscall.EDQUOT}, syscall.EDQUOT, true},
-		{"an I/O error at the sync", &failFs{sync: syscall.EIO}, syscall.EIO, false},
+		{"a full disk", &memorytest.FailFs{WriteErr: syscall.ENOSPC}, syscall.ENOSPC, true},
+		{"an exhausted quota", &memorytest.FailFs{WriteErr: syscall.EDQUOT}, syscall.EDQUOT, true},
+		{"an I/O error at the sync", &memorytest.FailFs{SyncErr: syscall.EIO}, syscall.EIO, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.fs.Fs = afero.NewMemMapFs()
