@@ -70,7 +70,10 @@ func (w *loopWF) historyFull() bool {
 	if limit <= 0 {
 		limit = DefaultContinueAfterEvents
 	}
-	return n >= limit || info.GetCurrentHistorySize() >= DefaultContinueAfterBytes
+	// A run continues only once it has begun an attempt: a limit under
+	// what a run's start costs would otherwise continue run after run
+	// and never work a task.
+	return w.begun > 0 && (n >= limit || info.GetCurrentHistorySize() >= DefaultContinueAfterBytes)
 }
 
 // continueAsNew is the error that ends this run and starts the next with

@@ -15,6 +15,8 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
+	"github.com/ralph-dev/ralph/coordinator/remote"
+	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/planfile"
 )
 
@@ -198,4 +200,73 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestWorkflowContinuesAsNewOnlyAfterAnAttempt: a limit under what a
+// run's start costs makes each run work one task before it continues,
+// not continue for ever.
+func TestWorkflowContinuesAsNewOnlyAfterAnAttempt(t *testing.T) {
+	t.Parallel()
+	tasks := "# Tasks\n\n- [ ] a <!-- ralph:id=a -->\n- [ ] b <!-- ralph:id=b -->\n- [ ] c <!-- ralph:id=c -->\n"
+	in := input(decide.Policy{Parallel: 1})
+	in.ContinueAfterEvents = 1
+	r := &fakeRemote{file: planfile.ParseTasks([]byte(tasks))}
+	got := chain(t, r, in, func(context.Context, AttemptInput) (AttemptOutcome, error) {
+		return AttemptOutcome{Completed: true}, nil
+	})
+	if got.runs != 4 || len(got.res.Done) != 3 {
+		t.Errorf("%d runs, %v done; want a task a run, then a run that ends", got.runs, got.res.Done)
+	}
+}
+
+// TestWorkflowCarriesWhatPeopleSentAcrossContinueAsNew: a pause and an
+// answer sent while a task runs, at the boundary where the run
+// continues, reach the next run, which starts paused and goes on only
+// when a person continues it.
+func TestWorkflowCarriesWhatPeopleSentAcrossContinueAsNew(t *testing.T) {
+	t.Parallel()
+	tasks := "# Tasks\n\n- [ ] a <!-- ralph:id=a -->\n- [ ] b <!-- ralph:id=b -->\n"
+	r := &fakeRemote{file: planfile.ParseTasks([]byte(tasks))}
+	var e env
+	attempt := func(_ context.Context, in AttemptInput) (AttemptOutcome, error) {
+		if in.Task.ID == "a" {
+			// The test environment takes signals from any goroutine,
+			// in order with the attempt's end.
+			e.SignalWorkflow(SignalName, Control{Op: remote.OpPause})
+			e.SignalWorkflow(SignalAnswer, Answer{Yes: true})
+		}
+		return AttemptOutcome{Completed: true}, nil
+	}
+	from := r.activities()
+	e = newEnvOn(t, r, nil, attempt, func(workflow.Context) int { return r.activities() - from })
+	in := input(decide.Policy{Parallel: 1})
+	in.ContinueAfterEvents = 2
+	e.ExecuteWorkflow(WorkflowName, in)
+	var can *workflow.ContinueAsNewError
+	if err := e.GetWorkflowError(); !errors.As(err, &can) {
+		t.Fatalf("the run ended with %v, not continuing as new", err)
+	}
+	var next RunInput
+	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
+		t.Fatal(err)
+	}
+	c := next.Continued
+	if c == nil || !c.Machine.Paused || !slices.Equal(c.Answers, []Answer{{Yes: true}}) || !slices.Equal(c.Machine.Done, []string{"a"}) ||
+		c.SessionID == "" || c.EventBase == 0 || c.Runs != 1 {
+		t.Fatalf("carried %+v", c)
+	}
+	e2 := newEnvOn(t, r, nil, attempt, nil)
+	e2.RegisterDelayedCallback(func() {
+		var st Status
+		v, err := e2.QueryWorkflow(QueryStatus)
+		if err != nil || v.Get(&st) != nil || st.Status != memory.StatusPaused || st.SessionID != c.SessionID {
+			t.Errorf("the next run's status %+v (%v), want paused in session %s", st, err, c.SessionID)
+		}
+		e2.SignalWorkflow(SignalName, Control{Op: remote.OpContinue})
+	}, time.Hour)
+	e2.ExecuteWorkflow(WorkflowName, next)
+	res := e2.result(t)
+	if !slices.Equal(res.Done, []string{"a", "b"}) || res.SessionID != c.SessionID {
+		t.Errorf("result %+v", res)
+	}
 }

@@ -101,13 +101,15 @@ type loopWF struct {
 	// Temporal's count (tests set it: the SDK's test environment keeps
 	// no history).
 	historyLength func(workflow.Context) int
-	running       map[string]*inflight
-	asking        string // the pending question, "" when none
-	question      *memory.Question
-	events        []coordinator.Event
-	eventBase     int // the index of events[0]
-	messages      []Control
-	delivered     int // messages before this index reached an attempt
+	// begun counts the attempts this run began.
+	begun     int
+	running   map[string]*inflight
+	asking    string // the pending question, "" when none
+	question  *memory.Question
+	events    []coordinator.Event
+	eventBase int // the index of events[0]
+	messages  []Control
+	delivered int // messages before this index reached an attempt
 	// workedBy is the worker of each task's last finished attempt, for
 	// the status query's fleet; it is state only, so a replay decides
 	// alike.
@@ -403,6 +405,7 @@ func (w *loopWF) begin(t planfile.Task, attempt int) {
 		SessionID: w.sessionID, MessagesFrom: w.delivered,
 		LastError: last.Error, LastSummary: last.Summary}
 	w.delivered = len(w.messages)
+	w.begun++
 	w.running[t.ID] = &inflight{task: t, attempt: attempt, cancel: cancel, fut: workflow.ExecuteActivity(actx, AttemptName, in)}
 }
 
