@@ -53,6 +53,10 @@ type Config struct {
 	CanAsk bool
 	// Prior continues a resumed session's counters.
 	Prior *memory.State
+	// Continue goes on from another machine's Snapshot, the same run
+	// carried to a new host process (Temporal's continue-as-new); it
+	// takes precedence over Prior.
+	Continue *Snapshot
 	// Legacy keeps two behaviours of the Temporal workflow before this
 	// machine (f31c8f1), for replaying workflows started then: a hold
 	// (limit, open breaker) is waited out even when no task could start
@@ -123,6 +127,9 @@ func New(cfg Config, now time.Time) *Machine {
 		if p.CostUSD != nil {
 			m.cost = *p.CostUSD
 		}
+	}
+	if c := cfg.Continue; c != nil {
+		m.restore(c)
 	}
 	return m
 }
