@@ -223,7 +223,7 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 	}
 	// Nothing is written through a directory a command swapped for a
 	// symlink (see refguard.go).
-	if err := guardRepo(c.repo.common(), c.session, true); err != nil {
+	if err := guardRepo(c.repo.common(), c.session, true, name, name+rawSuffix); err != nil {
 		return nil, err
 	}
 	// Nor is the person's index a link a command planted (gitdoor.go):
