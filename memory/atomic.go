@@ -1,9 +1,12 @@
 package memory
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -145,6 +148,55 @@ func AppendFile(fs afero.Fs, path string, data []byte, sync bool) error {
 	cerr := f.Close()
 	if err := errors.Join(werr, serr, cerr); err != nil {
 		return &FileError{Op: "append to", Path: path, Err: err}
+	}
+	return nil
+}
+
+// ErrChangedUnderfoot says a file was not what its writer read: someone
+// else wrote it in between, and the in-place change was not made.
+var ErrChangedUnderfoot = errors.New("the file changed since it was read")
+
+// ReplaceByte changes the one byte at off of path from was[off] to b, in
+// place, and fsyncs: for a change of one character (a task's checkbox) of
+// a long file, where WriteFileAtomic would write and sync the whole file
+// again. One byte written is atomic by itself: a reader or a crash sees
+// the old byte or the new one. The file is first read back through the
+// same descriptor and must still be was, so that a file someone else
+// wrote meanwhile (an editor saves by replacing it) gets
+// ErrChangedUnderfoot and is left alone; the caller then writes whole.
+// The write goes through fs's door like any other, so a link is not
+// followed.
+func ReplaceByte(fs afero.Fs, path string, off int, b byte, was []byte) error {
+	if off < 0 || off >= len(was) {
+		return fmt.Errorf("replace byte %d of %s: %w", off, path, ErrChangedUnderfoot)
+	}
+	f, err := fs.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return &FileError{Op: "write", Path: path, Err: err}
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		_ = f.Close()
+		return fmt.Errorf("replace byte %d of %s: %w", off, path, ErrChangedUnderfoot)
+	}
+	now := make([]byte, len(was)+1)
+	n, err := io.ReadFull(f, now)
+	if err != io.ErrUnexpectedEOF || n != len(was) || !bytes.Equal(now[:n], was) {
+		_ = f.Close()
+		return fmt.Errorf("replace byte %d of %s: %w", off, path, ErrChangedUnderfoot)
+	}
+	_, err = f.Seek(int64(off), io.SeekStart)
+	if err == nil {
+		_, err = f.Write([]byte{b})
+	}
+	if err == nil {
+		// One fsync, never a second (see AppendFile).
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return &FileError{Op: "write", Path: path, Err: err}
 	}
 	return nil
 }

@@ -32,9 +32,18 @@ func (f *doneFaultFs) OpenFile(name string, flag int, perm os.FileMode) (afero.F
 	if fail {
 		f.appendLeft--
 	}
+	// A mark is one byte written in place (memory.ReplaceByte), which
+	// opens the task file for writing without creating it.
+	failMark := filepath.Base(name) == memory.TasksFile && flag&os.O_RDWR != 0 && flag&os.O_CREATE == 0 && f.markLeft > 0
+	if failMark {
+		f.markLeft--
+	}
 	f.mu.Unlock()
 	if fail {
 		return nil, &os.PathError{Op: "open", Path: name, Err: f.appendErr}
+	}
+	if failMark {
+		return nil, &os.PathError{Op: "open", Path: name, Err: f.markErr}
 	}
 	return f.Fs.OpenFile(name, flag, perm)
 }

@@ -3,10 +3,13 @@ package planfile
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"unsafe"
 
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/spf13/afero"
 )
 
@@ -84,4 +87,50 @@ func sharesMemory(s, within string) bool {
 	}
 	p, lo := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.StringData(within)))
 	return p >= lo && p < lo+uintptr(len(within))
+}
+
+// A task marked done is one byte changed in place (the same file, not a
+// new one renamed over it), and a person's edit made while ralph was
+// changing the file is read again and kept.
+func TestCheckboxIsChangedInPlaceAndKeepsAnEditMeanwhile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "RALPH_TASKS.md")
+	const plan = "- [ ] one <!-- ralph:id=t1 -->\n- [ ] two <!-- ralph:id=t2 -->\n"
+	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fs, err := rootfs.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	was, _ := os.Stat(path)
+	if _, err := UpdateTasks(fs, dir, func(f *TaskFile) error { return f.SetState("t1", TaskDone) }); err != nil {
+		t.Fatal(err)
+	}
+	now, _ := os.Stat(path)
+	if b, _ := os.ReadFile(path); string(b) != strings.Replace(plan, "[ ]", "[x]", 1) || !os.SameFile(was, now) {
+		t.Fatalf("same file %v, now:\n%s", os.SameFile(was, now), b)
+	}
+	// The person adds a task while ralph marks t2: the in-place change
+	// sees the file is not what it read, reads it again and keeps it.
+	edited := false
+	if _, err := UpdateTasks(fs, dir, func(f *TaskFile) error {
+		if !edited {
+			edited = true
+			cur, _ := os.ReadFile(path)
+			if err := os.WriteFile(path+".new", append(cur, "- [ ] three\n"...), 0o644); err != nil {
+				return err
+			}
+			if err := os.Rename(path+".new", path); err != nil {
+				return err
+			}
+		}
+		return f.SetState("t2", TaskDone)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "- [x] one <!-- ralph:id=t1 -->\n- [x] two <!-- ralph:id=t2 -->\n- [ ] three\n" {
+		t.Fatalf("after an edit meanwhile:\n%s", b)
+	}
 }

@@ -441,19 +441,56 @@ func UpdateTasks(fs afero.Fs, root string, fn func(f *TaskFile) error) (*TaskFil
 func updateTaskFile(fs afero.Fs, path string, fn func(f *TaskFile) error) (*TaskFile, error) {
 	tasksMu.Lock()
 	defer tasksMu.Unlock()
-	before, perm, err := readTasks(fs, path)
-	if err != nil {
-		return nil, err
-	}
-	f := parseCached(before)
-	if err := fn(f); err != nil {
-		return nil, err
-	}
-	if after := f.Bytes(); !bytes.Equal(before, after) {
-		if err := memory.WriteFileAtomic(fs, path, after, perm); err != nil {
+	for try := 0; ; try++ {
+		before, perm, err := readTasks(fs, path)
+		if err != nil {
+			return nil, err
+		}
+		f := parseCached(before)
+		if err := fn(f); err != nil {
+			return nil, err
+		}
+		after := f.Bytes()
+		if bytes.Equal(before, after) {
+			return f, nil
+		}
+		err = writeTasks(fs, path, before, after, perm, try == 0)
+		if errors.Is(err, memory.ErrChangedUnderfoot) {
+			continue // someone wrote it meanwhile: their edit is read again
+		}
+		if err != nil {
 			return nil, err
 		}
 		remember(f, after)
+		return f, nil
 	}
-	return f, nil
+}
+
+// writeTasks replaces the task file before with after. A change of one
+// byte (a checkbox: a task marked done or in progress) is made in place
+// when inPlace allows, so a step of a plan of ten thousand tasks does not
+// write and sync the whole file again; it is ErrChangedUnderfoot when
+// someone else wrote the file since it was read, and the caller reads it
+// again. Anything else is written whole and atomically.
+func writeTasks(fs afero.Fs, path string, before, after []byte, perm os.FileMode, inPlace bool) error {
+	if i, ok := oneByteChanged(before, after); ok && inPlace {
+		return memory.ReplaceByte(fs, path, i, after[i], before)
+	}
+	return memory.WriteFileAtomic(fs, path, after, perm)
+}
+
+// oneByteChanged reports whether a and b differ in exactly one byte, and
+// where.
+func oneByteChanged(a, b []byte) (int, bool) {
+	if len(a) != len(b) {
+		return 0, false
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	if i == len(a) || !bytes.Equal(a[i+1:], b[i+1:]) {
+		return 0, false
+	}
+	return i, true
 }

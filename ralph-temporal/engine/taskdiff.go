@@ -46,12 +46,12 @@ func diffTasks(before, after string) TaskDiff {
 	return TaskDiff{From: p, To: len(b) - s, Lines: a[p : len(a)-s]}
 }
 
-// apply is text with the diff's lines in place; a diff that does not fit
-// text is an error, never a guess.
-func (d TaskDiff) apply(text string) (string, error) {
-	l := lines(text)
+// apply is file with the diff's lines in place; a diff that does not fit
+// file is an error, never a guess.
+func (d TaskDiff) apply(file string) (string, error) {
+	l := lines(file)
 	if d.From < 0 || d.From > d.To || d.To > len(l) {
-		return "", fmt.Errorf("the task file's diff [%d, %d) does not fit its %d lines", d.From, d.To, len(l))
+		return "", fmt.Errorf("the task file's diff [%d, %d) does not fit its %s", d.From, d.To, text.Counted(len(l), "line", "lines"))
 	}
 	var sb strings.Builder
 	for _, s := range l[:d.From] {
