@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // TaskDiff is how an integration changed the task file, as lines
