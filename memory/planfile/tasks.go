@@ -76,6 +76,8 @@ type TaskFile struct {
 	// a task has none in its ralph comment yet.
 	ids                map[string]int
 	dupIDs, missingIDs bool
+	// anyDepends says a task names a dependency; built with ids.
+	anyDepends bool
 }
 
 // own makes f's slices f's alone before an edit (see shared).
@@ -213,7 +215,7 @@ func (f *TaskFile) Bytes() []byte {
 // multi-line HTML comments hide task-like lines, because a person who fences
 // or comments out "- [ ] x" does not mean it as a task.
 func (f *TaskFile) reparse() {
-	f.ids, f.dupIDs, f.missingIDs = nil, false, false
+	f.ids = nil
 	f.info = make([]lineInfo, len(f.lines))
 	// Every task line has a '[', so counting them sizes the slice once.
 	brackets := 0

@@ -38,8 +38,8 @@ func (f *TaskFile) setLine(i int, text string) error {
 	}
 	r.line, r.depth, r.parent = old.line, old.depth, old.parent
 	f.own()
-	if r.id() != old.id() {
-		f.ids, f.dupIDs, f.missingIDs = nil, false, false
+	if r.id() != old.id() || !slices.Equal(r.depends(), old.depends()) {
+		f.ids = nil // idIndex builds it again
 	}
 	f.lines[old.line].text = text
 	f.tasks[i] = &r

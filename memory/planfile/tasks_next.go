@@ -24,10 +24,13 @@ func (f *TaskFile) idIndex() map[string]int {
 		return f.ids
 	}
 	m := make(map[string]int, len(f.tasks))
-	dup, missing := false, false
+	dup, missing, deps := false, false, false
 	for i := range f.tasks {
 		if v, _ := f.tasks[i].metaGet("id"); v == "" {
 			missing = true
+		}
+		if v, _ := f.tasks[i].metaGet("depends"); v != "" {
+			deps = true
 		}
 		id := f.tasks[i].id()
 		if _, seen := m[id]; seen {
@@ -36,7 +39,7 @@ func (f *TaskFile) idIndex() map[string]int {
 		}
 		m[id] = i
 	}
-	f.ids, f.dupIDs, f.missingIDs = m, dup, missing
+	f.ids, f.dupIDs, f.missingIDs, f.anyDepends = m, dup, missing, deps
 	return m
 }
 
@@ -77,7 +80,7 @@ func (f *TaskFile) Ready(exclude func(id string) bool) []Task {
 // only the first n are ranked out and built. n of 0 only counts.
 func (f *TaskFile) ReadyFirst(exclude func(id string) bool, n int) ([]Task, int) {
 	ids := f.idIndex()
-	var ready []int
+	ready := make([]int, 0, len(f.tasks))
 	for i := range f.tasks {
 		if f.ready(i, ids) && (exclude == nil || !exclude(f.tasks[i].id())) {
 			ready = append(ready, i)
@@ -86,7 +89,20 @@ func (f *TaskFile) ReadyFirst(exclude func(id string) bool, n int) ([]Task, int)
 	if n <= 0 || len(ready) == 0 {
 		return nil, len(ready)
 	}
-	top := firstStable(ready, n, f.blocking(ids).compare)
+	var order func(a, b int) int
+	if f.anyDepends {
+		order = f.blocking(ids).compare
+	} else {
+		// With no dependency in the file every chain and every count of
+		// waiting tasks is 0, so the order is the priority, then file
+		// order, and the graph need not be built.
+		prio := make([]int, len(f.tasks))
+		for _, i := range ready {
+			prio[i], _ = f.tasks[i].priority()
+		}
+		order = func(a, b int) int { return cmp.Or(cmp.Compare(prio[a], prio[b]), cmp.Compare(a, b)) }
+	}
+	top := firstStable(ready, n, order)
 	out := make([]Task, len(top))
 	for k, i := range top {
 		out[k] = f.task(i)
