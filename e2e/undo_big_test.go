@@ -57,10 +57,11 @@ func checkFiles(t testing.TB, dir string, n int, killed ...bool) int {
 }
 
 // An undo of 10,000 changed files completes, every file byte for byte,
-// in one batch rather than a git process per file (under 3x what git
-// checkout takes for the same files), and says so in one short line. A
-// SIGKILL at a random moment of an undo leaves no truncated file, and the
-// next undo finishes the job.
+// in one batch rather than a git process per file (the target, which
+// BenchmarkUndo10k measures, is 1.5x what git checkout takes for the
+// same files), and says so in one short line. A SIGKILL at a random
+// moment of an undo leaves no truncated file, and the next undo finishes
+// the job.
 func TestUndoTenThousandFiles(t *testing.T) {
 	t.Parallel()
 	const n = 10000
@@ -102,9 +103,16 @@ func TestUndoTenThousandFiles(t *testing.T) {
 	start = time.Now()
 	shIn(t, dir, `git checkout -- f`)
 	checkout = max(checkout, time.Since(start))
-	// The bound catches an undo that grows worse than linearly (minutes
-	// for 10,000 files), not a slow neighbour: in the whole suite on two
-	// cores the ratio has been 4.5× and 9.1× (2.1× alone).
+	// The target is 1.5x, and BenchmarkUndo10k measures it (the median
+	// of paired runs). The bound here is far looser, 10x and 10 s more,
+	// because its two figures are single runs taken seconds apart on two
+	// cores the suite shares: git's checkout alone has ranged from 1.4 s
+	// to 18 s within minutes beside other tests, the undo's rename-over
+	// and git's unlink-and-create suffer the load differently, and one
+	// undo took 5.2x beside four other e2e tests (4.5x and 9.1x in the
+	// whole suite before the undo's writes went to four system calls a
+	// file). It catches an undo that falls back to a git process per file
+	// (about a hundred times git's checkout), not a slow neighbour.
 	if took > 10*checkout+10*time.Second {
 		t.Errorf("undo took %s, git checkout %s", took, checkout)
 	}
@@ -186,12 +194,14 @@ func TestUndoBesideA600MBFile(t *testing.T) {
 }
 
 // BenchmarkUndo10k: ralph undo of 10,000 files a model's command changed,
-// against git checkout of the same files in the same run (target: undo
-// under 3x git's time; it is one batch, not a process per file).
+// against git checkout of the same files, each pair taken one right after
+// the other (target: undo/checkout at most 1.5, the median of the pairs'
+// ratios; it is one batch, each file one openat, write, close and renameat
+// beneath a directory descriptor held open, not a process per file).
 func BenchmarkUndo10k(b *testing.B) {
 	const n = 10000
 	dir, env, url := bigChangeSet(b, n)
-	var undos, checkouts []time.Duration
+	var undos, checkouts, ratios []time.Duration
 	for range trials(b, 3) {
 		shIn(b, dir, `for f in f/*.txt; do echo changed > $f; done`)
 		start := time.Now()
@@ -208,9 +218,13 @@ func BenchmarkUndo10k(b *testing.B) {
 		if got := checkFiles(b, dir, n); got != n {
 			b.Fatalf("%d of %d files restored", got, n)
 		}
+		// The ratio of each pair, in thousandths (a Duration only to
+		// share percentile): a pair sees one load, the medians of the
+		// two series may not.
+		ratios = append(ratios, time.Duration(1000*float64(undos[len(undos)-1])/float64(checkouts[len(checkouts)-1])))
 	}
 	u, c := percentile(undos, 0.5), percentile(checkouts, 0.5)
 	b.ReportMetric(ms(u), "undo-ms")
 	b.ReportMetric(ms(c), "checkout-ms")
-	b.ReportMetric(float64(u)/float64(c), "undo/checkout")
+	b.ReportMetric(float64(percentile(ratios, 0.5))/1000, "undo/checkout")
 }

@@ -230,6 +230,12 @@ func lastInPlace(log []git.Entry) []git.Entry {
 // changed after the moment at, by changes still in place, and those
 // sessions: work of theirs that an undo of id's would throw away.
 func laterChanges(fs afero.Fs, root, id string, at time.Time, paths []string) (files []string, sessions []string) {
+	// Sets, not the lists themselves, are looked in: both can hold ten
+	// thousand files.
+	wanted, found := map[string]bool{}, map[string]bool{}
+	for _, p := range paths {
+		wanted[p] = true
+	}
 	ids, _ := memory.ListSessions(fs, root)
 	for _, other := range ids {
 		if other == id {
@@ -245,9 +251,10 @@ func laterChanges(fs afero.Fs, root, id string, at time.Time, paths []string) (f
 				continue
 			}
 			for _, f := range e.Files {
-				if slices.Contains(paths, f.Path) {
+				if wanted[f.Path] {
 					touched = true
-					if !slices.Contains(files, f.Path) {
+					if !found[f.Path] {
+						found[f.Path] = true
 						files = append(files, f.Path)
 					}
 				}

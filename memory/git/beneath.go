@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -62,6 +63,13 @@ type beneath struct {
 	root *os.Root
 	mu   sync.Mutex
 	dirs map[string]*os.Root // open directories, by path relative to the root
+	// fds are the same directories as plain descriptors, opened the
+	// first time a file is written in them (dirFd): the restore's writes
+	// go through them with one system call each (beneath_unix.go).
+	fds map[string]*os.File
+	// tmpSuffix ends the name of every temporary file written here: the
+	// mark a killed restore's leftovers are known by, and this process.
+	tmpSuffix string
 }
 
 // openBeneath opens the tree at dir. The caller closes it.
@@ -70,7 +78,8 @@ func openBeneath(dir string) (*beneath, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &beneath{root: root, dirs: map[string]*os.Root{}}, nil
+	return &beneath{root: root, dirs: map[string]*os.Root{}, fds: map[string]*os.File{},
+		tmpSuffix: tempMark + strconv.Itoa(os.Getpid())}, nil
 }
 
 // Close closes every directory held open.
@@ -80,7 +89,10 @@ func (b *beneath) Close() {
 	for _, d := range b.dirs {
 		_ = d.Close()
 	}
-	b.dirs = nil
+	for _, f := range b.fds {
+		_ = f.Close()
+	}
+	b.dirs, b.fds = nil, nil
 	_ = b.root.Close()
 }
 
@@ -214,4 +226,30 @@ func (b *beneath) forget(rel string) {
 		_ = d.Close()
 		delete(b.dirs, rel)
 	}
+	if f, ok := b.fds[rel]; ok {
+		_ = f.Close()
+		delete(b.fds, rel)
+	}
+}
+
+// dirFd is the directory rel (as dir returned it, d) as a plain
+// descriptor, held open beside d; false when d is not held open (past
+// maxOpenDirs), and the writer takes the slower way through d. The
+// descriptor is d's directory itself, opened through d, so no name is
+// resolved again.
+func (b *beneath) dirFd(rel string, d *os.Root) (*os.File, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if f, ok := b.fds[rel]; ok {
+		return f, true
+	}
+	if held, ok := b.dirs[rel]; (!ok || held != d) && d != b.root {
+		return nil, false
+	}
+	f, err := d.Open(".")
+	if err != nil {
+		return nil, false
+	}
+	b.fds[rel] = f
+	return f, true
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -108,5 +109,47 @@ func TestCheckpointRefsFollowNoLink(t *testing.T) {
 	sh(t, dir, "mv .git/refs .git/refs.real && ln -s refs.real .git/refs && echo 4 > n.txt")
 	if _, err := cps.Record(ctx, "4", "turn"); !errors.Is(err, ErrLinkedGitDir) || !strings.Contains(err.Error(), ".git/refs is not a plain directory") {
 		t.Fatalf("a linked refs: %v", err)
+	}
+}
+
+// TestRestoreReplacesWhatStandsInTheWay: the restore's direct writes keep
+// writeOne's guarantees. A link planted at a file's name is replaced, not
+// written through; a link planted at the temporary file's name (a killed
+// restore's, or a command's guess) is removed, not written through; a
+// directory where the file was is replaced by the file; the executable
+// bit comes back; and no temporary file is left.
+func TestRestoreReplacesWhatStandsInTheWay(t *testing.T) {
+	dir := repo(t)
+	outside := t.TempDir()
+	write(t, filepath.Join(outside, "target.txt"), "outside\n")
+	r := open(t, dir)
+	cps := NewCheckpoints(r, "s", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	ctx := context.Background()
+	sh(t, dir, "mkdir -p d && printf 'a\\n' > d/a.txt && printf 'b\\n' > d/b.txt && printf 'c\\n' > d/c.txt && printf '#!/bin/sh\\n' > d/run.sh && chmod +x d/run.sh")
+	base, err := cps.Record(ctx, "0", "baseline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := ".b.txt" + tempMark + strconv.Itoa(os.Getpid())
+	sh(t, dir, "rm d/a.txt && ln -s '"+filepath.Join(outside, "target.txt")+"' d/a.txt && "+
+		"ln -s '"+filepath.Join(outside, "target.txt")+"' d/"+tmp+" && "+
+		"rm d/c.txt && mkdir -p d/c.txt/deep && printf x > d/c.txt/deep/f && "+
+		"printf 'changed\\n' > d/run.sh && chmod -x d/run.sh")
+	if err := r.Restore(ctx, base.Commit, []string{"d/a.txt", "d/b.txt", "d/c.txt", "d/run.sh"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := sh(t, outside, "cat target.txt; ls"); got != "outside\ntarget.txt\n" {
+		t.Fatalf("the link's target changed: %q", got)
+	}
+	if got := sh(t, dir, "cat d/a.txt d/b.txt d/c.txt d/run.sh; ls -A d"); got != "a\nb\nc\n#!/bin/sh\na.txt\nb.txt\nc.txt\nrun.sh\n" {
+		t.Fatalf("after restore: %q", got)
+	}
+	for _, p := range []string{"d/a.txt", "d/c.txt"} {
+		if fi, err := os.Lstat(filepath.Join(dir, p)); err != nil || !fi.Mode().IsRegular() {
+			t.Fatalf("%s is not a file again: %v", p, err)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "d/run.sh")); err != nil || fi.Mode()&0o100 == 0 {
+		t.Fatalf("run.sh lost its executable bit: %v", err)
 	}
 }

@@ -1,7 +1,6 @@
 package git
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -144,17 +143,20 @@ func (r *Repo) IndexIsHead() {
 }
 
 // SameTree reports whether two tree-ishes (trees or commits) name the same
-// tree.
+// tree. One rev-parse reads both (an undo ran one each); a name git does
+// not know fails it, and they are not the same.
 func (r *Repo) SameTree(ctx context.Context, a, b string) bool {
 	if a == b {
 		return true
 	}
-	out, err := r.Git(ctx, nil, "rev-parse", "--verify", "--end-of-options", a+"^{tree}")
+	// --revs-only: a file planted under such a name is not echoed back
+	// as if it were a tree.
+	out, err := r.Git(ctx, nil, "rev-parse", "--revs-only", "--end-of-options", a+"^{tree}", b+"^{tree}")
 	if err != nil {
 		return false
 	}
-	out2, err := r.Git(ctx, nil, "rev-parse", "--verify", "--end-of-options", b+"^{tree}")
-	return err == nil && bytes.Equal(out, out2)
+	trees := strings.Fields(string(out))
+	return len(trees) == 2 && trees[0] == trees[1]
 }
 
 // GitChange is one change to the person's git state that undo does not

@@ -262,7 +262,7 @@ func (b *beneath) writeOne(path, mode string, content io.Reader, n int64) error 
 	}
 	defer done()
 	name := filepath.Base(filepath.FromSlash(path))
-	tmp := "." + name + tempMark + strconv.Itoa(os.Getpid())
+	tmp := "." + name + b.tmpSuffix
 	if mode == "120000" {
 		target, err := io.ReadAll(content)
 		if err != nil {
@@ -323,7 +323,7 @@ func newWriterPool(b *beneath) *writerPool {
 	for range 4 {
 		w.wg.Go(func() {
 			for j := range w.jobs {
-				if err := b.writeOne(j.path, j.mode, bytes.NewReader(j.data), int64(len(j.data))); err != nil {
+				if err := b.writeData(j.path, j.mode, j.data); err != nil {
 					w.mu.Lock()
 					if w.err == nil {
 						w.err = fmt.Errorf("%s: %w", j.path, err)
@@ -362,7 +362,11 @@ func (w *writerPool) wait() error {
 // again; it is looked for only then, since one more system call per file
 // is a tenth of an undo's time.
 func replace(d *os.Root, tmp, name string) error {
-	err := d.Rename(tmp, name)
+	return replaced(d, tmp, name, d.Rename(tmp, name))
+}
+
+// replaced is replace after the first rename, which ended in err.
+func replaced(d *os.Root, tmp, name string, err error) error {
 	if err != nil {
 		if fi, lerr := d.Lstat(name); lerr == nil && fi.IsDir() {
 			if err = d.RemoveAll(name); err == nil {
@@ -391,12 +395,15 @@ func (b *beneath) removeLeftovers(paths []string) {
 		if err != nil {
 			continue
 		}
+		// The names alone: ReadDir of a directory opened in a root
+		// looks at every entry (an lstat each), which is a system call
+		// per file of the directory for the few leftovers there may be.
 		if f, err := d.Open("."); err == nil {
-			entries, _ := f.ReadDir(-1)
+			names, _ := f.Readdirnames(-1)
 			_ = f.Close()
-			for _, e := range entries {
-				if strings.Contains(e.Name(), tempMark) {
-					_ = d.Remove(e.Name())
+			for _, name := range names {
+				if strings.Contains(name, tempMark) {
+					_ = d.Remove(name)
 				}
 			}
 		}

@@ -1,0 +1,10 @@
+//go:build !unix
+
+package git
+
+import "bytes"
+
+// writeData writes a file whose content is in memory (see writeOne).
+func (b *beneath) writeData(path, mode string, data []byte) error {
+	return b.writeOne(path, mode, bytes.NewReader(data), int64(len(data)))
+}
