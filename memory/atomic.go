@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/spf13/afero"
 )
 
@@ -171,10 +172,15 @@ func ReplaceByte(fs afero.Fs, path string, off int, b byte, was []byte) error {
 		return fmt.Errorf("replace byte %d of %s: %w", off, path, ErrChangedUnderfoot)
 	}
 	f, err := fs.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, rootfs.ErrHardLink) {
+		// Written whole and renamed, the file loses its other name
+		// rather than writing through it.
+		return fmt.Errorf("replace byte %d of %s: %w: %w", off, path, ErrChangedUnderfoot, err)
+	}
 	if err != nil {
 		return &FileError{Op: "write", Path: path, Err: err}
 	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || rootfs.Links(fi) > 1 {
 		_ = f.Close()
 		return fmt.Errorf("replace byte %d of %s: %w", off, path, ErrChangedUnderfoot)
 	}

@@ -134,3 +134,32 @@ func TestCheckboxIsChangedInPlaceAndKeepsAnEditMeanwhile(t *testing.T) {
 		t.Fatalf("after an edit meanwhile:\n%s", b)
 	}
 }
+
+// A task file that is a hard link to one of the person's files is not
+// changed in place (that would change their file): it is written whole
+// and renamed, which leaves their file as it was.
+func TestCheckboxIsNotWrittenThroughAHardLink(t *testing.T) {
+	t.Parallel()
+	home, dir := t.TempDir(), t.TempDir()
+	victim := filepath.Join(home, "notes.md")
+	const plan = "- [ ] one <!-- ralph:id=t1 -->\n"
+	if err := os.WriteFile(victim, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(victim, filepath.Join(dir, "RALPH_TASKS.md")); err != nil {
+		t.Skipf("no hard link across these directories: %v", err)
+	}
+	fs, err := rootfs.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := UpdateTasks(fs, dir, func(f *TaskFile) error { return f.SetState("t1", TaskDone) }); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != plan {
+		t.Fatalf("the person's file changed:\n%s", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "RALPH_TASKS.md")); string(b) != "- [x] one <!-- ralph:id=t1 -->\n" {
+		t.Fatalf("the task file:\n%s", b)
+	}
+}

@@ -129,9 +129,19 @@ func (f *Fs) openWrite(rel string, flag int, perm os.FileMode) (*os.File, error)
 	if err != nil {
 		return nil, err
 	}
-	if now, err := file.Stat(); err != nil || !os.SameFile(now, fi) {
+	now, err := file.Stat()
+	if err != nil || !os.SameFile(now, fi) {
 		_ = file.Close()
 		return nil, fmt.Errorf("%s: %w", rel, ErrLink)
+	}
+	// A file with another name is written in place through every name:
+	// a command that hard-linked one of the person's files (~/.bashrc)
+	// at a name ralph appends to or rewrites in place would have ralph
+	// write into it. A file ralph replaces by renaming is not concerned
+	// (the rename breaks the link), so only this door refuses.
+	if links(now) > 1 {
+		_ = file.Close()
+		return nil, fmt.Errorf("%s: %w", rel, ErrHardLink)
 	}
 	if flag&os.O_TRUNC != 0 {
 		if err := file.Truncate(0); err != nil {
