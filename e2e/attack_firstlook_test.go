@@ -18,8 +18,8 @@ import (
 // configuration file can name a filter, it starts at once, without git's
 // listing of the configuration that decides what ralph's other gits may
 // run (memory/git lookGuard): these tests show that it still runs no
-// program a file the model could write names, and that nothing lists the
-// configuration before it.
+// program a file the model could write names, and that the request does not
+// wait for the listing, which runs beside the look for the session's guard.
 
 // TestFirstLookRunsNoProgramOfTheModels: the model's repository (ralph saw
 // the project without one) has core.fsmonitor in its .git/config, and in
@@ -72,13 +72,14 @@ func TestFirstLookRunsNoProgramOfTheModels(t *testing.T) {
 	}
 }
 
-// TestFirstLookStartsBeforeAnyListing records, through a git on PATH that
-// logs each start and exit, the order of the gits a one-shot in a fresh
-// repository runs and when its request reaches the model: the status and
-// log of the first look start first, and no listing of the configuration
-// (git config --list) comes before them; the listing the session's guard
-// needs (git.Guard) starts only once the look is done, beside the request.
-func TestFirstLookStartsBeforeAnyListing(t *testing.T) {
+// TestTheRequestWaitsForNoListing records, through a git on PATH that
+// logs each start and exit, the gits a one-shot in a fresh repository runs
+// and when its request reaches the model. The wrapper makes the listing of
+// the configuration (git config --list, which the session's guard needs)
+// take two seconds: the request must reach the model before that listing
+// ends, after the first look's status and log, which the system prompt
+// needs, have ended.
+func TestTheRequestWaitsForNoListing(t *testing.T) {
 	t.Parallel()
 	realGit := needTool(t, "git", "git")
 	dir := gitProjectDir(t)
@@ -86,7 +87,8 @@ func TestFirstLookStartsBeforeAnyListing(t *testing.T) {
 	logFile := filepath.Join(t.TempDir(), "gits.log")
 	// The subcommand follows ralph's -c settings, which the wrapper skips.
 	wrapper := "#!/bin/sh\nsub=; skip=\nfor a in \"$@\"; do\n  if [ -n \"$skip\" ]; then skip=; continue; fi\n  case \"$a\" in -c) skip=1;; -*) ;; *) sub=$a; break;; esac\ndone\n" +
-		"echo \"$(date +%s%N) start $sub\" >> " + logFile + "\n" + realGit + " \"$@\"\nrc=$?\necho \"$(date +%s%N) end $sub\" >> " + logFile + "\nexit $rc\n"
+		"echo \"$(date +%s%N) start $sub\" >> " + logFile + "\n[ \"$sub\" = config ] && sleep 2\n" +
+		realGit + " \"$@\"\nrc=$?\necho \"$(date +%s%N) end $sub\" >> " + logFile + "\nexit $rc\n"
 	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(wrapper), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -118,14 +120,24 @@ func TestFirstLookStartsBeforeAnyListing(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 	t.Logf("the gits of a one-shot and its request, in order:\n%s", strings.Join(lines, "\n"))
-	var started []string
-	for _, l := range lines {
+	at := map[string]int{}
+	for i, l := range lines {
 		f := strings.Fields(l)
-		if len(f) == 3 && f[1] == "start" {
-			started = append(started, f[2])
+		if key := strings.Join(f[1:], " "); len(f) >= 2 {
+			if _, seen := at[key]; !seen {
+				at[key] = i
+			}
 		}
 	}
-	if len(started) < 2 || !(started[0] == "status" && started[1] == "log" || started[0] == "log" && started[1] == "status") {
-		t.Fatalf("the first look's status and log were not the first gits to start: %v", started)
+	for _, want := range []string{"end status", "end log", "request", "end config"} {
+		if _, ok := at[want]; !ok {
+			t.Fatalf("no %q in the record", want)
+		}
+	}
+	if at["request"] > at["end config"] {
+		t.Errorf("the request waited for the listing of the configuration")
+	}
+	if at["request"] < at["end status"] || at["request"] < at["end log"] {
+		t.Errorf("the request left before the first look's status and log ended")
 	}
 }
