@@ -22,7 +22,7 @@ type foldStore struct {
 }
 
 // foldToken matches a fold's token and captures its number.
-var foldToken = regexp.MustCompile(`⟪[^⟪⟫]*#([0-9]+)⟫`)
+var foldToken = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`⟪[^⟪⟫]*#([0-9]+)⟫`) })
 
 // foldPreview is how many cells of a fold's first line its token shows.
 const foldPreview = 40
@@ -58,8 +58,8 @@ func (f *foldStore) unfold(line string) string {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return foldToken.ReplaceAllStringFunc(line, func(tok string) string {
-		k, _ := strconv.Atoi(foldToken.FindStringSubmatch(tok)[1])
+	return foldToken().ReplaceAllStringFunc(line, func(tok string) string {
+		k, _ := strconv.Atoi(foldToken().FindStringSubmatch(tok)[1])
 		t, ok := f.texts[k]
 		if !ok {
 			return tok

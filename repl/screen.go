@@ -343,7 +343,7 @@ func (s *screen) intactLocked(cols, height int) bool {
 		return false
 	}
 	for _, r := range s.shown {
-		if v := styleSeq.ReplaceAllString(r, ""); text.ClipWidth(v, cols-1) != v {
+		if v := styleSeq().ReplaceAllString(r, ""); text.ClipWidth(v, cols-1) != v {
 			return false
 		}
 	}
@@ -351,7 +351,7 @@ func (s *screen) intactLocked(cols, height int) bool {
 }
 
 // styleSeq is a style sequence, which takes no room on the screen.
-var styleSeq = regexp.MustCompile("\x1b\\[[0-9;]*m")
+var styleSeq = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("\x1b\\[[0-9;]*m") })
 
 // resized paints the live region again for the terminal's new size.
 func (s *screen) resized() {

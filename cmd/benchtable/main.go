@@ -31,6 +31,7 @@ var targets = []target{
 	{"OneShotSayHi", "median-ms", 15, "≤ 15 ms"},
 	{"OneShotSayHi", "own-median-ms", 8, "≤ 8 ms"},
 	{"OneShotSayHi", "peak-rss-MB", 16, "≤ 16 MB"},
+	{"OneShotVsCurl", "ralph/curl", 2, "≤ 2x"},
 	{"OneShotFsyncs", "fsyncs/one-shot", 6, "≤ 6"},
 	{"OneShotFsyncs", "fsyncs/tool-turn", 3, "≤ 3"},
 	{"OneShotOverhead", "own-median-ms", 30, "< 30 ms"},

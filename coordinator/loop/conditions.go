@@ -158,7 +158,7 @@ func CompileCondition(what, src string) (Condition, error) {
 	}, nil
 }
 
-var tokenRe = regexp.MustCompile(`^unexpected token \w+\("(.*)"\)$`)
+var tokenRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^unexpected token \w+\("(.*)"\)$`) })
 
 // describeCompileError turns expr's compile error into the rest of one
 // sentence: the problem, where it is, and what would help.
@@ -194,7 +194,7 @@ func describeCompileError(src string, err error) string {
 	if msg == "unexpected token EOF" {
 		return "the condition ends too soon, after " + strings.TrimPrefix(at, "at ")
 	}
-	if m := tokenRe.FindStringSubmatch(msg); m != nil {
+	if m := tokenRe().FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("unexpected %q %s", m[1], at)
 	}
 	return msg + " " + at

@@ -45,6 +45,9 @@ type gitLook struct {
 	repo    *git.Repo
 	context string
 	clean   bool
+	// listed closes once the configuration listing the session's guard
+	// needs (git.ListForGuard) is read, beside the look.
+	listed chan struct{}
 }
 
 // lookAtGit starts the first look at the git work tree the project lies
@@ -54,8 +57,9 @@ type gitLook struct {
 // look ends on its own, bounded by git's timeout, when nothing does.
 func lookAtGit(root string) chan gitLook {
 	ch := make(chan gitLook, 1)
+	listed := make(chan struct{})
 	go func() {
-		var l gitLook
+		l := gitLook{listed: listed}
 		defer func() { ch <- l }()
 		var (
 			repo    *git.Repo
@@ -65,7 +69,23 @@ func lookAtGit(root string) chan gitLook {
 			ctxErr  error
 			wg      sync.WaitGroup
 		)
-		wg.Go(func() { repo, openErr = git.Open(context.Background(), root) })
+		wg.Go(func() {
+			repo, openErr = git.Open(context.Background(), root)
+			if openErr != nil {
+				close(listed)
+				return
+			}
+			// The listing the session's guard needs runs beside the
+			// look, whose status and log do not wait for it, and not
+			// after it, where a quick answer would wait for it before
+			// the process ends. The guard's goroutine (openGitBeside)
+			// waits for it; unwaited, it ends on its own, bounded by
+			// git's timeout.
+			go func() {
+				defer close(listed)
+				git.ListForGuard(context.Background(), repo.Top)
+			}()
+		})
 		wg.Go(func() { text, clean, ctxErr = git.Context(context.Background(), root, ".ralph") })
 		wg.Wait()
 		if openErr != nil {
@@ -129,6 +149,9 @@ func (p *Project) openGitBeside(ctx context.Context) *gitState {
 	}
 	go func() {
 		defer close(g.guarded)
+		if l.listed != nil {
+			<-l.listed
+		}
 		git.Guard(context.WithoutCancel(ctx), p.Root, l.repo, writable, warn)
 	}()
 	if l.repo == nil {

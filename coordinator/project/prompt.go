@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 
@@ -24,7 +25,11 @@ const SystemPromptVersion = 2
 //go:embed system_prompt.md
 var systemPromptText string
 
-var systemPromptTemplate = template.Must(template.New("system").Option("missingkey=error").Parse(systemPromptText))
+// systemPromptTemplate is parsed at its first use, not at every start of
+// ralph (--version, ralph status) that never builds a prompt.
+var systemPromptTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("system").Option("missingkey=error").Parse(systemPromptText))
+})
 
 // promptFacts are what system_prompt.md is filled with.
 type promptFacts struct {
@@ -40,7 +45,7 @@ func (p *Project) SystemPrompt() string {
 	var b strings.Builder
 	facts := promptFacts{Root: p.Root, Tools: p.fileTools(), Learnings: memory.LearningsFile(p.Fs, p.Root), Added: p.addedNote(),
 		Where: p.whereNote(), Today: time.Now().Format("2006-01-02"), Environment: p.environment(), Todo: p.todoTool()}
-	if err := systemPromptTemplate.Execute(&b, facts); err != nil {
+	if err := systemPromptTemplate().Execute(&b, facts); err != nil {
 		// The template is ralph's own, checked by its tests.
 		panic(fmt.Sprintf("system prompt: %v", err))
 	}

@@ -16,7 +16,7 @@ func TestSystemPromptFileIsVersionedAndComplete(t *testing.T) {
 	facts := promptFacts{Root: "/p", Tools: "read_file", Learnings: "AGENTS.md", Today: "2026-11-26", Environment: "<env/>"}
 	render := func(f promptFacts) string {
 		var b strings.Builder
-		if err := systemPromptTemplate.Execute(&b, f); err != nil {
+		if err := systemPromptTemplate().Execute(&b, f); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()

@@ -150,12 +150,12 @@ func (g *taskGit) Workspace(ctx context.Context, t planfile.Task, attempt int) (
 }
 
 // unsafeRef matches what may not stand in a branch or directory name.
-var unsafeRef = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var unsafeRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
 
 // addWorktree makes the task's worktree on a new branch from HEAD, or
 // takes up the one a crashed run left for it.
 func (g *taskGit) addWorktree(ctx context.Context, id string) (*worktree, error) {
-	name := strings.Trim(unsafeRef.ReplaceAllString(id, "-"), ".-")
+	name := strings.Trim(unsafeRef().ReplaceAllString(id, "-"), ".-")
 	if name == "" {
 		name = "task"
 	}
@@ -272,7 +272,7 @@ func (g *taskGit) checkpoint(ctx context.Context, t planfile.Task, attempt int) 
 	if g.plan != "" {
 		skip[g.repo.Prefix+g.plan] = true
 	}
-	return g.cps.RecordTask(ctx, t.ID, fmt.Sprintf("task-%s-%d", unsafeRef.ReplaceAllString(t.ID, "-"), attempt), skip)
+	return g.cps.RecordTask(ctx, t.ID, fmt.Sprintf("task-%s-%d", unsafeRef().ReplaceAllString(t.ID, "-"), attempt), skip)
 }
 
 // message is a task's commit message: its title, the summary the agent

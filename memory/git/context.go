@@ -19,7 +19,8 @@ const recentCommits = 10
 // work tree (bounded), and the latest commit subjects. It runs in dir,
 // any directory of the work tree, so that it needs nothing Open finds
 // and can run beside it: this is on the way to the first request, and
-// its two git commands run side by side too. clean reports a work tree
+// its two git commands run side by side too, with no listing of the
+// configuration before them where none is needed (lookGuard). clean reports a work tree
 // and index that match HEAD, with no untracked files. exclude are paths
 // (relative to dir) left out of the status: ralph's own state directory.
 func Context(ctx context.Context, dir string, exclude ...string) (text string, clean bool, err error) {
@@ -28,18 +29,22 @@ func Context(ctx context.Context, dir string, exclude ...string) (text string, c
 	if !mayBeInWorkTree(dir) {
 		return "", false, ErrNoRepo
 	}
+	g := lookGuard(ctx, dir)
 	// The whole work tree (":/"), whatever dir is, with paths relative to
 	// its top. The status, the longer of the two, starts first.
 	args := []string{"-c", "status.relativePaths=false", "status", "--short", "--branch", "--untracked-files=normal", "--ignore-submodules=dirty", "--", ":/"}
 	for _, x := range exclude {
 		args = append(args, ":(exclude,literal)"+x)
 	}
-	st, err := start(ctx, dir, []string{"GIT_OPTIONAL_LOCKS=0"}, args...)
+	st, err := startGuarded(ctx, Timeout, g, dir, []string{"GIT_OPTIONAL_LOCKS=0"}, args...)
 	if err != nil {
 		return "", false, err
 	}
 	var log []byte
-	if lg, err := start(ctx, dir, nil, "log", fmt.Sprintf("-%d", recentCommits), "--format=%s"); err == nil {
+	// --no-show-signature: log.showSignature would run gpg.program (or
+	// gpg.ssh.program) on every commit, and the subjects need no
+	// signature.
+	if lg, err := startGuarded(ctx, Timeout, g, dir, nil, "log", fmt.Sprintf("-%d", recentCommits), "--no-show-signature", "--format=%s"); err == nil {
 		// A repository without commits has no log; that is not an error.
 		log, _ = lg.finish(nil)
 	}
@@ -73,4 +78,54 @@ func Context(ctx context.Context, dir string, exclude ...string) (text string, c
 		}
 	}
 	return b.String(), clean, nil
+}
+
+// lookGuard is the guard of the first look's two gits (status and log),
+// decided without git's listing of the configuration where that is sound,
+// so that the look's gits start at once: the listing ran before them, in
+// series, on the way to every first request in a repository.
+//
+// Those two gits run few of the programs configuration can name, and all
+// but one kind are off for every git ralph runs, whoever configured them
+// (safeConfig): core.fsmonitor (status refreshes the index), the hooks,
+// pager and editors, askPass and credential helpers, and every transport
+// (protocol.allow=never, so core.sshCommand, core.gitProxy and ext:: have
+// no remote to run for). log is given --no-show-signature (gpg.program),
+// and the guard turns off textconv and external diffs (neither reads a
+// diff). Nothing else they read runs a program: no merge, no alias of a
+// builtin, no pager on a pipe.
+//
+// The one kind left is a clean filter (filter.<driver>.clean or
+// .process), which status runs on a file whose size is unchanged but
+// whose time stamp moved. Its driver's name is the model's to choose, so
+// only git's listing can say which to turn off. When no configuration
+// file mentions "filter" at all and none includes another (configMayName,
+// a search for the word, not a parser: a mention in a comment counts),
+// there is no filter to turn off and no listing is needed. Otherwise, or
+// when git's discovery may not be the plain one (discover), the guard is
+// the directory's listed one (guardFor), as for every other git.
+func lookGuard(ctx context.Context, dir string) *guard {
+	r := discover(dir)
+	if r == nil {
+		return guardFor(ctx, dir)
+	}
+	gitDir, common, env := r.GitDir, commonDir(r.GitDir), []string(nil)
+	if p := pinFor(dir); p != nil && !p.unpinned {
+		// A session recorded the repository: git is pinned to it, and
+		// its files are the ones read.
+		gitDir, common, env = p.gitDir, p.common, p.env()
+	}
+	if configMayName(common, gitDir, "filter") {
+		return guardFor(ctx, dir)
+	}
+	return &guard{noDiffDrivers: true, noHooks: true, env: env}
+}
+
+// ListForGuard reads the configuration listing of the work tree at top
+// that Guard decides from, and keeps it for Guard (the guards' cache),
+// so that the listing can run beside the first look instead of after
+// it: a one-shot whose answer comes at once waited for it before it
+// could end.
+func ListForGuard(ctx context.Context, top string) {
+	guardFor(ctx, top)
 }

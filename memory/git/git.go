@@ -238,7 +238,12 @@ func RemoteCommand(ctx context.Context, dir string, env []string, args ...string
 // external diff or textconv when one such is configured, and the
 // repository pinned to the one the session opened.
 func build(ctx context.Context, dir string, env []string, hooks, remote bool, args []string) *exec.Cmd {
-	g := guardFor(ctx, dir)
+	return buildWith(ctx, guardFor(ctx, dir), dir, env, hooks, remote, args)
+}
+
+// buildWith is build with the guard decided: the one other caller is the
+// first look at the work tree (lookGuard), whose guard needs no listing.
+func buildWith(ctx context.Context, g *guard, dir string, env []string, hooks, remote bool, args []string) *exec.Cmd {
 	if g.noHooks {
 		hooks = false
 	}
@@ -343,9 +348,18 @@ func start(ctx context.Context, dir string, env []string, args ...string) (*proc
 
 // startWithin starts git with args in dir, bounded by limit.
 func startWithin(ctx context.Context, limit time.Duration, dir string, env []string, args ...string) (*proc, error) {
+	return startGuarded(ctx, limit, nil, dir, env, args...)
+}
+
+// startGuarded is startWithin with the guard g already decided; nil is
+// the directory's own (guardFor).
+func startGuarded(ctx context.Context, limit time.Duration, g *guard, dir string, env []string, args ...string) (*proc, error) {
 	p := &proc{args: args, limit: limit}
 	p.ctx, p.cancel = context.WithTimeout(ctx, limit)
-	p.cmd = command(p.ctx, dir, env, false, args)
+	if g == nil {
+		g = guardFor(p.ctx, dir)
+	}
+	p.cmd = buildWith(p.ctx, g, dir, env, false, false, args)
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	var err error
 	if p.stdin, err = p.cmd.StdinPipe(); err == nil {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // store writes a checkpoint's commit object and its ref straight into the
@@ -145,7 +146,7 @@ func (s *store) writeCommit(body []byte) (string, error) {
 // safeRef matches the ref names ralph makes (refs/ralph/<session>/<name>)
 // that are also valid git ref names; another name goes to git, which
 // checks it.
-var safeRef = regexp.MustCompile(`^refs/ralph(/[A-Za-z0-9_][A-Za-z0-9_-]*)+$`)
+var safeRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^refs/ralph(/[A-Za-z0-9_][A-Za-z0-9_-]*)+$`) })
 
 // errNotPlain says a write needs git's own process.
 var errNotPlain = errors.New("not a plain loose ref")
@@ -156,7 +157,7 @@ var errNotPlain = errors.New("not a plain loose ref")
 // directory is opened beneath the common directory, following no symlink,
 // and the rename replaces a link at the ref's name, never what it names.
 func (s *store) writeRef(ref, commit string) error {
-	if !safeRef.MatchString(ref) {
+	if !safeRef().MatchString(ref) {
 		return errNotPlain
 	}
 	b, err := openBeneath(s.common)

@@ -79,7 +79,7 @@ func (c *Checkpoints) mayConvert(ctx context.Context) bool {
 // readConvertConfig reads core.autocrlf, and whether core.attributesFile
 // names a file, in one git process.
 func (c *Checkpoints) readConvertConfig(ctx context.Context) (autocrlf, attrsFile bool) {
-	if !configMayName(c.repo.GitDir, "autocrlf", "attributesfile") {
+	if !configMayName(c.repo.common(), c.repo.GitDir, "autocrlf", "attributesfile") {
 		return false, false
 	}
 	out, _ := c.repo.Git(ctx, nil, "config", "-z", "--get-regexp", `^core\.(autocrlf|attributesfile)$`)
@@ -98,10 +98,11 @@ func (c *Checkpoints) readConvertConfig(ctx context.Context) (autocrlf, attrsFil
 
 // configMayName reports whether git's configuration may set any of keys,
 // without a git process: none of its files (the system's, the person's,
-// the repository's) mentions them, no file includes another, and the
-// environment adds none. A mention anywhere, even in a comment, sends the
-// question to git.
-func configMayName(gitDir string, keys ...string) bool {
+// the repository's, whose common directory is common and git directory
+// gitDir) mentions them, no file includes another, and the environment
+// adds none. A mention anywhere, even in a comment, sends the question to
+// git. keys are lower case: the files are compared lowered.
+func configMayName(common, gitDir string, keys ...string) bool {
 	if os.Getenv("GIT_CONFIG_PARAMETERS") != "" || os.Getenv("GIT_CONFIG_COUNT") != "" {
 		return true
 	}
@@ -126,7 +127,7 @@ func configMayName(gitDir string, keys ...string) bool {
 	// (gitdoor.go); the system and global ones are the person's.
 	read := func(f string) ([]byte, error) { return afero.ReadFile(rootfs.Person(), f) }
 	reads := []func() ([]byte, error){
-		func() ([]byte, error) { return readAdmin(commonDir(gitDir), "config") },
+		func() ([]byte, error) { return readAdmin(common, "config") },
 		func() ([]byte, error) { return readAdmin(gitDir, "config.worktree") },
 	}
 	for _, f := range files {

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/afero"
@@ -105,8 +106,8 @@ func StoreDir(getenv func(string) string) string {
 }
 
 var (
-	ownerRepo = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+$`)
-	scpLike   = regexp.MustCompile(`^[A-Za-z0-9_.-]+@[A-Za-z0-9_.-]+:`)
+	ownerRepo = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+$`) })
+	scpLike   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]+@[A-Za-z0-9_.-]+:`) })
 )
 
 // gitURL reports whether s is a URL git clones (a scheme it knows, or
@@ -117,7 +118,7 @@ func gitURL(s string) bool {
 			return true
 		}
 	}
-	return scpLike.MatchString(s)
+	return scpLike().MatchString(s)
 }
 
 // githubURL is the clone URL of a GitHub owner/repo.
@@ -146,7 +147,7 @@ func readMarket(root string) (Market, error) {
 	if err := json.Unmarshal(data, &m); err != nil {
 		return Market{}, fmt.Errorf("%w: %s is not a marketplace.json: %w", ErrNotMarket, file, err)
 	}
-	if !validName.MatchString(m.Name) {
+	if !validName().MatchString(m.Name) {
 		return Market{}, fmt.Errorf("%w: %s: the name %q is not one ralph takes (letters, digits, '.', '-', '_', at most 64)", ErrNotMarket, file, m.Name)
 	}
 	return m, nil
@@ -206,7 +207,7 @@ func (a MarketAdder) AddMarket(ctx context.Context, arg, cwd string) (MarketReco
 	url := arg
 	switch {
 	case gitURL(arg):
-	case ownerRepo.MatchString(arg) && !strings.HasPrefix(arg, "."):
+	case ownerRepo().MatchString(arg) && !strings.HasPrefix(arg, "."):
 		url = githubURL(arg)
 	default:
 		return MarketRecord{}, Market{}, fmt.Errorf("%s: %w", arg, fs.ErrNotExist)
@@ -362,7 +363,7 @@ func (a MarketAdder) RemoveMarket(name string) (MarketRecord, []string, error) {
 // SplitRef splits NAME@MARKETPLACE; ok is false for anything else.
 func SplitRef(s string) (name, market string, ok bool) {
 	name, market, ok = strings.Cut(s, "@")
-	return name, market, ok && validName.MatchString(name) && validName.MatchString(market)
+	return name, market, ok && validName().MatchString(name) && validName().MatchString(market)
 }
 
 // market finds the marketplace recorded as name.
@@ -473,7 +474,7 @@ func entrySource(e Entry) (rel, url string, err error) {
 		return "", "", fmt.Errorf("%w: %s's source is neither a path nor an object: %w", ErrUnsupported, e.Name, err)
 	}
 	switch {
-	case src.Source == "github" && ownerRepo.MatchString(src.Repo):
+	case src.Source == "github" && ownerRepo().MatchString(src.Repo):
 		return "", githubURL(src.Repo), nil
 	case src.Source == "url" && gitURL(src.URL):
 		return "", src.URL, nil

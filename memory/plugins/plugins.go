@@ -107,7 +107,7 @@ func (p *Paths) UnmarshalJSON(b []byte) error {
 
 // validName is Claude Code's rule for a plugin's name (kebab-case), a
 // little wider: letters, digits, dots, dashes and underscores.
-var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // ParseManifest reads a plugin.json. file names it in errors.
 func ParseManifest(data []byte, file string) (Manifest, error) {
@@ -118,7 +118,7 @@ func ParseManifest(data []byte, file string) (Manifest, error) {
 	if m.Name == "" {
 		return Manifest{}, fmt.Errorf("%w: %s names no plugin (its \"name\" is empty)", ErrManifest, file)
 	}
-	if !validName.MatchString(m.Name) {
+	if !validName().MatchString(m.Name) {
 		return Manifest{}, fmt.Errorf("%w: %s: the name %q is not one ralph takes (letters, digits, '.', '-', '_', at most 64)", ErrManifest, file, m.Name)
 	}
 	return m, nil
@@ -241,7 +241,7 @@ func (p Plugin) withoutManifest(name string) (Plugin, []byte, error) {
 	if name == "" {
 		name = filepath.Base(p.Dir)
 	}
-	if !validName.MatchString(name) {
+	if !validName().MatchString(name) {
 		return p, nil, fmt.Errorf("%w: %s has no manifest, and its name %q is not one ralph takes (letters, digits, '.', '-', '_', at most 64)", ErrManifest, p.Dir, name)
 	}
 	p.Name, p.Manifest = name, Manifest{Name: name}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/ralph-dev/ralph/memory/frontmatter"
@@ -21,7 +22,7 @@ const (
 
 // validName is the Agent Skills name: lowercase letters, digits and single
 // hyphens between them.
-var validName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`) })
 
 // readSkill reads dir/SKILL.md's frontmatter. A missing SKILL.md is
 // fs.ErrNotExist (the directory is no skill); any other failure is one
@@ -67,13 +68,13 @@ func parse(data []byte, dirName string) (Skill, error) {
 	switch {
 	case name == "":
 		return Skill{}, fmt.Errorf("its frontmatter has no name: %w", ErrMalformed)
-	case (len(name) > maxName || !validName.MatchString(name)) && validName.MatchString(dirName) && len(dirName) <= maxName:
+	case (len(name) > maxName || !validName().MatchString(name)) && validName().MatchString(dirName) && len(dirName) <= maxName:
 		// Claude Code accepts a name such as "Hook Development"; ralph
 		// knows such a skill by its directory's name, which is a valid
 		// one, and keeps the written name as its title.
 		title = name
 		name = dirName
-	case len(name) > maxName || !validName.MatchString(name):
+	case len(name) > maxName || !validName().MatchString(name):
 		return Skill{}, fmt.Errorf("its name %q is not lowercase letters, digits and hyphens of at most %d characters: %w", clip(name, maxName+8), maxName, ErrMalformed)
 	}
 	desc := oneLine(doc.Get("description"))

@@ -128,6 +128,9 @@ type cli struct {
 func Main(args []string, version string, shell ChatShell) int {
 	c := &cli{version: version, shell: shell}
 	root := c.command()
+	if completing(args) {
+		c.addValueCompletions(root)
+	}
 	args = promptWord(root, args)
 	root.SetArgs(args)
 	err := singleDashLong(root, args)
@@ -269,7 +272,6 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	root.AddCommand(c.doctorCommand(), c.configCommand(), c.modelsCommand(), c.skillsCommand())
 	c.addServeCommands(root)
 	c.addConventionFlags(root)
-	c.addValueCompletions(root)
 	trimSubcommandHelp(root)
 	wrapHelp(root)
 	hintTaskWords(root)

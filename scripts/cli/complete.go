@@ -15,6 +15,15 @@ import (
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
+// completing reports whether args ask cobra's hidden completion command,
+// which a shell's completion script runs: only it reads the completion
+// functions of flags' values, and registering them (a walk over every
+// command's flag sets) took 2 ms of every start-up on a busy machine,
+// a one-shot's too.
+func completing(args []string) bool {
+	return len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd)
+}
+
 // addValueCompletions lets the shell complete the values of the flags
 // that take one of a few words, a session id or a model name, on every
 // command that has them (ralph run's --agent, the root's --resume, ...).
@@ -48,8 +57,11 @@ func (c *cli) addValueCompletions(root *cobra.Command) {
 	}
 	var walk func(*cobra.Command)
 	walk = func(cmd *cobra.Command) {
+		// NonInheritedFlags builds a new flag set at every call: once per
+		// command, not once per flag.
+		own := cmd.NonInheritedFlags()
 		for name, fn := range byFlag {
-			if cmd.NonInheritedFlags().Lookup(name) != nil {
+			if own.Lookup(name) != nil {
 				// A flag shared by several commands is registered once;
 				// the error for the second time says only that.
 				_ = cmd.RegisterFlagCompletionFunc(name, fn)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ralph-dev/ralph/memory/mentions"
 	"github.com/ralph-dev/ralph/memory/plugins"
@@ -30,7 +31,7 @@ import (
 // shellRef is Claude Code's embedded shell: a fenced block opened by
 // ```! (its text one command, which may span lines), or !`command` on
 // one line. Both run the same way, in the order they appear.
-var shellRef = regexp.MustCompile("(?s)```!\\s*?\n(.*?)\n?```|!`([^`\n]+)`")
+var shellRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?s)```!\\s*?\n(.*?)\n?```|!`([^`\n]+)`") })
 
 // shellCommand is the command of one shellRef match (its submatches).
 func shellCommand(m []string) string {
@@ -43,7 +44,7 @@ func shellCommand(m []string) string {
 // shellLines are the commands of body's shell lines and blocks, in order.
 func shellLines(body string) []string {
 	var out []string
-	for _, m := range shellRef.FindAllStringSubmatch(body, -1) {
+	for _, m := range shellRef().FindAllStringSubmatch(body, -1) {
 		out = append(out, shellCommand(m))
 	}
 	return out
@@ -62,11 +63,11 @@ func (h *Host) runShellLines(ctx context.Context, name, shown, body string) (str
 		return "", fmt.Errorf("/%s: %w: %s embeds shell (!`…`), which ralph runs only where its commands can be approved", name, ErrShellRefused, shown)
 	}
 	var err error
-	out := shellRef.ReplaceAllStringFunc(body, func(m string) string {
+	out := shellRef().ReplaceAllStringFunc(body, func(m string) string {
 		if err != nil {
 			return m
 		}
-		command := shellCommand(shellRef.FindStringSubmatch(m))
+		command := shellCommand(shellRef().FindStringSubmatch(m))
 		if strings.TrimSpace(command) == "" {
 			return ""
 		}

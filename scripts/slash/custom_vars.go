@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // The variables a command's text may name, as Claude Code expands them:
@@ -17,7 +18,9 @@ import (
 // quote in its name stays one word and never becomes shell syntax.
 
 // pathVars matches the variables expandPaths replaces.
-var pathVars = regexp.MustCompile(`\$\{CLAUDE_PLUGIN_ROOT\}|\$\{CLAUDE_PROJECT_DIR\}|\$CLAUDE_PROJECT_DIR\b`)
+var pathVars = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{CLAUDE_PLUGIN_ROOT\}|\$\{CLAUDE_PROJECT_DIR\}|\$CLAUDE_PROJECT_DIR\b`)
+})
 
 // expandPaths replaces the path variables in body: quoted in its shell
 // lines and blocks, as they are elsewhere. pluginRoot "" leaves
@@ -31,7 +34,7 @@ func expandPaths(body, pluginRoot, projectDir string) string {
 	}
 	var b strings.Builder
 	last := 0
-	for _, loc := range shellRef.FindAllStringIndex(body, -1) {
+	for _, loc := range shellRef().FindAllStringIndex(body, -1) {
 		b.WriteString(plainPaths(body[last:loc[0]], value))
 		b.WriteString(shellPaths(body[loc[0]:loc[1]], value))
 		last = loc[1]
@@ -53,7 +56,7 @@ func expandRulePaths(rule, pluginRoot, projectDir string) string {
 }
 
 func plainPaths(s string, value func(string) (string, bool)) string {
-	return pathVars.ReplaceAllStringFunc(s, func(v string) string {
+	return pathVars().ReplaceAllStringFunc(s, func(v string) string {
 		if p, ok := value(v); ok {
 			return p
 		}
@@ -64,7 +67,7 @@ func plainPaths(s string, value func(string) (string, bool)) string {
 // shellPaths replaces the path variables in shell text, each quoted for
 // the quoting it stands in.
 func shellPaths(s string, value func(string) (string, bool)) string {
-	locs := pathVars.FindAllStringIndex(s, -1)
+	locs := pathVars().FindAllStringIndex(s, -1)
 	if len(locs) == 0 {
 		return s
 	}
@@ -133,7 +136,7 @@ func doubleQuoted(s string) string {
 // prompt takes named ones.
 
 // namedRef is a named placeholder of a codex prompt.
-var namedRef = regexp.MustCompile(`\$[A-Z][A-Z0-9_]*`)
+var namedRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$[A-Z][A-Z0-9_]*`) })
 
 // ErrPromptArgs is a codex prompt's arguments that do not fill it.
 var ErrPromptArgs = errors.New("the prompt's arguments do not fill it")
@@ -142,7 +145,7 @@ var ErrPromptArgs = errors.New("the prompt's arguments do not fill it")
 // ($ARGUMENTS and a $$-escaped one left out).
 func promptKeys(body string) []string {
 	seen := map[string]bool{}
-	for _, loc := range namedRef.FindAllStringIndex(body, -1) {
+	for _, loc := range namedRef().FindAllStringIndex(body, -1) {
 		if loc[0] > 0 && body[loc[0]-1] == '$' && dollarEscaped(body, loc[0]-1) {
 			continue
 		}
@@ -206,7 +209,7 @@ func expandPrompt(name, body, args string) (string, bool, error) {
 			continue
 		}
 		if body[i] == '$' {
-			if loc := namedRef.FindStringIndex(body[i:]); loc != nil && loc[0] == 0 {
+			if loc := namedRef().FindStringIndex(body[i:]); loc != nil && loc[0] == 0 {
 				k := body[i+1 : i+loc[1]]
 				if v, ok := values[k]; ok {
 					b.WriteString(v)

@@ -21,6 +21,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/spf13/afero"
 
@@ -355,7 +356,7 @@ func (s *Set) loadFile(fsys afero.Fs, path, name string, src Source) {
 
 // segmentPattern is what a plugin's name and the subfolders of its
 // agents folder may be to become part of a definition's name.
-var segmentPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var segmentPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // pluginName is the name of the plugin's definition called name in file
 // path, as Claude Code gives it: the plugin's name, the folders between
@@ -366,7 +367,7 @@ func (s *Set) pluginName(path, name string) (string, error) {
 		parts = append(parts, strings.Split(filepath.ToSlash(rel), "/")...)
 	}
 	for _, p := range parts {
-		if !segmentPattern.MatchString(p) {
+		if !segmentPattern().MatchString(p) {
 			return "", fmt.Errorf("%q cannot be part of an agent's name (letters, digits, dots, hyphens and underscores)", text.StripControls(p))
 		}
 	}
@@ -393,7 +394,7 @@ var ErrMalformed = errors.New("malformed agent definition")
 
 // namePattern is the names a definition may take: Claude Code's
 // lowercase letters, digits and hyphens (and underscores).
-var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`) })
 
 // aliases are Claude Code's model names that are no model id: ralph
 // cannot yet tell which provider's model they mean, so the child keeps
@@ -437,7 +438,7 @@ func Parse(data []byte, shown string, src Source) (d Def, warns []string, err er
 	if d.Name == "" {
 		d.Name = strings.TrimSuffix(filepath.Base(shown), ".md")
 	}
-	if !namePattern.MatchString(d.Name) {
+	if !namePattern().MatchString(d.Name) {
 		return Def{}, nil, fmt.Errorf("%s is not used: %w: its name %q is not lowercase letters, digits and hyphens.", shown, ErrMalformed, text.StripControls(d.Name))
 	}
 	if d.Prompt == "" {
@@ -565,9 +566,9 @@ func ParseSpec(spec string) (name string, ok bool, err error) {
 func validSpecName(name string) bool {
 	parts := strings.Split(name, ":")
 	for _, p := range parts[:len(parts)-1] {
-		if !segmentPattern.MatchString(p) {
+		if !segmentPattern().MatchString(p) {
 			return false
 		}
 	}
-	return namePattern.MatchString(parts[len(parts)-1])
+	return namePattern().MatchString(parts[len(parts)-1])
 }

@@ -77,9 +77,11 @@ var (
 	// resetAtRe finds when: "resets 2pm (Europe/Berlin)", "reset at
 	// 2:10pm", "resets Apr 23 at 4pm (America/Recife)", "Try again at 3:45
 	// PM", "try again at Sep 5th, 2025 3:45 PM".
-	resetAtRe = regexp.MustCompile(`(?i)(?:resets?|try again) (?:at )?` +
-		`(?:(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? (\d{1,2})(?:st|nd|rd|th)?,? (?:(\d{4}),? )?(?:at )?)?` +
-		`(\d{1,2})(?::(\d{2}))? ?([ap])\.?m\.?(?:\s*\(([A-Za-z_]+(?:/[A-Za-z0-9_+-]+)*)\))?`)
+	resetAtRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:resets?|try again) (?:at )?` +
+			`(?:(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? (\d{1,2})(?:st|nd|rd|th)?,? (?:(\d{4}),? )?(?:at )?)?` +
+			`(\d{1,2})(?::(\d{2}))? ?([ap])\.?m\.?(?:\s*\(([A-Za-z_]+(?:/[A-Za-z0-9_+-]+)*)\))?`)
+	})
 )
 
 var months = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12}
@@ -99,7 +101,7 @@ func ParseUsageLimit(s string, now time.Time) (UsageLimit, bool) {
 		return UsageLimit{}, false
 	}
 	l := UsageLimit{Text: limitLine(s, w)}
-	if m := resetAtRe.FindStringSubmatch(s); m != nil {
+	if m := resetAtRe().FindStringSubmatch(s); m != nil {
 		l.Until = resetTime(m, now)
 	}
 	return l, true

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -52,7 +53,7 @@ func gitWords(words []arg) ([]arg, bool) {
 	if base == "git" {
 		return words, true
 	}
-	if sub, ok := strings.CutPrefix(base, "git-"); ok && gitBuiltins[sub] {
+	if sub, ok := strings.CutPrefix(base, "git-"); ok && gitBuiltins()[sub] {
 		// Only git's own programs: git-lfs or git-cliff run by their
 		// own name are programs of their own, no alias of git's.
 		return append([]arg{{value: "git", known: true, plain: true}, {value: sub, known: true, plain: true}}, words[1:]...), true
@@ -129,7 +130,7 @@ func judgeGit(words []arg, env string) gitAct {
 	switch why, runs := gitRuns[g.sub]; {
 	case runs:
 		reason("`git %s` %s", g.sub, why)
-	case !gitBuiltins[g.sub]:
+	case !gitBuiltins()[g.sub]:
 		if g.why == "" {
 			g.why, g.alias = fmt.Sprintf("`%s` is not one of git's own commands, so it may be an alias for any of them", g.sub), true
 		}
@@ -410,10 +411,11 @@ var gitRuns = map[string]string{
 // gitBuiltins are git's own commands: those git 2.39 lists with
 // `git --list-cmds=main` (built in, or shipped in its exec path), which
 // git runs before it looks for an alias, so no alias can stand in for
-// them. Internal helpers (names with "--") and commands git plans to drop
+// them, built at the first look (a table of 150 built at every start
+// was init work). Internal helpers (names with "--") and commands git plans to drop
 // are left out: where one is missing it may be an alias. A newer git's
 // new commands count as possible aliases, which only asks more.
-var gitBuiltins = func() map[string]bool {
+var gitBuiltins = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, c := range strings.Fields(`add am apply archive bisect blame branch bugreport bundle cat-file
 		check-attr check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick clean
@@ -434,4 +436,4 @@ var gitBuiltins = func() map[string]bool {
 		m[c] = true
 	}
 	return m
-}()
+})

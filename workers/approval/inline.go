@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // An interpreter given its program inline (`python3 -c "…"`, `perl -e
@@ -35,7 +36,7 @@ var interpreters = map[string]inlineFlags{
 
 // interpreterVersion is the version some interpreters' names end in
 // (python3.12, perl5.36, lua5.4).
-var interpreterVersion = regexp.MustCompile(`[0-9.]+$`)
+var interpreterVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9.]+$`) })
 
 // inlinePrograms returns the program texts an interpreter command is
 // given inline (every candidate: `perl -Mre -e …` reads as a cluster
@@ -49,7 +50,7 @@ func inlinePrograms(words []arg) (texts []string, unknown, ok bool) {
 	name := path.Base(words[0].value)
 	f, found := interpreters[name]
 	if !found {
-		f, found = interpreters[interpreterVersion.ReplaceAllString(name, "")]
+		f, found = interpreters[interpreterVersion().ReplaceAllString(name, "")]
 	}
 	if !found {
 		return nil, false, false

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // UnsandboxedHint tells the model how to ask for a command outside the
@@ -140,7 +141,7 @@ func isDenial(lower string) bool {
 }
 
 // quoted matches the paths tools quote in their messages: 'x', ‘x’, "x".
-var quoted = regexp.MustCompile("'([^']+)'|‘([^’]+)’|\"([^\"]+)\"")
+var quoted = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("'([^']+)'|‘([^’]+)’|\"([^\"]+)\"") })
 
 // deniedWrite reports whether one line of output is a refusal the sandbox
 // caused.
@@ -170,7 +171,7 @@ func (p *Policy) deniedWrite(line, lower string) bool {
 // in "bash: out.txt: Permission denied".
 func candidatePaths(line string) []string {
 	var out []string
-	for _, m := range quoted.FindAllStringSubmatch(line, -1) {
+	for _, m := range quoted().FindAllStringSubmatch(line, -1) {
 		for _, g := range m[1:] {
 			if g != "" {
 				out = append(out, g)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/spf13/afero"
@@ -168,10 +169,10 @@ func (t *Template) execute(d Data) (string, error) {
 func errorLine(err error) string {
 	s := text.OneLine(err.Error())
 	s = strings.TrimPrefix(s, "template: ")
-	return goNoise.ReplaceAllString(s, "")
+	return goNoise().ReplaceAllString(s, "")
 }
 
 // goNoise is what text/template says that means nothing to the person:
 // "executing "name" " before a failed action, which names the template a
 // second time, and the Go type of a field it could not find.
-var goNoise = regexp.MustCompile(`executing "[^"]*" | in type taskprompt\.\w+`)
+var goNoise = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`executing "[^"]*" | in type taskprompt\.\w+`) })
