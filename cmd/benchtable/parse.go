@@ -26,11 +26,12 @@ var (
 	// endLine ends a benchmark that failed or skipped (-v prints SKIP
 	// only then), or, as BENCH, one that logged; indented for a
 	// sub-benchmark. Without -v the benchmark's messages follow it.
-	endLine = regexp.MustCompile(`^\s*--- (FAIL|SKIP|BENCH): Benchmark(\S+?)(-\d+)?$`)
-	// message is a line a benchmark logged (t.Log, Error, Fatal, Skip):
-	// indented, "file.go:line: words". Its further lines are indented
-	// deeper and carry no place.
-	message = regexp.MustCompile(`^\s+(\S+_test\.go:\d+: .*)$`)
+	endLine = regexp.MustCompile(`^\s*--- (FAIL|SKIP|BENCH): Benchmark(\S+?)(-\d+)?(?: \(.*\))?$`)
+	// message is a line a benchmark logged (t.Log, Error, Fatal, Skip),
+	// or the testing package for it (a race detected): indented,
+	// "file.go:line: words". Its further lines are indented deeper and
+	// carry no place.
+	message = regexp.MustCompile(`^\s+(\S+\.go:\d+: .*)$`)
 	// compileError is a line of a package that did not build.
 	compileError = regexp.MustCompile(`^(?:vet: )?(\S+\.go:\d+:\d+: .*)$`)
 	// panicLine is a panic, the name of the benchmark that was running
