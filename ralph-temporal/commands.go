@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -54,6 +55,12 @@ Without it the run has ralph run's defaults.`,
 			in, err := runInput(start, p, backoff, heartbeat)
 			if err != nil {
 				return usageError{err}
+			}
+			// For tests only, which would rather not run thousands of
+			// tasks to see a run continue as new; undocumented in the
+			// command's help on purpose.
+			if n, err := strconv.Atoi(os.Getenv("RALPH_TEMPORAL_CONTINUE_AFTER_EVENTS")); err == nil && n > 0 {
+				in.ContinueAfterEvents = n
 			}
 			c, err := conn.Dial()
 			if err != nil {

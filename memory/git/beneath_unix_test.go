@@ -91,8 +91,22 @@ func TestCheckpointRefsFollowNoLink(t *testing.T) {
 	if got := sh(t, dir, "git for-each-ref --format='%(refname)' refs/ralph/"); !strings.Contains(got, "refs/ralph/s/1") || !strings.Contains(got, "refs/ralph/s2/0") {
 		t.Fatalf("refs: %q", got)
 	}
-	sh(t, dir, "mv .git/refs .git/refs.real && ln -s refs.real .git/refs && echo 3 > n.txt")
-	if _, err := cps.Record(ctx, "2", "turn"); !errors.Is(err, ErrLinkedGitDir) || !strings.Contains(err.Error(), ".git/refs is not a plain directory") {
+	// A link at the very ref a checkpoint writes, or at its raw tree's, is
+	// removed: git would take it for a symbolic ref and update the ref it
+	// names.
+	sh(t, dir, "ln -s ../../heads/main .git/refs/ralph/s/3 && ln -s '"+outside+"/raw' .git/refs/ralph/s/3.raw && echo 3 > n.txt")
+	before := sh(t, dir, "git rev-parse refs/heads/main")
+	if _, err := cps.Record(ctx, "3", "turn"); err != nil {
+		t.Fatal(err)
+	}
+	if after := sh(t, dir, "git rev-parse refs/heads/main"); after != before {
+		t.Fatalf("the checkpoint moved main through a link: %s, was %s", after, before)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, ".git", "refs", "ralph", "s", "3")); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("refs/ralph/s/3 is not a plain ref: %v %v", fi, err)
+	}
+	sh(t, dir, "mv .git/refs .git/refs.real && ln -s refs.real .git/refs && echo 4 > n.txt")
+	if _, err := cps.Record(ctx, "4", "turn"); !errors.Is(err, ErrLinkedGitDir) || !strings.Contains(err.Error(), ".git/refs is not a plain directory") {
 		t.Fatalf("a linked refs: %v", err)
 	}
 }

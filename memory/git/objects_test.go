@@ -2,6 +2,7 @@ package git
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,5 +140,51 @@ func TestRefLockedByGit(t *testing.T) {
 	// A name outside what ralph makes is git's to check.
 	if err := s.writeRef("refs/ralph/s/x..y", r.Head); err != errNotPlain {
 		t.Fatalf("writeRef of an odd name = %v", err)
+	}
+}
+
+// TestCheckpointsArePackedAsTheyAccumulate: a long session's checkpoint
+// objects, which ralph writes loose itself, are packed once git's own
+// threshold is passed (gc --auto, asked every packEvery checkpoints), and
+// every checkpoint stays reachable from its ref.
+// Not parallel: open sets GIT_CONFIG_GLOBAL for the test.
+func TestCheckpointsArePackedAsTheyAccumulate(t *testing.T) {
+	every := packEvery
+	packEvery = 10
+	defer func() { packEvery = every }()
+	dir := repo(t)
+	sh(t, dir, "git config gc.auto 100")
+	r := open(t, dir)
+	cps := NewCheckpoints(r, "s", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	loose := func() int {
+		n := 0
+		dirs, _ := filepath.Glob(filepath.Join(r.GitDir, "objects", "[0-9a-f][0-9a-f]"))
+		for _, d := range dirs {
+			files, _ := os.ReadDir(d)
+			n += len(files)
+		}
+		return n
+	}
+	// Four hundred files a checkpoint, so that git's sample of its loose
+	// objects (one directory of 256) surely sees more than its threshold.
+	for i := range packEvery {
+		for j := range 400 {
+			write(t, filepath.Join(dir, "f", fmt.Sprintf("%03d.txt", j)), fmt.Sprintf("turn %d file %d\n", i, j))
+		}
+		if cp, err := cps.Record(context.Background(), fmt.Sprintf("turn-%d", i), "ralph s"); err != nil || cp == nil {
+			t.Fatalf("checkpoint %d: %+v, %v", i, cp, err)
+		}
+		if i == packEvery-2 && loose() < 3500 {
+			t.Fatalf("%d loose objects before the pack; the test needs more to be sure git sees them", loose())
+		}
+	}
+	if n := loose(); n > 100 {
+		t.Fatalf("%d loose objects after %d checkpoints: not packed", n, packEvery)
+	}
+	if got := strings.Count(sh(t, dir, "git for-each-ref refs/ralph/s/"), "\n"); got != packEvery {
+		t.Fatalf("%d checkpoint refs, want %d", got, packEvery)
+	}
+	if got := sh(t, dir, "git fsck --full --strict --no-dangling 2>&1"); got != "" {
+		t.Fatalf("git fsck:\n%s", got)
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"strings"
 )
 
 // A command may write the git directory (git commit must work), so it may
@@ -27,7 +29,13 @@ var ErrLinkedGitDir = errors.New("ralph writes no checkpoint through a symbolic 
 // missing (the session's refs are about to be deleted). It fails when a directory that is not ralph's
 // (refs, objects, a fan-out directory of objects, logs) or packed-refs is
 // a symlink, as git would write through it.
-func guardRepo(common, session string, create bool) error {
+//
+// refs, when given, are the only refs of the session (names under
+// refs/ralph/<session>/) the caller will write: only those, and the
+// directories their names pass through, are looked at. A checkpoint
+// writes its own refs alone, and listing every ref of a session of ten
+// thousand tasks at each checkpoint was most of a late checkpoint's cost.
+func guardRepo(common, session string, create bool, refs ...string) error {
 	b, err := openBeneath(common)
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
@@ -83,6 +91,9 @@ func guardRepo(common, session string, create bool) error {
 	defer done()
 	// A ref that is a symlink is a symbolic ref to git, which would
 	// update the ref it names.
+	if len(refs) > 0 {
+		return unlinkRefs(d, refs)
+	}
 	f, err := d.Open(".")
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
@@ -93,6 +104,31 @@ func guardRepo(common, session string, create bool) error {
 		if e.Type()&fs.ModeSymlink != 0 {
 			if err := d.Remove(e.Name()); err != nil {
 				return fmt.Errorf("checkpoint: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// unlinkRefs removes a symlink at each of refs in d, or at a directory
+// their names pass through.
+func unlinkRefs(d *os.Root, refs []string) error {
+	for _, ref := range refs {
+		parts := strings.Split(ref, "/")
+		for i := range parts {
+			p := filepath.Join(parts[:i+1]...)
+			fi, err := d.Lstat(p)
+			if errors.Is(err, fs.ErrNotExist) {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("checkpoint: %w", err)
+			}
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				if err := d.Remove(p); err != nil {
+					return fmt.Errorf("checkpoint: %w", err)
+				}
+				break
 			}
 		}
 	}

@@ -602,6 +602,7 @@ func (f *TaskFile) insertHeader(doc *prdDoc) error {
 // returned: the lines were meant to be prose.
 func (f *TaskFile) insertPlain(at int, texts []string) error {
 	saved := slices.Clone(f.lines)
+	f.own()
 	before := len(f.tasks)
 	eol := f.lineEnding()
 	recs := make([]lineRec, len(texts))

@@ -37,8 +37,12 @@ func (f *TaskFile) setLine(i int, text string) error {
 		return fmt.Errorf("internal error: editing line %d would make it stop being a task", old.line+1)
 	}
 	r.line, r.depth, r.parent = old.line, old.depth, old.parent
+	f.own()
+	if r.id() != old.id() {
+		f.ids, f.dupIDs, f.missingIDs = nil, false, false
+	}
 	f.lines[old.line].text = text
-	f.tasks[i] = r
+	f.tasks[i] = &r
 	return nil
 }
 
@@ -59,7 +63,7 @@ func (f *TaskFile) SetState(id string, s TaskState) error {
 }
 
 func (f *TaskFile) setState(i int, s TaskState, c byte) error {
-	r := &f.tasks[i]
+	r := f.tasks[i]
 	if r.state == s {
 		return nil
 	}
@@ -89,7 +93,7 @@ func (f *TaskFile) SetMeta(id, key, value string) error {
 // setMeta applies one key change to task i. front puts a new key first,
 // which AssignIDs uses so the id reads first.
 func (f *TaskFile) setMeta(i int, key, value string, front bool) error {
-	r := &f.tasks[i]
+	r := f.tasks[i]
 	var toks []metaTok
 	found := false
 	for _, t := range r.meta {
@@ -170,6 +174,11 @@ type IDChange struct {
 // that loses an id while in progress is worked by nobody under its new
 // one: it goes back to open, and its attempts, never made, are dropped.
 func (f *TaskFile) AssignIDs(working map[string]string) []IDChange {
+	// Every task with an id of its own, as after the last call: nothing
+	// to do, and no map to build (the loop asks at every edit).
+	if f.idIndex(); !f.dupIDs && !f.missingIDs {
+		return nil
+	}
 	used := map[string]bool{}
 	keeper := map[string]int{}
 	score := func(i int, id string) int {
@@ -269,6 +278,7 @@ func (f *TaskFile) Add(title string, meta map[string]string) Task {
 // insert puts a line at index at and returns the index of the task it
 // became, or undoes the insertion and returns -1.
 func (f *TaskFile) insert(at int, text string) int {
+	f.own()
 	saved := slices.Clone(f.lines)
 	ln := lineRec{text: text, eol: f.lineEnding()}
 	if at == len(f.lines) && at > 0 {
@@ -414,7 +424,7 @@ func LoadTasks(fs afero.Fs, root string) (*TaskFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ParseTasks(data), nil
+	return parseCached(data), nil
 }
 
 // UpdateTasks re-reads the file right before changing it, applies fn, and
@@ -435,7 +445,7 @@ func updateTaskFile(fs afero.Fs, path string, fn func(f *TaskFile) error) (*Task
 	if err != nil {
 		return nil, err
 	}
-	f := ParseTasks(before)
+	f := parseCached(before)
 	if err := fn(f); err != nil {
 		return nil, err
 	}
@@ -443,6 +453,7 @@ func updateTaskFile(fs afero.Fs, path string, fn func(f *TaskFile) error) (*Task
 		if err := memory.WriteFileAtomic(fs, path, after, perm); err != nil {
 			return nil, err
 		}
+		remember(f, after)
 	}
 	return f, nil
 }

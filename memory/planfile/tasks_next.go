@@ -16,20 +16,34 @@ import (
 // mistakes a person should fix.
 
 // idIndex maps each id to its first task; Validate reports duplicates.
+// It is built once per parse (and after an edit that changes an id), and
+// callers must not change it: the loop asks for it at every step, and on a
+// plan of ten thousand tasks building it each time was most of a step.
 func (f *TaskFile) idIndex() map[string]int {
-	m := make(map[string]int, len(f.tasks))
-	for i := range f.tasks {
-		if _, dup := m[f.tasks[i].id()]; !dup {
-			m[f.tasks[i].id()] = i
-		}
+	if f.ids != nil {
+		return f.ids
 	}
+	m := make(map[string]int, len(f.tasks))
+	dup, missing := false, false
+	for i := range f.tasks {
+		if v, _ := f.tasks[i].metaGet("id"); v == "" {
+			missing = true
+		}
+		id := f.tasks[i].id()
+		if _, seen := m[id]; seen {
+			dup = true
+			continue
+		}
+		m[id] = i
+	}
+	f.ids, f.dupIDs, f.missingIDs = m, dup, missing
 	return m
 }
 
 // ready reports whether task i is open, has a title to work on, and every
 // task it depends on exists and is done or skipped.
 func (f *TaskFile) ready(i int, ids map[string]int) bool {
-	r := &f.tasks[i]
+	r := f.tasks[i]
 	if r.state != TaskOpen || r.title == "" {
 		return false
 	}
@@ -53,6 +67,15 @@ func (f *TaskFile) ready(i int, ids map[string]int) bool {
 // This is the one rule for what comes next: ralph status shows the first
 // of it and ralph run starts from it, so the two cannot disagree.
 func (f *TaskFile) Ready(exclude func(id string) bool) []Task {
+	out, _ := f.ReadyFirst(exclude, len(f.tasks))
+	return out
+}
+
+// ReadyFirst is the first n tasks of Ready, and how many Ready has in all.
+// A loop asks at every step and starts one or a few; building every ready
+// task of a long plan (and sorting them all) was most of a step's cost, so
+// only the first n are ranked out and built. n of 0 only counts.
+func (f *TaskFile) ReadyFirst(exclude func(id string) bool, n int) ([]Task, int) {
 	ids := f.idIndex()
 	var ready []int
 	for i := range f.tasks {
@@ -60,13 +83,40 @@ func (f *TaskFile) Ready(exclude func(id string) bool) []Task {
 			ready = append(ready, i)
 		}
 	}
-	b := f.blocking(ids)
-	slices.SortStableFunc(ready, b.compare)
-	out := make([]Task, len(ready))
-	for k, i := range ready {
+	if n <= 0 || len(ready) == 0 {
+		return nil, len(ready)
+	}
+	top := firstStable(ready, n, f.blocking(ids).compare)
+	out := make([]Task, len(top))
+	for k, i := range top {
 		out[k] = f.task(i)
 	}
-	return out
+	return out, len(ready)
+}
+
+// firstStable is the first n of s as slices.SortStableFunc would order
+// them, found in one pass that keeps only n: an element goes after every
+// kept one that is not greater, which is where a stable sort puts it.
+func firstStable(s []int, n int, cmp func(a, b int) int) []int {
+	if n >= len(s) {
+		slices.SortStableFunc(s, cmp)
+		return s
+	}
+	best := make([]int, 0, n+1)
+	for _, x := range s {
+		pos := len(best)
+		for pos > 0 && cmp(x, best[pos-1]) < 0 {
+			pos--
+		}
+		if pos == n {
+			continue
+		}
+		best = slices.Insert(best, pos, x)
+		if len(best) > n {
+			best = best[:n]
+		}
+	}
+	return best
 }
 
 // urgency orders the ready tasks. Among tasks of equal priority the one on
@@ -181,7 +231,13 @@ func (b *urgency) compare(i, j int) int {
 // known by their place, not their id, so two tasks sharing an id (which
 // Validate names) are each taken once.
 func (f *TaskFile) Order() []Task {
-	g := &TaskFile{tasks: slices.Clone(f.tasks), lines: f.lines, info: f.info}
+	// g's records are copies: Order marks tasks done in them as it takes
+	// them, which must not reach f's.
+	g := &TaskFile{tasks: make([]*taskRec, len(f.tasks)), lines: f.lines, info: f.info}
+	for i, r := range f.tasks {
+		c := *r
+		g.tasks[i] = &c
+	}
 	var out []Task
 	// Tasks in progress come first, as if they were finishing now.
 	for i := range g.tasks {
@@ -198,7 +254,7 @@ func (f *TaskFile) Order() []Task {
 	waiters := make([][]int, len(g.tasks))
 	h := &taskHeap{less: func(i, j int) bool { return b.compare(i, j) < 0 }}
 	for i := range g.tasks {
-		r := &g.tasks[i]
+		r := g.tasks[i]
 		if r.state != TaskOpen || r.title == "" {
 			continue
 		}
@@ -252,7 +308,7 @@ func (f *TaskFile) GraphProblems() []string {
 	ids := f.idIndex()
 	var out []string
 	for i := range f.tasks {
-		r := &f.tasks[i]
+		r := f.tasks[i]
 		for _, d := range r.depends() {
 			if _, ok := ids[d]; !ok {
 				out = append(out, fmt.Sprintf("Task %s (line %d) depends on %q, which is not a task id, so it will never be ready.", r.id(), r.line+1, d))
@@ -322,7 +378,7 @@ func (f *TaskFile) Validate() []string {
 	out := f.DuplicateIDs()
 	ids := f.idIndex()
 	for i := range f.tasks {
-		r := &f.tasks[i]
+		r := f.tasks[i]
 		who := fmt.Sprintf("Task %s (line %d)", r.id(), r.line+1)
 		if id := r.id(); isLineRef(id) && id != "L"+strconv.Itoa(r.line+1) {
 			out = append(out, fmt.Sprintf("Task id %q on line %d has the form ralph uses for line numbers, "+
@@ -423,7 +479,7 @@ func (f *TaskFile) Notes(id string) string {
 	if i < 0 {
 		return ""
 	}
-	r := &f.tasks[i]
+	r := f.tasks[i]
 	end := f.itemEnd(i, r.width)
 	var lines []string
 	for j := r.line + 1; j < end; j++ {

@@ -1,7 +1,9 @@
 package planfile
 
 import (
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -145,5 +147,31 @@ func TestTaskOrderTakesTasksSharingAnIDOnce(t *testing.T) {
 	want := []string{`Task id "t1" is used on lines 1, 2; only the first of them can be addressed by it.`}
 	if got := f.DuplicateIDs(); !reflect.DeepEqual(got, want) {
 		t.Errorf("DuplicateIDs = %q, want %q", got, want)
+	}
+}
+
+// firstStable keeps exactly what a stable sort puts first, ties in their
+// order, for every n.
+func TestFirstStableIsTheStableSortsHead(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 2))
+	for round := 0; round < 200; round++ {
+		keys := make([]int, r.IntN(40))
+		for i := range keys {
+			keys[i] = r.IntN(5)
+		}
+		cmp := func(a, b int) int { return keys[a] - keys[b] }
+		all := make([]int, len(keys))
+		for i := range all {
+			all[i] = i
+		}
+		want := slices.Clone(all)
+		slices.SortStableFunc(want, cmp)
+		for n := 1; n <= len(keys)+1; n++ {
+			got := firstStable(slices.Clone(all), n, cmp)
+			if !slices.Equal(got, want[:min(n, len(want))]) {
+				t.Fatalf("keys %v, n %d: got %v, want %v", keys, n, got, want[:min(n, len(want))])
+			}
+		}
 	}
 }

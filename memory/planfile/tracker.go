@@ -141,7 +141,7 @@ func (m *markdownTracker) Load() (*TaskFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ParseTasks(data), nil
+	return parseCached(data), nil
 }
 
 func (m *markdownTracker) Update(fn func(f *TaskFile) error) (*TaskFile, error) {

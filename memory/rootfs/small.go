@@ -1,6 +1,7 @@
 package rootfs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -93,7 +94,7 @@ func ReadSmall(fsys afero.Fs, name string, limit int64) ([]byte, error) {
 	if fi.Size() > limit {
 		return nil, &TooLargeError{Name: name, Size: fi.Size(), Limit: limit}
 	}
-	return readAtMost(f, name, limit)
+	return readAtMost(f, name, limit, fi.Size())
 }
 
 // ReadHead reads at most limit bytes of name through fsys, opened as
@@ -133,12 +134,17 @@ func OpenSmall(fsys afero.Fs, name string) (afero.File, fs.FileInfo, error) {
 }
 
 // readAtMost reads r to its end, or fails with a *TooLargeError past
-// limit bytes: a file may grow after its size was looked at.
-func readAtMost(r io.Reader, name string, limit int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
+// limit bytes: a file may grow after its size was looked at. size is what
+// the file's stat said: the buffer starts that large (and a little more,
+// to see the end), rather than doubling its way up, which for a task file
+// of ten thousand lines, read at every step of a run, was a dozen copies.
+func readAtMost(r io.Reader, name string, limit, size int64) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(int(min(max(size, 0), limit)) + bytes.MinRead)
+	if _, err := buf.ReadFrom(io.LimitReader(r, limit+1)); err != nil {
 		return nil, err
 	}
+	data := buf.Bytes()
 	if int64(len(data)) > limit {
 		return nil, &TooLargeError{Name: name, Size: int64(len(data)), Limit: limit}
 	}

@@ -66,7 +66,11 @@ func (f *Fs) ReadRegular(name string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer file.Close()
-	return readAtMost(file, name, limit)
+	var size int64
+	if fi, err := file.Stat(); err == nil {
+		size = fi.Size()
+	}
+	return readAtMost(file, name, limit, size)
 }
 
 // CreateNew creates name for writing with O_EXCL and no link on the way:

@@ -43,19 +43,34 @@ func Follow(ctx context.Context, c client.Client, run client.WorkflowRun, out io
 	defer cancel()
 	go func() { done <- run.Get(bg, &res) }()
 	next := 0
-	poll := func() {
-		v, err := c.QueryWorkflow(bg, run.GetID(), run.GetRunID(), QueryEvents, next)
-		if err != nil {
-			return
-		}
-		var page EventPage
-		if v.Get(&page) != nil {
-			return
-		}
+	// The run continues as new when its history grows long
+	// (continue.go), so the follower asks the workflow id's latest run;
+	// when that is another run than the last one asked, the events that
+	// one and any between emitted after the previous poll are read from
+	// them first, closed as they are, each continuing the numbering of
+	// the one before.
+	cur := run.GetRunID()
+	emit := func(page EventPage) {
 		for i := range page.Events {
 			_ = enc.Encode(remote.Line{Event: &page.Events[i]})
 		}
 		next = page.Next
+	}
+	poll := func() {
+		page, err := queryEvents(bg, c, run.GetID(), "", next)
+		if err != nil {
+			return
+		}
+		for hops := 0; cur != "" && page.Run != "" && cur != page.Run && hops < maxHops; hops++ {
+			if tail, err := queryEvents(bg, c, run.GetID(), cur, next); err == nil {
+				emit(tail)
+			}
+			cur = continuedAs(bg, c, run.GetID(), cur)
+		}
+		if page.Run != "" {
+			cur = page.Run
+		}
+		emit(page)
 	}
 	interrupted := ctx.Done()
 	var deadline <-chan time.Time
@@ -82,6 +97,35 @@ func Follow(ctx context.Context, c client.Client, run client.WorkflowRun, out io
 			poll()
 		}
 	}
+}
+
+// queryEvents asks run runID of the workflow (the latest: "") for its
+// events from since on.
+func queryEvents(ctx context.Context, c client.Client, workflowID, runID string, since int) (EventPage, error) {
+	var page EventPage
+	v, err := c.QueryWorkflow(ctx, workflowID, runID, QueryEvents, since)
+	if err != nil {
+		return page, err
+	}
+	err = v.Get(&page)
+	return page, err
+}
+
+// maxHops bounds the runs a follower walks between two polls.
+const maxHops = 100
+
+// continuedAs is the run that run runID of the workflow continued as
+// ("" when it has not, or Temporal cannot say).
+func continuedAs(ctx context.Context, c client.Client, workflowID, runID string) string {
+	it := c.GetWorkflowHistory(ctx, workflowID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
+	if !it.HasNext() {
+		return ""
+	}
+	ev, err := it.Next()
+	if err != nil {
+		return ""
+	}
+	return ev.GetWorkflowExecutionContinuedAsNewEventAttributes().GetNewExecutionRunId()
 }
 
 // Signal sends a control signal to the project's running workflow.

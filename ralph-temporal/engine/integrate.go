@@ -90,6 +90,11 @@ func (a *Activities) integrateOnce(ctx context.Context, dir string, in Integrate
 			}
 		}
 	}
+	tasksPath := filepath.Join(dir, memory.TasksFile)
+	before, err := afero.ReadFile(fs, tasksPath)
+	if err != nil && !errors.Is(err, iofs.ErrNotExist) {
+		return res, err
+	}
 	if _, err := planfile.UpdateTasks(fs, dir, func(f *planfile.TaskFile) error {
 		f.AssignIDs(nil)
 		if len(in.Updates) == 0 {
@@ -134,11 +139,16 @@ func (a *Activities) integrateOnce(ctx context.Context, dir string, in Integrate
 	if err := repo.Push(ctx, "origin", "HEAD:refs/heads/"+p.Branch, false); err != nil {
 		return res, err
 	}
-	data, err := afero.ReadFile(fs, filepath.Join(dir, memory.TasksFile))
+	data, err := afero.ReadFile(fs, tasksPath)
 	if err != nil && !errors.Is(err, iofs.ErrNotExist) {
 		return res, err
 	}
-	res.Tasks = string(data)
+	if in.Base != "" && taskHash(string(before)) == in.Base {
+		d := diffTasks(string(before), string(data))
+		res.Diff = &d
+	} else {
+		res.Tasks = string(data)
+	}
 	res.Head, _ = runGit(ctx, dir, "rev-parse", "HEAD")
 	return res, nil
 }

@@ -45,3 +45,26 @@ func TestWorkflowsStartedBeforeTheMachineReplay(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkflowsThatContinuedAsNewReplay replays the three runs of one
+// workflow recorded on a dev server after the diff and continue-as-new
+// (historyChange): six tasks, two at once, the second failing once,
+// continuing every 30 events or so. The recorder is
+// testdata/measure_history_test.go.txt.
+func TestWorkflowsThatContinuedAsNewReplay(t *testing.T) {
+	t.Parallel()
+	cond := func(string, string) (loop.Condition, error) {
+		return func(loop.Stats) (bool, error) { return false, nil }, nil
+	}
+	files, err := filepath.Glob(filepath.Join("testdata", "shorthistory_run*.json"))
+	if err != nil || len(files) < 3 {
+		t.Fatalf("histories %v (%v)", files, err)
+	}
+	for _, f := range files {
+		r := worker.NewWorkflowReplayer()
+		r.RegisterWorkflowWithOptions(NewTaskLoop(cond), workflow.RegisterOptions{Name: WorkflowName})
+		if err := r.ReplayWorkflowHistoryFromJSONFile(testLogger{t}, f); err != nil {
+			t.Errorf("%s: %v", filepath.Base(f), err)
+		}
+	}
+}

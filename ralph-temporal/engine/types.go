@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
+	"github.com/ralph-dev/ralph/coordinator/loop/machine"
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -58,6 +59,35 @@ type RunInput struct {
 	// it the breaker opens for its cooldown as an unattended local run's.
 	Ask        bool          `json:"ask,omitempty"`
 	AskTimeout time.Duration `json:"ask_timeout,omitempty"`
+	// ContinueAfterEvents: once this many events are in a run's
+	// history it continues as new, at the next boundary with nothing in
+	// flight (0: DefaultContinueAfterEvents). Tests set it low, through
+	// ralph-temporal's RALPH_TEMPORAL_CONTINUE_AFTER_EVENTS.
+	ContinueAfterEvents int `json:"continue_after_events,omitempty"`
+	// Continued is what a run continued as new carries from the run
+	// before it (nil: the first run).
+	Continued *Continued `json:"continued,omitempty"`
+}
+
+// Continued is the state one run of the task loop hands the next when
+// it continues as new: the machine's (its counters and every task's
+// attempts, backoffs, breaker), the session's id, which stays the first
+// run's, where the events' numbering goes on, and what people sent that
+// nothing took yet. The task file is not carried: the next run reads it
+// from the branch, as a first run does.
+type Continued struct {
+	SessionID string           `json:"session_id"`
+	Machine   machine.Snapshot `json:"machine"`
+	// EventBase is the index of the next run's first event.
+	EventBase int `json:"event_base"`
+	// Messages are ralph say's messages no attempt received yet.
+	Messages []Control `json:"messages,omitempty"`
+	// Answers came with no question waiting for them.
+	Answers []Answer `json:"answers,omitempty"`
+	// WorkedBy is the worker of each task's last finished attempt.
+	WorkedBy map[string]string `json:"worked_by,omitempty"`
+	// Runs counts the runs before the next one.
+	Runs int `json:"runs"`
 }
 
 // Policy is the run configuration's part that ralph's decisions take, the
@@ -128,12 +158,18 @@ type IntegrateInput struct {
 	Updates []TaskUpdate `json:"updates,omitempty"`
 	// SessionID names the run in commit messages.
 	SessionID string `json:"session_id"`
+	// Base is the taskHash of the task file the workflow holds: when the
+	// branch's is that file, the result is a Diff from it, not the whole
+	// file ("": the whole file, as workflows before the diff ask).
+	Base string `json:"base,omitempty"`
 }
 
-// IntegrateResult is the target branch's task file after the integration,
-// and the merges that conflicted (task id → the sentence why).
+// IntegrateResult is the target branch's task file after the integration
+// (whole in Tasks, or as a Diff from the input's Base), and the merges
+// that conflicted (task id → the sentence why).
 type IntegrateResult struct {
 	Tasks     string            `json:"tasks"`
+	Diff      *TaskDiff         `json:"diff,omitempty"`
 	Conflicts map[string]string `json:"conflicts,omitempty"`
 	Head      string            `json:"head"`
 }

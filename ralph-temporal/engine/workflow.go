@@ -45,11 +45,13 @@ const (
 // same compiler ralph uses (loop.CompileCondition).
 type Conditions func(name, expr string) (loop.Condition, error)
 
-// EventPage answers the events query: the events from Since on, and the
-// index to ask from next.
+// EventPage answers the events query: the events from Since on, the
+// index to ask from next, and the run that answered (a run continued as
+// new numbers its events on from where the run before stopped).
 type EventPage struct {
 	Events []coordinator.Event `json:"events"`
 	Next   int                 `json:"next"`
+	Run    string              `json:"run,omitempty"`
 }
 
 // MessagePage answers the messages query: what ralph say sent for the
@@ -87,6 +89,20 @@ type loopWF struct {
 	m         *machine.Machine
 	sessionID string
 	file      *planfile.TaskFile
+	// text is the task file's text, to which an integration's diff
+	// applies; short says the run asks for diffs and continues as new
+	// (historyChange).
+	text  string
+	short bool
+	// answers are answers to questions that came before the question
+	// did, carried over from the run before (Continued).
+	answers []Answer
+	// historyLength counts this run's history events; nil is
+	// Temporal's count (tests set it: the SDK's test environment keeps
+	// no history).
+	historyLength func(workflow.Context) int
+	// begun counts the attempts this run began.
+	begun     int
 	running   map[string]*inflight
 	asking    string // the pending question, "" when none
 	question  *memory.Question
@@ -102,12 +118,20 @@ type loopWF struct {
 
 // NewTaskLoop is the workflow function, with conditions compiled by cond.
 func NewTaskLoop(cond Conditions) func(workflow.Context, RunInput) (RunResult, error) {
+	return taskLoop(cond, nil)
+}
+
+// taskLoop is NewTaskLoop with the count of history events its tests
+// give (nil: Temporal's).
+func taskLoop(cond Conditions, historyLength func(workflow.Context) int) func(workflow.Context, RunInput) (RunResult, error) {
 	return func(ctx workflow.Context, in RunInput) (RunResult, error) {
 		v := workflow.GetVersion(ctx, machineChange, workflow.DefaultVersion, machineVersion)
 		cfg := machine.Config{Policy: in.Policy(), MaxCost: in.Run.MaxCost, MaxWait: in.MaxWait, Breaker: loop.DefaultBreaker,
 			Legacy: v == workflow.DefaultVersion, CanAsk: in.Ask && v >= machineVersion}
 		w := &loopWF{ctx: ctx, in: in, running: map[string]*inflight{}, workedBy: map[string]string{},
-			sessionID: workflow.GetInfo(ctx).WorkflowExecution.RunID}
+			sessionID: workflow.GetInfo(ctx).WorkflowExecution.RunID, historyLength: historyLength,
+			short: workflow.GetVersion(ctx, historyChange, workflow.DefaultVersion, historyVersion) >= historyVersion}
+		w.takeOver(&cfg)
 		var err error
 		if in.Run.Until != "" {
 			if cfg.Until, err = cond("--until", in.Run.Until); err != nil {
@@ -131,22 +155,12 @@ func NewTaskLoop(cond Conditions) func(workflow.Context, RunInput) (RunResult, e
 			return w.result(machine.End{Reason: ReasonNoTasks, IsError: true,
 				Err: fmt.Errorf("%s on %s has no tasks; add lines like \"- [ ] do something\" and push them", memory.TasksFile, in.Project.Branch)}), nil
 		}
-		// Continue-as-new belongs at the top of run's loop, at a
-		// boundary with nothing in flight, once
-		// workflow.GetInfo(ctx).GetCurrentHistoryLength() nears the
-		// limit (51,200 events, 50 MB). Measured on a dev server: 13
-		// events per task with one retry in ten, so about 3,800 tasks
-		// fit one run; a task's decisions add no command (they travel
-		// as events). The bytes run out sooner: every integration
-		// returns the whole task file, so a run's history grows with
-		// tasks squared (about 18 KB a task at 200 tasks) and must
-		// return a diff first. What continues: the machine's counters
-		// and per-task state (a snapshot through RunInput, as a
-		// resumed local session's come through Config.Prior), the
-		// events' base index, and the session id, which is the RunID
-		// today; the client (client.go) follows events by RunID and
-		// must follow the workflow id's latest run instead.
-		return w.result(w.run(sig)), nil
+		end, err := w.run(sig)
+		if err != nil {
+			// The run continues as new (continue.go).
+			return RunResult{}, err
+		}
+		return w.result(end), nil
 	}
 }
 
@@ -159,7 +173,7 @@ func (w *loopWF) queries() error {
 		if from > len(w.events) {
 			from = len(w.events)
 		}
-		return EventPage{Events: slices.Clone(w.events[from:]), Next: w.eventBase + len(w.events)}, nil
+		return EventPage{Events: slices.Clone(w.events[from:]), Next: w.eventBase + len(w.events), Run: workflow.GetInfo(w.ctx).WorkflowExecution.RunID}, nil
 	}); err != nil {
 		return err
 	}
@@ -169,17 +183,31 @@ func (w *loopWF) queries() error {
 	})
 }
 
-func (w *loopWF) run(sig workflow.ReceiveChannel) machine.End {
+// run is the loop, to its end or to the boundary where it continues as
+// new, which the error returned is.
+func (w *loopWF) run(sig workflow.ReceiveChannel) (machine.End, error) {
 	answers := workflow.GetSignalChannel(w.ctx, SignalAnswer)
 	for {
 		w.drain(sig)
+		if w.historyFull() && !w.m.Stopping() {
+			// The history nears Temporal's limit: no attempt starts,
+			// those in flight finish, and with none left the run
+			// continues as new.
+			if len(w.running) == 0 {
+				return machine.End{}, w.continueAsNew(answers)
+			}
+			if end, stop := w.await(sig, 0); stop {
+				return w.stop(end), nil
+			}
+			continue
+		}
 		step := w.m.Next(workflow.Now(w.ctx), w.file)
 		if end, stop := w.carry(step); stop {
-			return w.stop(end)
+			return w.stop(end), nil
 		}
 		if step.Asking {
 			if end, stop := w.ask(sig, answers); stop {
-				return w.stop(end)
+				return w.stop(end), nil
 			}
 			continue
 		}
@@ -189,29 +217,36 @@ func (w *loopWF) run(sig workflow.ReceiveChannel) machine.End {
 			w.apply(c)
 			continue
 		}
-		var finished *inflight
-		sel := workflow.NewSelector(w.ctx)
-		for _, id := range w.m.Running() {
-			f := w.running[id]
-			sel.AddFuture(f.fut, func(workflow.Future) { finished = f })
-		}
-		sel.AddReceive(sig, func(c workflow.ReceiveChannel, _ bool) {
-			var m Control
-			c.Receive(w.ctx, &m)
-			w.apply(m)
-		})
-		tctx, cancelTimer := workflow.WithCancel(w.ctx)
-		if step.Wait > 0 {
-			sel.AddFuture(workflow.NewTimer(tctx, step.Wait), func(workflow.Future) {})
-		}
-		sel.Select(w.ctx)
-		cancelTimer()
-		if finished != nil {
-			if end, stop := w.finish(finished); stop {
-				return w.stop(end)
-			}
+		if end, stop := w.await(sig, step.Wait); stop {
+			return w.stop(end), nil
 		}
 	}
+}
+
+// await waits for an attempt in flight to finish, a control signal, or
+// wait to pass (0: no timer), and settles the attempt that finished.
+func (w *loopWF) await(sig workflow.ReceiveChannel, wait time.Duration) (machine.End, bool) {
+	var finished *inflight
+	sel := workflow.NewSelector(w.ctx)
+	for _, id := range w.m.Running() {
+		f := w.running[id]
+		sel.AddFuture(f.fut, func(workflow.Future) { finished = f })
+	}
+	sel.AddReceive(sig, func(c workflow.ReceiveChannel, _ bool) {
+		var m Control
+		c.Receive(w.ctx, &m)
+		w.apply(m)
+	})
+	tctx, cancelTimer := workflow.WithCancel(w.ctx)
+	if wait > 0 {
+		sel.AddFuture(workflow.NewTimer(tctx, wait), func(workflow.Future) {})
+	}
+	sel.Select(w.ctx)
+	cancelTimer()
+	if finished != nil {
+		return w.finish(finished)
+	}
+	return machine.End{}, false
 }
 
 // carry carries out a step's effects, each kind one case; it reports
@@ -264,6 +299,10 @@ func (w *loopWF) carry(s machine.Step) (machine.End, bool) {
 func (w *loopWF) ask(sig, answers workflow.ReceiveChannel) (machine.End, bool) {
 	var ans Answer
 	answered, timedOut := false, false
+	if len(w.answers) > 0 {
+		// An answer the run before this one was sent before it asked.
+		ans, answered, w.answers = w.answers[0], true, w.answers[1:]
+	}
 	tctx, cancel := workflow.WithCancel(w.ctx)
 	defer cancel()
 	sel := workflow.NewSelector(w.ctx)
@@ -366,6 +405,7 @@ func (w *loopWF) begin(t planfile.Task, attempt int) {
 		SessionID: w.sessionID, MessagesFrom: w.delivered,
 		LastError: last.Error, LastSummary: last.Summary}
 	w.delivered = len(w.messages)
+	w.begun++
 	w.running[t.ID] = &inflight{task: t, attempt: attempt, cancel: cancel, fut: workflow.ExecuteActivity(actx, AttemptName, in)}
 }
 
@@ -452,11 +492,24 @@ func (w *loopWF) integrate(updates []TaskUpdate) (IntegrateResult, error) {
 		HeartbeatTimeout:    w.heartbeatTimeout(),
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 5},
 	})
+	in := IntegrateInput{Project: w.in.Project, Updates: updates, SessionID: w.sessionID}
+	if w.short && w.file != nil {
+		in.Base = taskHash(w.text)
+	}
 	var res IntegrateResult
-	if err := workflow.ExecuteActivity(ctx, IntegrateName, IntegrateInput{Project: w.in.Project, Updates: updates, SessionID: w.sessionID}).Get(w.ctx, &res); err != nil {
+	if err := workflow.ExecuteActivity(ctx, IntegrateName, in).Get(w.ctx, &res); err != nil {
 		return res, fmt.Errorf("integrating into %s: %w", w.in.Project.Branch, err)
 	}
-	w.file = planfile.ParseTasks([]byte(res.Tasks))
+	if res.Diff != nil {
+		text, err := res.Diff.apply(w.text)
+		if err != nil {
+			return res, fmt.Errorf("integrating into %s: %w", w.in.Project.Branch, err)
+		}
+		w.text = text
+	} else {
+		w.text = res.Tasks
+	}
+	w.file = planfile.ParseTasks([]byte(w.text))
 	return res, nil
 }
 

@@ -30,11 +30,15 @@ type fakeRemote struct {
 	starts   []string
 	inputs   []AttemptInput
 	progress []string
+	// integrations counts the integrations run.
+	integrations int
 }
 
 func (r *fakeRemote) integrate(_ context.Context, in IntegrateInput) (IntegrateResult, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.integrations++
+	before := string(r.file.Bytes())
 	r.file.AssignIDs(nil)
 	for _, u := range in.Updates {
 		if err := r.file.SetState(u.ID, u.State); err != nil {
@@ -46,6 +50,12 @@ func (r *fakeRemote) integrate(_ context.Context, in IntegrateInput) (IntegrateR
 		if u.Progress != nil {
 			r.progress = append(r.progress, u.ID)
 		}
+	}
+	// As the real integration answers: a diff from the file the
+	// workflow holds when the branch's is that one.
+	if in.Base != "" && taskHash(before) == in.Base {
+		d := diffTasks(before, string(r.file.Bytes()))
+		return IntegrateResult{Diff: &d}, nil
 	}
 	return IntegrateResult{Tasks: string(r.file.Bytes())}, nil
 }
@@ -74,17 +84,24 @@ type env struct {
 // fake remote's integration and attempt as the activity.
 func newEnv(t *testing.T, tasks string, cond Conditions, attempt func(ctx context.Context, in AttemptInput) (AttemptOutcome, error)) env {
 	t.Helper()
+	return newEnvOn(t, &fakeRemote{file: planfile.ParseTasks([]byte(tasks))}, cond, attempt, nil)
+}
+
+// newEnvOn is newEnv on the remote r, with the workflow counting its
+// history with historyLength (nil: Temporal's count, which the test
+// environment leaves at 0).
+func newEnvOn(t *testing.T, r *fakeRemote, cond Conditions, attempt func(ctx context.Context, in AttemptInput) (AttemptOutcome, error), historyLength func(workflow.Context) int) env {
+	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(testLogger{t})
 	e := s.NewTestWorkflowEnvironment()
 	e.SetTestTimeout(time.Minute)
-	r := &fakeRemote{file: planfile.ParseTasks([]byte(tasks))}
 	if cond == nil {
 		cond = func(string, string) (loop.Condition, error) {
 			return func(loop.Stats) (bool, error) { return false, nil }, nil
 		}
 	}
-	e.RegisterWorkflowWithOptions(NewTaskLoop(cond), workflow.RegisterOptions{Name: WorkflowName})
+	e.RegisterWorkflowWithOptions(taskLoop(cond, historyLength), workflow.RegisterOptions{Name: WorkflowName})
 	e.RegisterActivityWithOptions(r.integrate, activity.RegisterOptions{Name: IntegrateName})
 	e.RegisterActivityWithOptions(func(ctx context.Context, in AttemptInput) (AttemptOutcome, error) {
 		r.started(in)

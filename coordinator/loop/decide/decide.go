@@ -90,23 +90,29 @@ func (p Policy) WithDefaults() Policy {
 	return p
 }
 
-// Ready keeps, of the tasks that are ready by the task file's rule (most
-// urgent first, those running left out), the ones not waiting out a
-// backoff, and says how long until the first of those may start (0 when
-// none waits).
-func Ready(tasks []planfile.Task, notBefore map[string]time.Time, now time.Time) ([]planfile.Task, time.Duration) {
-	var out []planfile.Task
-	var wait time.Duration
-	for _, t := range tasks {
-		if nb, ok := notBefore[t.ID]; ok && nb.After(now) {
-			if w := nb.Sub(now); wait == 0 || w < wait {
-				wait = w
-			}
-			continue
-		}
-		out = append(out, t)
+// Backoff is the rule for a task waiting out the backoff after a failed
+// attempt: it is not ready before its NotBefore. Holds is asked of each
+// task that is otherwise ready (by the task file's rule, those running
+// left out), and Wait is then how long until the first held one may start
+// (0 when none waits). It filters while the task file picks, so that the
+// file builds only the tasks that are started or named, not every ready
+// one of a long plan.
+type Backoff struct {
+	NotBefore map[string]time.Time
+	Now       time.Time
+	Wait      time.Duration
+}
+
+// Holds reports whether task id is still backing off.
+func (b *Backoff) Holds(id string) bool {
+	nb, ok := b.NotBefore[id]
+	if !ok || !nb.After(b.Now) {
+		return false
 	}
-	return out, wait
+	if w := nb.Sub(b.Now); b.Wait == 0 || w < b.Wait {
+		b.Wait = w
+	}
+	return true
 }
 
 // CanStart reports whether one more task may start: fewer than parallel

@@ -10,12 +10,17 @@ import (
 
 var t0 = time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
 
-func TestReadyLeavesOutBackoffAndSaysTheWait(t *testing.T) {
-	tasks := []planfile.Task{{ID: "a"}, {ID: "b"}, {ID: "c"}}
+func TestBackoffHoldsAndSaysTheWait(t *testing.T) {
 	nb := map[string]time.Time{"a": t0.Add(3 * time.Second), "c": t0.Add(time.Second), "b": t0.Add(-time.Second)}
-	got, wait := Ready(tasks, nb, t0)
-	if len(got) != 1 || got[0].ID != "b" || wait != time.Second {
-		t.Fatalf("ready %v, wait %s", got, wait)
+	b := Backoff{NotBefore: nb, Now: t0}
+	var got []string
+	for _, id := range []string{"a", "b", "c", "d"} {
+		if !b.Holds(id) {
+			got = append(got, id)
+		}
+	}
+	if len(got) != 2 || got[0] != "b" || got[1] != "d" || b.Wait != time.Second {
+		t.Fatalf("ready %v, wait %s", got, b.Wait)
 	}
 }
 

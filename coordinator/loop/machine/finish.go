@@ -327,14 +327,15 @@ func (m *Machine) breakerChanged(_ time.Time, s *Step, kind, txt, detail, reason
 const alternativesLimit = 5
 
 // picked is the decision to start an attempt at t: why this task, and
-// which ready tasks ranked after it.
-func picked(t planfile.Task, attempt int, later []planfile.Task, b decide.Breaker) memory.DecisionRecord {
+// which ready tasks ranked after it: later are the first of them, of
+// laterCount in all.
+func picked(t planfile.Task, attempt int, later []planfile.Task, laterCount int, b decide.Breaker) memory.DecisionRecord {
 	var why []string
 	switch {
-	case len(later) == 0:
+	case laterCount == 0:
 		why = append(why, "the only ready task")
 	default:
-		why = append(why, fmt.Sprintf("the most urgent of %d ready tasks (priority %d, then file order: line %d)", len(later)+1, t.Priority, t.Line))
+		why = append(why, fmt.Sprintf("the most urgent of %d ready tasks (priority %d, then file order: line %d)", laterCount+1, t.Priority, t.Line))
 	}
 	if len(t.Depends) > 0 {
 		why = append(why, "the tasks it depends on ("+strings.Join(t.Depends, ", ")+") are done")

@@ -53,6 +53,10 @@ type Config struct {
 	CanAsk bool
 	// Prior continues a resumed session's counters.
 	Prior *memory.State
+	// Continue goes on from another machine's Snapshot, the same run
+	// carried to a new host process (Temporal's continue-as-new); it
+	// takes precedence over Prior.
+	Continue *Snapshot
 	// Legacy keeps two behaviours of the Temporal workflow before this
 	// machine (f31c8f1), for replaying workflows started then: a hold
 	// (limit, open breaker) is waited out even when no task could start
@@ -123,6 +127,9 @@ func New(cfg Config, now time.Time) *Machine {
 		if p.CostUSD != nil {
 			m.cost = *p.CostUSD
 		}
+	}
+	if c := cfg.Continue; c != nil {
+		m.restore(c)
 	}
 	return m
 }
@@ -241,22 +248,23 @@ func (m *Machine) Next(now time.Time, f *planfile.TaskFile) Step {
 		return s
 	}
 	hold := m.hold(now, &s)
-	ready, wait := decide.Ready(f.Ready(m.IsRunning), m.notBefore, now)
+	parallel := m.breaker.Parallel(m.cfg.Policy.Parallel)
+	ready, count, wait := m.ready(f, now, "", parallel+alternativesLimit)
 	if m.paused {
-		ready = nil
+		ready, count = nil, 0
 	}
 	hostHeld := m.wait != nil && m.wait.Reason == memory.WaitDiskFull
-	if hold > 0 && (m.cfg.Legacy || hostHeld || len(ready) > 0 || wait > 0 || len(m.running) > 0) {
+	if hold > 0 && (m.cfg.Legacy || hostHeld || count > 0 || wait > 0 || len(m.running) > 0) {
 		// A limit to reset or an open breaker: nothing starts before.
 		// When no task could start again anyway there is nothing to
 		// wait for, and the loop ends below.
-		ready, wait = nil, hold
+		ready, count, wait = nil, 0, hold
 	}
 	for i, t := range ready {
-		if !m.cfg.Policy.CanStart(len(m.running), m.breaker.Parallel(m.cfg.Policy.Parallel), m.iterations) {
+		if !m.cfg.Policy.CanStart(len(m.running), parallel, m.iterations) {
 			break
 		}
-		m.begin(t, ready[i+1:], &s)
+		m.begin(t, ready[i+1:], count-i-1, &s)
 	}
 	switch {
 	case len(m.running) == 0 && m.paused:
@@ -277,13 +285,13 @@ func (m *Machine) Next(now time.Time, f *planfile.TaskFile) Step {
 
 // begin starts an attempt at t; later are the ready tasks ranked after
 // it.
-func (m *Machine) begin(t planfile.Task, later []planfile.Task, s *Step) {
+func (m *Machine) begin(t planfile.Task, later []planfile.Task, laterCount int, s *Step) {
 	attempt := max(t.Attempts, m.attempts[t.ID]) + 1
 	m.attempts[t.ID] = attempt
 	s.add(Effect{Kind: Start, Task: t, Attempt: attempt})
 	s.emit(coordinator.Event{Type: coordinator.EventTaskChanged, Text: t.ID + " in_progress", Output: t.Title, Turn: m.iterations + 1,
 		Task: t.ID, TaskAttempt: &coordinator.TaskAttempt{Number: attempt}})
-	m.record(s, picked(t, attempt, later, m.breaker))
+	m.record(s, picked(t, attempt, later, laterCount, m.breaker))
 	m.iterations++
 	m.breaker.Started(t.ID)
 	m.running = append(m.running, inflight{task: t, attempt: attempt})
@@ -363,8 +371,17 @@ func (m *Machine) nothingLeftBut(now time.Time, f *planfile.TaskFile, but string
 	if len(m.running) > 0 || f == nil {
 		return false
 	}
-	ready, wait := decide.Ready(f.Ready(func(id string) bool { return id == but || m.IsRunning(id) }), m.notBefore, now)
-	return len(ready) == 0 && wait == 0
+	_, count, wait := m.ready(f, now, but, 0)
+	return count == 0 && wait == 0
+}
+
+// ready is the task file's ready tasks, those running, but and those
+// backing off left out: the first n, most urgent first, how many there
+// are in all, and how long until the first held one may start.
+func (m *Machine) ready(f *planfile.TaskFile, now time.Time, but string, n int) ([]planfile.Task, int, time.Duration) {
+	b := decide.Backoff{NotBefore: m.notBefore, Now: now}
+	top, count := f.ReadyFirst(func(id string) bool { return id == but || m.IsRunning(id) || b.Holds(id) }, n)
+	return top, count, b.Wait
 }
 
 // Answer is the person's answer to the pending question: yes, or no
