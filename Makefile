@@ -90,12 +90,16 @@ test-temporal: test-setup
 # download every module before it starts.
 BENCH_PKGS = $(shell $(GO) list ./... | grep -v '/cmd/')
 
-## bench: every benchmark, printed as a table of medians against targets.
-## The end-to-end ones in e2e/ run a fixed number of trials each
-## (-benchtime 1x); package micro-benchmarks run for 300ms each.
+## bench: every benchmark, printed as a table of medians against targets,
+## with a FAIL row and its reason for each that failed or skipped (then
+## it exits non-zero). The end-to-end ones in e2e/ run a fixed number of
+## trials each (-benchtime 1x), among them `ralph run` through 100 and
+## 10,000 tasks (RALPH_BENCH_TASKS=1000 for a shorter run); package
+## micro-benchmarks run for 300ms each. -v is what makes go test print a
+## skipped benchmark at all.
 bench:
-	@{ $(GO) test -run '^$$' -bench . -benchtime 1x ./e2e ; \
-	   $(GO) test -run '^$$' -bench . -benchtime 300ms -benchmem $(filter-out github.com/ralph-dev/ralph/e2e,$(BENCH_PKGS)) ; } | $(GO) run ./cmd/benchtable
+	@{ $(GO) test -v -run '^$$' -bench . -benchtime 1x ./e2e ; \
+	   $(GO) test -v -run '^$$' -bench . -benchtime 300ms -benchmem $(filter-out github.com/ralph-dev/ralph/e2e,$(BENCH_PKGS)) ; } | $(GO) run ./cmd/benchtable
 
 ## bench-peers: ralph's one-shot against `codex exec` and `claude -p`
 ## (those installed) on one stand-in model on 127.0.0.1, in N paired

@@ -13,6 +13,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/repl"
 	"github.com/ralph-dev/ralph/scripts/cli"
+	"github.com/ralph-dev/ralph/workers/proctree"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
@@ -31,7 +32,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "ralph:", err)
 	}
 	shell := cli.ChatShell{Help: repl.Help, Main: chat}
-	os.Exit(profiled(func() int { return cli.Main(os.Args[1:], version, shell) }))
+	code := profiled(func() int { return cli.Main(os.Args[1:], version, shell) })
+	memstats()
+	os.Exit(code)
 }
 
 // chat runs the interactive shell with what the command line tells it.
@@ -62,4 +65,22 @@ func profiled(fn func() int) int {
 	}
 	defer pprof.StopCPUProfile()
 	return fn()
+}
+
+// memstats writes ralph's own peak resident memory to $RALPH_MEMSTATS
+// when set, as a JSON object ({"peak_rss_bytes":N}), as the process
+// ends: the benchmarks' one measure of ralph's memory. Only the process
+// knows its peak up to its last instruction; followed from outside it
+// could be missed between two looks, and wait4's figure is another
+// process's (see proctree.Memory). A process ended by a second signal
+// writes nothing.
+func memstats() {
+	path := os.Getenv("RALPH_MEMSTATS")
+	if path == "" {
+		return
+	}
+	_, peak := proctree.Memory(os.Getpid())
+	if err := os.WriteFile(path, fmt.Appendf(nil, "{\"peak_rss_bytes\":%d}\n", peak), 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, "ralph: cannot write the memory figures:", err)
+	}
 }

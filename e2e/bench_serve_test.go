@@ -6,11 +6,9 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -261,27 +259,10 @@ func BenchmarkServeIdleMemory(b *testing.B) {
 			b.Fatalf("the index lists %d sessions, want 50", listed)
 		}
 		time.Sleep(300 * time.Millisecond)
-		kb := vmRSS(b, cmd.Process.Pid)
+		kb := residentKB(b, cmd.Process.Pid)
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		rss = append(rss, time.Duration(kb))
 	}
 	b.ReportMetric(float64(percentile(rss, 0.5))/1024, "idle-rss-MB")
-}
-
-// vmRSS is the resident memory of process pid in KB.
-func vmRSS(b testing.TB, pid int) int {
-	b.Helper()
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		b.Skipf("no /proc here: %v", err)
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(l, "VmRSS:") {
-			kb, _ := strconv.Atoi(strings.Fields(l)[1])
-			return kb
-		}
-	}
-	b.Fatal("no VmRSS")
-	return 0
 }

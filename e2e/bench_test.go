@@ -19,7 +19,6 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/workers/proctree"
 )
 
 // The benchmarks here drive the real binary, so each reports medians and
@@ -89,7 +88,7 @@ func BenchmarkOneShotOverhead(b *testing.B) {
 // on a pipe, against a fake model that answers "hi" at once: wall time of
 // the whole process, start-up included, which is what a script calling
 // ralph waits for (target: median ≤ 15 ms), and its peak resident memory
-// (ru_maxrss, target: ≤ 16 MB). Each trial also times `ralph --version`
+// (its own VmHWM as it ends, RALPH_MEMSTATS; target: ≤ 16 MB). Each trial also times `ralph --version`
 // right before it, so own-median-ms, the median of their differences, is
 // ralph's own work around one model call with start-up taken out
 // (target: at most 8 ms). The same trial runs again in a fresh git
@@ -108,25 +107,20 @@ func BenchmarkOneShotSayHi(b *testing.B) {
 	n := trials(b, 40)
 	var wall, version, own, gitWall, gitOwn []time.Duration
 	var rss []int64
+	stats, peak := ownPeak(b)
+	measured := append(env[:len(env):len(env)], stats)
 	sayHi := func(dir string) (time.Duration, int64) {
 		cmd := exec.Command(ralphBin, "--base-url", srv.URL, "say hi")
-		cmd.Dir, cmd.Env = dir, env
+		cmd.Dir, cmd.Env = dir, measured
 		var out bytes.Buffer
 		cmd.Stdout = &out
 		start := time.Now()
-		err := cmd.Start()
-		if err != nil {
-			b.Fatal(err)
-		}
-		// Followed, not wait4's figure, which is at least the bench's own.
-		peak := proctree.FollowPeakRSS(cmd.Process.Pid)
-		err = cmd.Wait()
+		err := cmd.Run()
 		d := time.Since(start)
-		rss := peak()
 		if err != nil || out.String() != "hi\n" {
 			b.Fatalf("say hi: %v %q", err, out.String())
 		}
-		return d, rss
+		return d, peak()
 	}
 	for i := 0; i < n; i++ {
 		v := exec.Command(ralphBin, "--version")

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/ralph-dev/ralph/workers/proctree"
 )
 
 // The tests of issue 67 (items 6 and 7): whatever the size of a state
@@ -34,18 +32,17 @@ const boundedLimit = 60 * time.Second
 // resident memory too.
 func ralphMeasured(t *testing.T, dir string, env []string, args ...string) (runResult, int64) {
 	t.Helper()
+	stats, peak := ownPeak(t)
 	cmd := exec.Command(ralphBin, args...)
-	cmd.Dir, cmd.Env = dir, env
+	cmd.Dir, cmd.Env = dir, append(env[:len(env):len(env)], stats)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	peak := proctree.FollowPeakRSS(cmd.Process.Pid)
 	hung := time.AfterFunc(boundedLimit, func() { _ = cmd.Process.Kill() })
 	err := cmd.Wait()
-	rss := peak()
 	r := runResult{stdout: out.String(), stderr: errb.String(), dur: time.Since(start)}
 	if !hung.Stop() {
 		t.Fatalf("ralph %q still ran after %s", args, boundedLimit)
@@ -55,6 +52,7 @@ func ralphMeasured(t *testing.T, dir string, env []string, args ...string) (runR
 	} else if err != nil {
 		t.Fatal(err)
 	}
+	rss := peak()
 	if rss > boundedRSS {
 		t.Errorf("ralph %q peaked at %d MB of memory", args, rss>>20)
 	}

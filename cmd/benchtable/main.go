@@ -1,22 +1,23 @@
-// Command benchtable reads `go test -bench` output on stdin and prints one
-// table of every benchmark's figures, with ralph's targets checked where a
-// target exists. `make bench` pipes into it. It exits non-zero when a
-// benchmark failed to run, never because a target was missed: machines
-// are noisy, and the table is for people to read.
+// Command benchtable reads `go test -v -bench` output on stdin and prints
+// one table of every benchmark's figures, with ralph's targets checked
+// where a target exists (pass or fail), and a row for every benchmark
+// that failed or skipped, with the line that says why. `make bench` pipes
+// into it. It exits non-zero when a benchmark failed or skipped (every
+// benchmark must run), never because a target was missed: machines are
+// noisy, and the table is for people to read.
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 )
 
-// target is a bound on one metric of one benchmark.
+// target is a bound on one metric of one benchmark; a bench ending in
+// "/" bounds that metric of each of its sub-benchmarks.
 type target struct {
 	bench, metric string
 	max           float64
@@ -68,55 +69,19 @@ var targets = []target{
 	{"ServeFollowers20", "followed/alone", 1.05, "< 1.05x"},
 	{"ServeFollowers20", "cpu-followed/alone", 1.05, "< 1.05x"},
 	{"ApplyPatch50", "patch/write", 1.5, "< 1.5x"},
-}
-
-var benchLine = regexp.MustCompile(`^Benchmark(\S+?)(-\d+)?\s+(\d+)\s+(.*)$`)
-
-type row struct {
-	pkg, name string
-	metrics   [][2]string // value, unit in order
+	{"RunPlan/", "last/first", 1.2, "≤ 1.2"},
+	{"RunPlan/", "per-task/100-tasks", 1.2, "≤ 1.2"},
 }
 
 func main() {
-	rows, failed, err := parse(os.Stdin, os.Stderr)
+	rows, err := parse(os.Stdin)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchtable:", err)
 		os.Exit(2)
 	}
-	print(os.Stdout, rows)
-	if failed {
+	if failed := print(os.Stdout, rows); failed > 0 {
 		os.Exit(1)
 	}
-}
-
-func parse(r io.Reader, echo io.Writer) ([]row, bool, error) {
-	var rows []row
-	pkg := ""
-	failed := false
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "pkg: "):
-			pkg = strings.TrimPrefix(line, "pkg: ")
-			continue
-		case strings.HasPrefix(line, "FAIL") || strings.HasPrefix(line, "--- FAIL") || strings.Contains(line, "panic:"):
-			failed = true
-			fmt.Fprintln(echo, line)
-			continue
-		}
-		m := benchLine.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		f := strings.Fields(m[4])
-		rw := row{pkg: shortPkg(pkg), name: m[1]}
-		for i := 0; i+1 < len(f); i += 2 {
-			rw.metrics = append(rw.metrics, [2]string{f[i], f[i+1]})
-		}
-		rows = append(rows, rw)
-	}
-	return rows, failed, sc.Err()
 }
 
 const module = "github.com/ralph-dev/ralph"
@@ -128,19 +93,39 @@ func shortPkg(p string) string {
 	return strings.TrimPrefix(p, module+"/")
 }
 
-func print(w io.Writer, rows []row) {
+// print writes the table and a line that counts what it shows; it
+// returns how many benchmarks (or packages) failed or skipped.
+func print(w io.Writer, rows []row) (failed int) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "package\tbenchmark\tmetric\tvalue\ttarget\t")
-	fmt.Fprintln(tw, "-------\t---------\t------\t-----\t------\t")
+	fmt.Fprintln(tw, "package\tbenchmark\tmetric\tvalue\ttarget\tresult\t")
+	fmt.Fprintln(tw, "-------\t---------\t------\t-----\t------\t------\t")
+	benches, pass, missed := 0, 0, 0
 	for _, r := range rows {
+		if r.failure != "" {
+			failed++
+			// The reason is the line's last text, outside the columns,
+			// so that a long one widens none of them.
+			fmt.Fprintf(tw, "%s\t%s\t-\tFAIL\t\t%s\n", shortPkg(r.pkg), r.name, r.failure)
+			continue
+		}
+		benches++
 		for _, m := range r.metrics {
 			if m[1] == "ns/op" && len(r.metrics) > 1 && hasCustom(r) {
 				continue // the wall time of a whole fixed-trial run says nothing
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", r.pkg, r.name, m[1], m[0], verdict(r.name, m[1], m[0]))
+			label, result := verdict(r.name, m[1], m[0])
+			switch result {
+			case "pass":
+				pass++
+			case "fail":
+				missed++
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", shortPkg(r.pkg), r.name, m[1], m[0], label, result)
 		}
 	}
 	tw.Flush()
+	fmt.Fprintf(w, "\n%d benchmarks ran, %d failed or skipped; targets: %d pass, %d fail\n", benches, failed, pass, missed)
+	return failed
 }
 
 // hasCustom reports a benchmark that reports its own figures, whose ns/op
@@ -154,20 +139,22 @@ func hasCustom(r row) bool {
 	return false
 }
 
-func verdict(name, metric, value string) string {
+// verdict is the target of a benchmark's metric and whether the value
+// meets it ("pass" or "fail"); both empty without a target.
+func verdict(name, metric, value string) (label, result string) {
 	for _, t := range targets {
-		if t.bench != name || t.metric != metric {
+		if t.metric != metric || t.bench != name && !(strings.HasSuffix(t.bench, "/") && strings.HasPrefix(name, t.bench)) {
 			continue
 		}
 		v, err := strconv.ParseFloat(value, 64)
 		if err != nil {
-			return t.label
+			return t.label, ""
 		}
 		// A bound is strict unless its label says "≤".
 		if v < t.max || v == t.max && (t.max == 0 || strings.HasPrefix(t.label, "≤")) {
-			return t.label + "  ok"
+			return t.label, "pass"
 		}
-		return t.label + "  MISSED"
+		return t.label, "fail"
 	}
-	return ""
+	return "", ""
 }

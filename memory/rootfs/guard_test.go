@@ -55,6 +55,7 @@ var allowed = map[string]string{
 	"workers/workerstest/workerstest.go:StandInOnPath": "a test's stand-in program, in its temporary directory",
 	"workers/workerstest/hooks.go:HookSet":             "a test's hook scripts, in a temporary directory outside its project",
 	"main.go:profiled":                                 "the profile file the person names in RALPH_CPUPROFILE",
+	"main.go:memstats":                                 "the file the person names in RALPH_MEMSTATS",
 	// The kernel's files.
 	"memory/diskfull_linux.go:mountOf":              "/proc/self/mountinfo",
 	"memory/lock_linux.go:(file)":                   "/proc/sys/kernel/random/boot_id",
@@ -65,7 +66,7 @@ var allowed = map[string]string{
 	"workers/procgroup_linux.go:ProcessAlive":       "/proc/<pid>/stat",
 	"workers/procgroup_linux.go:groupHasLiveMember": "/proc, a process group's members",
 	"workers/proctree/proctree_linux.go:ParentPID":  "/proc/<pid>/stat",
-	"workers/proctree/peak_linux.go:vmHWM":          "/proc/<pid>/status",
+	"workers/proctree/memory_linux.go:Memory":       "/proc/<pid>/status",
 	"workers/sandbox/kernel_linux.go:sysctl":        "/proc/sys",
 	"workers/sandbox/reaper_linux.go:childrenOf":    "/proc/<pid>/task/*/children",
 	"workers/sandbox/reaper_linux.go:parentOf":      "/proc/<pid>/stat",

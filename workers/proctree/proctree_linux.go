@@ -1,8 +1,9 @@
 // Package proctree reads the process tree from /proc: who started whom.
 // The sandbox asks it whether a socket's listener is one of its own
 // commands, and the control socket whether a peer is one of ralph's. It
-// also reads what a finished process used at most (MaxRSS), for the
-// benchmarks.
+// also reads a process's memory (Memory), for the benchmarks and for
+// ralph's own figure at exit (RALPH_MEMSTATS), and what a finished
+// process used at most as wait4 says it (MaxRSS), for cmd/benchpeers.
 package proctree
 
 import (

@@ -30,7 +30,11 @@ type Scenario struct {
 	APIKey string `json:"api_key,omitempty"`
 	// Loop starts again at the first response after the last one, which suits
 	// benchmarks that need an endless supply of turns.
-	Loop      bool       `json:"loop,omitempty"`
+	Loop bool `json:"loop,omitempty"`
+	// Forget records requests without their bodies (Requests has no
+	// Body or Request): a benchmark's scenario of tens of thousands of
+	// turns would otherwise hold every prompt it was sent.
+	Forget    bool       `json:"forget,omitempty"`
 	Responses []Response `json:"responses"`
 
 	// Flavor makes the server answer like a real one where they differ

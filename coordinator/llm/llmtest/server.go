@@ -358,7 +358,12 @@ func (s *Server) begin(rec *RecordedRequest, wantResponse bool) (resp Response, 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rec.Index = len(s.requests)
-	s.requests = append(s.requests, *rec)
+	kept := *rec
+	if s.scenario != nil && s.scenario.Forget {
+		// The exchange answers from its own copy, rec.
+		kept.Body, kept.Request = nil, openai.ChatCompletionRequest{}
+	}
+	s.requests = append(s.requests, kept)
 	s.active++
 	s.maxActive = max(s.maxActive, s.active)
 	if !wantResponse || s.scenario == nil {

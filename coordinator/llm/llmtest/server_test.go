@@ -175,6 +175,29 @@ func TestLoop(t *testing.T) {
 	}
 }
 
+// TestForgetKeepsNoBodies: a scenario that forgets still answers from
+// the request, and still counts and times it, without keeping its body.
+func TestForgetKeepsNoBodies(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(&Scenario{Name: "forget", Forget: true, Loop: true, Responses: []Response{{Text: "a"}}})
+	defer srv.Close()
+	client := newClient(srv, "k")
+	for range 2 {
+		if got := streamOnce(t, client, userRequest("m", "x")).content; got != "a" {
+			t.Fatalf("answer %q, want a", got)
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("recorded %d requests, want 2", len(reqs))
+	}
+	for i, r := range reqs {
+		if r.Index != i || r.Body != nil || r.Request.Messages != nil || r.Served <= 0 {
+			t.Errorf("request %d recorded as %+v", i, r)
+		}
+	}
+}
+
 func TestRequestsRecorded(t *testing.T) {
 	srv := NewServer(&Scenario{Name: "rec", Responses: []Response{
 		{ToolCalls: []ToolCall{{ID: "call_a", Name: "read_file", Arguments: `{"path":"a.txt"}`}}},
