@@ -248,20 +248,21 @@ func allTraced(pid int) bool {
 }
 
 // TestExactlyOnceWhenMarkingDoneFails is issue 67's first point: the
-// rename of RALPH_TASKS.md that marks a task done, after its progress
+// write to RALPH_TASKS.md that marks a task done, after its progress
 // entry was written, fails (EIO) or ralph is killed there — for each task
 // of a three-task run in turn; then a normal `ralph run`. Every task is
-// done and worked exactly once, with exactly one progress entry. strace
-// is attached at the task's last answer, so the fault lands on that one
-// rename: strace counts calls per thread, and ralph's goroutines move
+// done and worked exactly once, with exactly one progress entry. The mark
+// is one byte written in place (the checkbox), so the fault is on that
+// write; strace is attached at the task's last answer, so it lands on
+// that one: strace counts calls per thread, and ralph's goroutines move
 // between threads. A sweep from ralph's start over the first renames of
-// each thread, wherever they fall (ids, a task's start, a mark), keeps
-// the same promise.
+// each thread, wherever they fall (ids, a task's start, a mark written
+// whole), keeps the same promise.
 func TestExactlyOnceWhenMarkingDoneFails(t *testing.T) {
 	t.Parallel()
 	needTool(t, "strace", "strace")
 	titles := numbered(3, nil)
-	for _, fault := range []string{"renameat:error=EIO:when=1", "renameat:signal=KILL:when=1"} {
+	for _, fault := range []string{"write:error=EIO:when=1", "write:signal=KILL:when=1"} {
 		t.Run(strings.Split(fault, ":")[1], func(t *testing.T) {
 			t.Parallel()
 			srv := llmtest.NewServerFunc(workModel(nil))

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // target is a bound on one metric of one benchmark; a bench ending in
@@ -124,7 +126,8 @@ func print(w io.Writer, rows []row) (failed int) {
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\n%d benchmarks ran, %d failed or skipped; targets: %d pass, %d fail\n", benches, failed, pass, missed)
+	fmt.Fprintf(w, "\n%s ran, %d failed or skipped; targets: %s, %s\n", text.Counted(benches, "benchmark", "benchmarks"), failed,
+		text.Counted(pass, "passes", "pass"), text.Counted(missed, "fails", "fail"))
 	return failed
 }
 
