@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -333,8 +334,34 @@ var packEvery = 100
 // outlive ralph, and no process ralph starts may. It is quick when there
 // is nothing to do (git counts one directory of loose objects), and its
 // failure costs only space, so it is not an error of the checkpoint.
+//
+// gc writes all over the git directory (objects/pack, objects/info, refs,
+// logs, packed-refs), and a command may have swapped any directory there
+// for a link out of it: gc would write through it. So it runs only while
+// the git directory holds no link at all (linkInGitDir); where one is,
+// the objects stay loose, which costs only space.
 func (c *Checkpoints) pack(ctx context.Context) {
+	if linkInGitDir(c.repo.common()) {
+		return
+	}
 	_, _ = c.repo.GitSized(ctx, nil, "-c", "gc.autoDetach=false", "-c", "maintenance.autoDetach=false", "gc", "--auto", "--quiet")
+}
+
+// linkInGitDir reports whether anything under the git directory common is
+// a symbolic link (or cannot be looked at), found without following any.
+func linkInGitDir(common string) bool {
+	found := false
+	err := filepath.WalkDir(common, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found || err != nil
 }
 
 // writers are the two git processes that write a checkpoint's commit

@@ -3,6 +3,7 @@ package git
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -295,5 +296,38 @@ func TestACheckpointCutShortByACrashIsTakenByTheResumedSession(t *testing.T) {
 	cp, err := resumed.Record(ctx, "turn-2", "turn 2")
 	if err != nil || cp == nil || len(cp.Files) != 1 || cp.Files[0].Path != "a.txt" {
 		t.Fatalf("the resumed session's first checkpoint does not hold a.txt's change: %+v, %v", cp, err)
+	}
+}
+
+// A partial clone the model made, whose promisor remote names a program
+// as its uploadpack and allows the file protocol, does not have ralph's
+// git log run that program to fetch a missing object: ralph's own git
+// talks to no remote, whatever a configuration file allows.
+// Not parallel: open sets GIT_CONFIG_GLOBAL for the test.
+func TestLazyFetchRunsNoTransport(t *testing.T) {
+	dir := repo(t)
+	marker := filepath.Join(t.TempDir(), "ran")
+	payload := filepath.Join(t.TempDir(), "payload.sh")
+	write(t, payload, "#!/bin/sh\necho ran >> '"+marker+"'\nexit 1\n")
+	if err := os.Chmod(payload, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sh(t, dir, `echo b >> b.txt && git -c user.name=m -c user.email=m@x commit -qam second &&
+		P=$(git rev-parse HEAD~1) && rm -f .git/objects/${P:0:2}/${P:2} &&
+		git config core.repositoryformatversion 1 && git config extensions.partialClone origin &&
+		git config remote.origin.url "$PWD/b.txt" && git config remote.origin.promisor true &&
+		git config remote.origin.uploadpack '`+payload+` x' && git config protocol.file.allow always`)
+	// The person's own git would run it: the test shows the trap is set.
+	if exec.Command("sh", "-c", "cd '"+dir+"' && git log -10 --format=%s >/dev/null 2>&1").Run(); true {
+		if _, err := os.Stat(marker); err != nil {
+			t.Skip("this git does not fetch lazily here, so the test proves nothing")
+		}
+		os.Remove(marker)
+	}
+	r := open(t, dir)
+	_, _ = r.Git(context.Background(), nil, "log", "-10", "--format=%s")
+	_, _ = r.Git(context.Background(), nil, "status", "--short")
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("ralph's git ran the repository's uploadpack")
 	}
 }

@@ -188,3 +188,29 @@ func TestCheckpointsArePackedAsTheyAccumulate(t *testing.T) {
 		t.Fatalf("git fsck:\n%s", got)
 	}
 }
+
+// TestPackWritesNothingThroughALink: a command swapped .git/objects/pack
+// for a link out of the repository; the pack that would have gone
+// through it is not made, and nothing lands where the link points.
+// Not parallel: it changes packEvery, and open sets GIT_CONFIG_GLOBAL.
+func TestPackWritesNothingThroughALink(t *testing.T) {
+	every := packEvery
+	packEvery = 2
+	defer func() { packEvery = every }()
+	dir := repo(t)
+	outside := t.TempDir()
+	sh(t, dir, "git config gc.auto 1 && rmdir .git/objects/pack && ln -s '"+outside+"' .git/objects/pack")
+	r := open(t, dir)
+	cps := NewCheckpoints(r, "s", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	for i := range 2 * packEvery {
+		for j := range 300 {
+			write(t, filepath.Join(dir, "f", fmt.Sprintf("%03d.txt", j)), fmt.Sprintf("turn %d file %d\n", i, j))
+		}
+		if _, err := cps.Record(context.Background(), fmt.Sprintf("turn-%d", i), "ralph s"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := sh(t, outside, "find . -mindepth 1"); got != "" {
+		t.Fatalf("written through the link: %q", got)
+	}
+}

@@ -552,6 +552,19 @@ func bare(ctx context.Context, dir string, env []string, hooks, remote bool, ext
 	// off the project, as every program ralph starts for itself does.
 	cmd.Env = append(childenv.PersonEnv(childenv.Scrub(os.Environ(), keep...)), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_EDITOR=:")
 	cmd.Env = withoutProgramTransports(append(cmd.Env, env...))
+	if !remote {
+		// A git that talks to no remote gets no transport at all, whatever
+		// a configuration file allows: a policy for one protocol
+		// (protocol.file.allow=always) wins over protocol.allow=never, and
+		// -c cannot take back a remote's uploadpack (git keeps the first
+		// value it reads), so a partial clone the model made would have
+		// git log fetch a missing object by running the model's
+		// uploadpack. An empty GIT_ALLOW_PROTOCOL overrides every policy;
+		// GIT_NO_LAZY_FETCH (git 2.44 on) does not even try. os/exec keeps
+		// the last of a duplicated variable, so these win over the
+		// person's own.
+		cmd.Env = append(cmd.Env, "GIT_ALLOW_PROTOCOL=", "GIT_NO_LAZY_FETCH=1")
+	}
 	return cmd
 }
 
