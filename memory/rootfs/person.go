@@ -119,6 +119,10 @@ func isLinkErr(name string, err error) bool {
 // one of the person's files.
 var ErrHardLink = errors.New("a file with more than one name where ralph writes its own file")
 
+// Links is how many names the file fi describes has (1 where the system
+// does not say).
+func Links(fi fs.FileInfo) uint64 { return links(fi) }
+
 // soleRegular checks that the open file f is a regular file with one name.
 func soleRegular(f *os.File) error {
 	fi, err := f.Stat()

@@ -17,9 +17,5 @@ func openNoFollow(name string, flag int, perm os.FileMode) (*os.File, error) {
 	return os.OpenFile(name, flag, perm)
 }
 
-// Links is how many names the file fi describes has (1 where the system
-// does not say).
-func Links(fi fs.FileInfo) uint64 { return links(fi) }
-
 // links is how many names the file has; the OS file info does not say.
 func links(fs.FileInfo) uint64 { return 1 }

@@ -13,10 +13,6 @@ func openNoFollow(name string, flag int, perm os.FileMode) (*os.File, error) {
 	return os.OpenFile(name, flag|syscall.O_NOFOLLOW, perm)
 }
 
-// Links is how many names the file fi describes has (1 where the system
-// does not say).
-func Links(fi fs.FileInfo) uint64 { return links(fi) }
-
 // links is how many names the file fi describes has.
 func links(fi fs.FileInfo) uint64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
