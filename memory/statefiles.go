@@ -382,12 +382,26 @@ type ProgressEntry struct {
 }
 
 // AppendProgress appends an entry to RALPH_PROGRESS.md, creating it with
-// its heading if missing. It only ever appends, and syncs, so a crash or a
-// person editing older entries can never lose what was already there. An
-// entry of a task's attempt whose mark is among the file's newest entries
-// (progressTail) is not written again. A write that fails leaves no part
-// of the entry behind, as far as the file system lets it be cut off.
+// its heading if missing. It appends and syncs, so a crash or a person
+// editing older entries can never lose what was already there; once the
+// file is past ProgressRotateAt, its older entries then move to
+// .ralph/progress/ (rotateProgress). An entry of a task's attempt whose
+// mark is among the file's newest entries (progressTail) is not written
+// again. A write that fails leaves no part of the entry behind, as far as
+// the file system lets it be cut off.
 func AppendProgress(fs afero.Fs, root string, e ProgressEntry) error {
+	progressMu.Lock()
+	defer progressMu.Unlock()
+	if err := appendProgress(fs, root, e); err != nil {
+		return err
+	}
+	// The entry is written and synced: a rotation that fails loses
+	// nothing and is tried again at the next entry.
+	_ = rotateProgress(fs, root)
+	return nil
+}
+
+func appendProgress(fs afero.Fs, root string, e ProgressEntry) error {
 	path := filepath.Join(root, ProgressFile)
 	mark := ""
 	if e.TaskID != "" {

@@ -47,31 +47,47 @@ const todoTemplate = "# TODO\n\n" +
 // entry boundary to LoadStateDocs.
 const progressTemplate = "# Progress\n\n" +
 	"A dated entry per completed task or iteration, newest last. ralph appends here and never " +
-	"rewrites earlier entries; the most recent ones are part of its context at the start of " +
+	"rewrites earlier entries, but moves the oldest to .ralph/progress/ once this file grows large; the most recent ones are part of its context at the start of " +
 	"every session. Each entry is a heading such as `## 2026-01-05 14:03 UTC — Add --json flag`, " +
 	"a short summary, and the session and iteration that wrote it.\n"
 
 // stateGitignore is .ralph/.gitignore as ralph creates it: everything in
 // .ralph/ is per-machine (session logs and transcripts, the lock, the input
-// history, session.json) except config.toml, which a project may share.
+// history, session.json) except config.toml, which a project may share,
+// and progress/, the older entries of RALPH_PROGRESS.md, which a project
+// that commits that file commits too.
 // Without it `git add .` would commit transcripts. The file ignores itself
 // too: were it kept, a project without a shared config.toml would show
 // .ralph/ as untracked and `git add -A` would commit the ignore file alone.
 // The patterns are relative to the file's own directory.
 const stateGitignore = "# ralph's per-machine state (session logs, lock, input history) stays out of git;\n" +
-	"# only config.toml is shared with the project.\n" +
+	"# only config.toml and the archived progress entries are shared with the project.\n" +
 	"/*\n" +
-	"!/config.toml\n"
+	"!/config.toml\n" +
+	"!/progress/\n"
 
 // legacyStateGitignore is what earlier versions wrote as stateGitignore,
 // keeping the file itself out of the ignore; the next ralph (or `ralph
 // init`) replaces it, byte for byte unchanged, with today's text, and
-// leaves any edited one alone.
+// leaves any edited one alone. priorStateGitignore is the text before the
+// progress archive (progressrotate.go) was shared too, replaced the same
+// way.
 const legacyStateGitignore = "# ralph's per-machine state (session logs, lock, input history) stays out of git;\n" +
 	"# only config.toml is shared with the project.\n" +
 	"/*\n" +
 	"!/.gitignore\n" +
 	"!/config.toml\n"
+
+const priorStateGitignore = "# ralph's per-machine state (session logs, lock, input history) stays out of git;\n" +
+	"# only config.toml is shared with the project.\n" +
+	"/*\n" +
+	"!/config.toml\n"
+
+// oldStateGitignore reports whether s is, byte for byte, a text earlier
+// versions wrote as .ralph/.gitignore.
+func oldStateGitignore(s string) bool {
+	return s == legacyStateGitignore || s == priorStateGitignore
+}
 
 // ralphIgnores are the per-machine parts of .ralph/ that ralph adds to a
 // .gitignore a person wrote, where "/*" would override their own lines.
@@ -92,7 +108,7 @@ func EnsureStateDir(fs afero.Fs, root string) error {
 	err := fs.Mkdir(dir, 0o755)
 	if errors.Is(err, os.ErrExist) {
 		path := filepath.Join(dir, ".gitignore")
-		if old, err := afero.ReadFile(fs, path); err == nil && string(old) == legacyStateGitignore {
+		if old, err := afero.ReadFile(fs, path); err == nil && oldStateGitignore(string(old)) {
 			return WriteFileAtomic(fs, path, []byte(stateGitignore), 0o644)
 		}
 		return nil
@@ -272,7 +288,7 @@ func mergeGitignore(fs afero.Fs, path string) (created bool, err error) {
 	if created {
 		return true, WriteFileAtomic(fs, path, []byte(stateGitignore), perm)
 	}
-	if old == legacyStateGitignore {
+	if oldStateGitignore(old) {
 		return false, WriteFileAtomic(fs, path, []byte(stateGitignore), perm)
 	}
 	have := map[string]bool{}

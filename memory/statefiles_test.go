@@ -77,7 +77,7 @@ func TestInitProjectCreatesFiles(t *testing.T) {
 			t.Errorf("%s template:\n%s", name, text)
 		}
 	}
-	if got := sfRead(t, fs, ".ralph/.gitignore"); !strings.HasSuffix(got, "\n/*\n!/config.toml\n") {
+	if got := sfRead(t, fs, ".ralph/.gitignore"); !strings.HasSuffix(got, "\n/*\n!/config.toml\n!/progress/\n") {
 		t.Errorf(".gitignore:\n%s", got)
 	}
 }
