@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/ralph-dev/ralph/memory"
 )
 
 // RALPH_TASKS.md is a GitHub-style checkbox list that people write and edit
@@ -78,10 +80,19 @@ type TaskFile struct {
 	dupIDs, missingIDs bool
 	// anyDepends says a task names a dependency; built with ids.
 	anyDepends bool
+	// edited says f was changed since it was parsed (own), so that an
+	// update whose edit changed nothing need not lay out the whole file
+	// again to find that out (updateTaskFile).
+	edited bool
+	// counts is Counts, kept from the first call until an edit: the loop
+	// asks at every save, and on ten thousand tasks each count was a
+	// pass over all of them.
+	counts *memory.TaskCounts
 }
 
 // own makes f's slices f's alone before an edit (see shared).
 func (f *TaskFile) own() {
+	f.edited, f.counts = true, nil
 	if !f.shared {
 		return
 	}
@@ -215,7 +226,7 @@ func (f *TaskFile) Bytes() []byte {
 // multi-line HTML comments hide task-like lines, because a person who fences
 // or comments out "- [ ] x" does not mean it as a task.
 func (f *TaskFile) reparse() {
-	f.ids = nil
+	f.ids, f.counts = nil, nil
 	f.info = make([]lineInfo, len(f.lines))
 	// Every task line has a '[', so counting them sizes the slice once.
 	brackets := 0

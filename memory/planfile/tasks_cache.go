@@ -39,6 +39,7 @@ func parseCached(data []byte) *TaskFile {
 	var f *TaskFile
 	if c := &lastParsed; c.file != nil && c.data == string(data) {
 		f = c.file.share()
+		f.edited = false // it is the parse of data, as ParseTasks gives it
 	}
 	parsedMu.Unlock()
 	if f != nil {

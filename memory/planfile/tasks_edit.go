@@ -450,6 +450,9 @@ func updateTaskFile(fs afero.Fs, path string, fn func(f *TaskFile) error) (*Task
 		if err := fn(f); err != nil {
 			return nil, err
 		}
+		if !f.edited {
+			return f, nil // nothing was edited: the bytes are before's
+		}
 		after := f.Bytes()
 		if bytes.Equal(before, after) {
 			return f, nil

@@ -344,6 +344,9 @@ func (f *TaskFile) Next() (Task, bool) {
 
 // Counts returns how many tasks are in each state.
 func (f *TaskFile) Counts() memory.TaskCounts {
+	if f.counts != nil {
+		return *f.counts
+	}
 	var c memory.TaskCounts
 	for i := range f.tasks {
 		switch f.tasks[i].state {
@@ -360,6 +363,7 @@ func (f *TaskFile) Counts() memory.TaskCounts {
 		}
 	}
 	c.Total = len(f.tasks)
+	f.counts = &c
 	return c
 }
 
