@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/ralph-dev/ralph/memory"
@@ -84,15 +85,23 @@ type TaskFile struct {
 	// update whose edit changed nothing need not lay out the whole file
 	// again to find that out (updateTaskFile).
 	edited bool
-	// counts is Counts, kept from the first call until an edit: the loop
-	// asks at every save, and on ten thousand tasks each count was a
-	// pass over all of them.
-	counts *memory.TaskCounts
+	// memo keeps what is worked out from the parse alone, for every copy
+	// that shares it (share): the loop asks for the counts at every save,
+	// each time of a fresh copy from the parse cache, and on ten thousand
+	// tasks each count was a pass over all of them. An edit gives the
+	// copy a memo of its own (own).
+	memo *parseMemo
+}
+
+// parseMemo is what is worked out from one parse, shared by the copies
+// of it, which different goroutines may hold.
+type parseMemo struct {
+	counts atomic.Pointer[memory.TaskCounts]
 }
 
 // own makes f's slices f's alone before an edit (see shared).
 func (f *TaskFile) own() {
-	f.edited, f.counts = true, nil
+	f.edited, f.memo = true, &parseMemo{}
 	if !f.shared {
 		return
 	}
@@ -226,7 +235,7 @@ func (f *TaskFile) Bytes() []byte {
 // multi-line HTML comments hide task-like lines, because a person who fences
 // or comments out "- [ ] x" does not mean it as a task.
 func (f *TaskFile) reparse() {
-	f.ids, f.counts = nil, nil
+	f.ids, f.memo = nil, &parseMemo{}
 	f.info = make([]lineInfo, len(f.lines))
 	// Every task line has a '[', so counting them sizes the slice once.
 	brackets := 0

@@ -2,10 +2,16 @@ package planfile
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/memorytest"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/spf13/afero"
 )
 
@@ -78,5 +84,46 @@ func TestUpdateWritesOnlyWhatAnEditChanged(t *testing.T) {
 	}
 	if _, err := UpdateTasks(fs, "/p", func(f *TaskFile) error { return f.SetState("t2", TaskDone) }); !errors.Is(err, refused) {
 		t.Fatalf("an edit was not written: %v", err)
+	}
+}
+
+// Reading an unchanged task file again keeps nothing of the read: the
+// bytes go into a reused buffer and the cache's parse and bytes are
+// handed out, so a loop that reads a 10,000-task plan at every step does
+// not leave half a megabyte a read for the collector. Not parallel: it
+// counts the bytes the whole process allocates, and turns off the
+// package's check of every cache hit, which parses the bytes again.
+func TestReadingAnUnchangedFileAgainAllocatesLittle(t *testing.T) {
+	check := checkParsed
+	checkParsed = nil
+	t.Cleanup(func() { checkParsed = check })
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := 1; i <= 2000; i++ {
+		fmt.Fprintf(&b, "- [ ] task %d <!-- ralph:id=t%d -->\n", i, i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "RALPH_TASKS.md"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fs, err := rootfs.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadTasks(fs, dir); err != nil {
+		t.Fatal(err)
+	}
+	const reads = 20
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range reads {
+		f, err := LoadTasks(fs, dir)
+		if err != nil || f.Counts().Open != 2000 {
+			t.Fatalf("%+v, %v", f.Counts(), err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	// A read that kept its bytes would allocate the file's size at least.
+	if per := (after.TotalAlloc - before.TotalAlloc) / reads; per > uint64(b.Len()/10) {
+		t.Fatalf("a read of an unchanged %d-byte file allocated %d bytes", b.Len(), per)
 	}
 }

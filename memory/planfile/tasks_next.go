@@ -344,8 +344,10 @@ func (f *TaskFile) Next() (Task, bool) {
 
 // Counts returns how many tasks are in each state.
 func (f *TaskFile) Counts() memory.TaskCounts {
-	if f.counts != nil {
-		return *f.counts
+	if f.memo != nil {
+		if c := f.memo.counts.Load(); c != nil {
+			return *c
+		}
 	}
 	var c memory.TaskCounts
 	for i := range f.tasks {
@@ -363,7 +365,9 @@ func (f *TaskFile) Counts() memory.TaskCounts {
 		}
 	}
 	c.Total = len(f.tasks)
-	f.counts = &c
+	if f.memo != nil {
+		f.memo.counts.Store(&c)
+	}
 	return c
 }
 
