@@ -81,7 +81,7 @@ func (f *TaskFile) Ready(exclude func(id string) bool) []Task {
 func (f *TaskFile) ReadyFirst(exclude func(id string) bool, n int) ([]Task, int) {
 	ids := f.idIndex()
 	if !f.anyDepends && n > 0 && n <= firstFew {
-		return f.readyFew(ids, exclude, n)
+		return f.readyFew(exclude, n)
 	}
 	ready := make([]int, 0, len(f.tasks))
 	for i := range f.tasks {
@@ -122,16 +122,17 @@ const firstFew = 16
 // first in order as it goes, and counts the rest. The loop asks at every
 // step for one or a few, and on ten thousand tasks the two lists as long
 // as the file, built and dropped at each ask, cost more than the pass.
-func (f *TaskFile) readyFew(ids map[string]int, exclude func(id string) bool, n int) ([]Task, int) {
+func (f *TaskFile) readyFew(exclude func(id string) bool, n int) ([]Task, int) {
 	type pick struct{ prio, i int }
 	var buf [firstFew + 1]pick
 	best, count := buf[:0], 0
-	for i := range f.tasks {
-		if !f.ready(i, ids) || exclude != nil && exclude(f.tasks[i].id()) {
+	for i, r := range f.tasks {
+		// No task names a dependency, so ready is open with a title.
+		if r.state != TaskOpen || r.title == "" || exclude != nil && exclude(r.id()) {
 			continue
 		}
 		count++
-		p, _ := f.tasks[i].priority()
+		p, _ := r.priority()
 		if len(best) == n && p >= best[n-1].prio {
 			continue // file order: a later task of equal priority comes after
 		}
