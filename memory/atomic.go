@@ -157,6 +157,26 @@ func AppendFile(fs afero.Fs, path string, data []byte, sync bool) error {
 // else wrote it in between, and the in-place change was not made.
 var ErrChangedUnderfoot = errors.New("the file changed since it was read")
 
+// sameContent reports whether r reads exactly was, then ends. It compares
+// a piece at a time, so that checking a plan of half a megabyte before
+// each checkbox does not allocate a copy of it.
+func sameContent(r io.Reader, was []byte) bool {
+	var piece [32 << 10]byte
+	for {
+		n, err := io.ReadFull(r, piece[:min(len(piece), len(was)+1)])
+		if n > len(was) || !bytes.Equal(piece[:n], was[:n]) {
+			return false
+		}
+		was = was[n:]
+		switch {
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			return len(was) == 0
+		case err != nil:
+			return false
+		}
+	}
+}
+
 // ReplaceByte changes the one byte at off of path from was[off] to b, in
 // place, and fsyncs: for a change of one character (a task's checkbox) of
 // a long file, where WriteFileAtomic would write and sync the whole file
@@ -184,9 +204,7 @@ func ReplaceByte(fs afero.Fs, path string, off int, b byte, was []byte) error {
 		_ = f.Close()
 		return fmt.Errorf("replace byte %d of %s: %w", off, path, ErrChangedUnderfoot)
 	}
-	now := make([]byte, len(was)+1)
-	n, err := io.ReadFull(f, now)
-	if err != io.ErrUnexpectedEOF || n != len(was) || !bytes.Equal(now[:n], was) {
+	if !sameContent(f, was) {
 		_ = f.Close()
 		return fmt.Errorf("replace byte %d of %s: %w", off, path, ErrChangedUnderfoot)
 	}

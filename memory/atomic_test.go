@@ -262,3 +262,43 @@ func TestAppendFileFailureLeavesNoTornLine(t *testing.T) {
 		t.Fatalf("log = %q", got)
 	}
 }
+
+// ReplaceByte changes one byte of a file that is still what its caller
+// read, however long (the check reads it a piece at a time), and refuses
+// one that is shorter, longer or different anywhere, changing nothing.
+func TestReplaceByteChecksTheWholeFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fs := afero.NewBasePathFs(afero.NewOsFs(), dir)
+	was := bytes.Repeat([]byte("- [ ] task <!-- ralph:id=t1 -->\n"), 3000) // 96 KB, three pieces
+	for name, now := range map[string][]byte{
+		"shorter":        was[:len(was)-1],
+		"longer":         append(bytes.Clone(was), '\n'),
+		"changed at end": append(bytes.Clone(was[:len(was)-1]), 'x'),
+		"changed inside": func() []byte { b := bytes.Clone(was); b[40000] = 'x'; return b }(),
+		"empty":          nil,
+	} {
+		if err := afero.WriteFile(fs, name, now, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := ReplaceByte(fs, name, 3, 'x', was); !errors.Is(err, ErrChangedUnderfoot) {
+			t.Errorf("%s: %v, want ErrChangedUnderfoot", name, err)
+		}
+		if got, _ := afero.ReadFile(fs, name); !bytes.Equal(got, now) {
+			t.Errorf("%s: the file was changed", name)
+		}
+	}
+	for _, size := range []int{1, 32 << 10, 64 << 10, len(was)} {
+		name := fmt.Sprintf("same-%d", size)
+		if err := afero.WriteFile(fs, name, was[:size], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := ReplaceByte(fs, name, 0, '#', was[:size]); err != nil {
+			t.Fatalf("%d bytes: %v", size, err)
+		}
+		want := append([]byte("#"), was[1:size]...)
+		if got, _ := afero.ReadFile(fs, name); !bytes.Equal(got, want) {
+			t.Errorf("%d bytes: the byte was not changed", size)
+		}
+	}
+}

@@ -422,7 +422,14 @@ func (c *Checkpoints) tellSkipped(paths []string) {
 func (c *Checkpoints) RecordTask(ctx context.Context, task, name string, skip map[string]bool) []git.FileChange {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	cp, err := c.cps.Record(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name))
+	// The skipped files are not diffed at all (RecordExcept); the filter
+	// below stays for the first checkpoint of a process, which diffs them.
+	except := make([]string, 0, len(skip))
+	for p := range skip {
+		except = append(except, p)
+	}
+	slices.Sort(except)
+	cp, err := c.cps.RecordExcept(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name), except)
 	if err != nil {
 		c.failed(err, func(ctx context.Context) { c.RecordTask(ctx, task, name, skip) })
 		return nil

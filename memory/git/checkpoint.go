@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -89,6 +90,10 @@ type Checkpoints struct {
 	// from its commit when rawKnown is false.
 	rawPrev  string
 	rawKnown bool
+	// lastTree is the latest checkpoint's tree, "" when not known (before
+	// the first Record of this process, or after Adopt): RecordExcept
+	// compares the new tree with it to tell whether anything changed.
+	lastTree string
 	// unsure says the latest Record failed, possibly half-way: ralph's
 	// index may hold changes no checkpoint has, which a status against
 	// it no longer shows. The next Record looks at the whole tree and
@@ -161,6 +166,7 @@ func (c *Checkpoints) Adopt(commit string) {
 	defer c.mu.Unlock()
 	c.last = commit
 	c.rawKnown = false
+	c.lastTree = ""
 }
 
 // Seed copies the person's index as ralph's, if it has none yet. An
@@ -204,9 +210,31 @@ func (c *Checkpoints) Ref(name string) string { return RefPrefix + c.session + "
 // writes the commit and its ref itself (see store); where it leaves that
 // to git, the two processes start beside the add and only wait there for
 // their input.
-func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...string) (_ *Checkpoint, err error) {
+func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...string) (*Checkpoint, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.record(ctx, name, message, only, nil)
+}
+
+// RecordExcept is Record for a checkpoint whose changes to the paths in
+// except (relative to the top: the task loop's own bookkeeping, the task
+// file and the progress file) nobody reads: they are taken into its tree
+// like any change, so undo and the next checkpoint see them, but left out
+// of its Files. git then does not diff them: on a plan of ten thousand
+// tasks that diff, of half a megabyte of task list for one checkbox, was
+// a third of a task's git time. Whether anything changed is told by the
+// trees instead (a checkpoint that changed only those paths still
+// records, with no Files), which needs the latest checkpoint's tree: when
+// that is not known yet (the first checkpoint of a process), the diff
+// takes every path as Record's does.
+func (c *Checkpoints) RecordExcept(ctx context.Context, name, message string, except []string) (*Checkpoint, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.record(ctx, name, message, nil, except)
+}
+
+// record is Record and RecordExcept, under mu.
+func (c *Checkpoints) record(ctx context.Context, name, message string, only, except []string) (_ *Checkpoint, err error) {
 	if c.unsure {
 		only = nil
 	}
@@ -272,9 +300,15 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 	var numstat, tree []byte
 	var diffErr, treeErr error
 	var wg sync.WaitGroup
+	// The paths excepted are left out of the diff only when the trees
+	// can tell whether anything changed.
+	prevTree := c.lastTree
+	if prevTree == "" {
+		except = nil
+	}
 	if parent != "" {
 		wg.Go(func() {
-			numstat, diffErr = c.repo.GitSized(ctx, env, "diff", "--cached", "--numstat", "-z", "--no-renames", parent)
+			numstat, diffErr = c.repo.GitSized(ctx, exceptEnv(env, except), exceptArgs(parent, except)...)
 		})
 	}
 	tree, treeErr = c.repo.GitSized(ctx, env, c.writing("write-tree")...)
@@ -282,10 +316,12 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 	if err := errors.Join(diffErr, treeErr); err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
+	treeID := strings.TrimSpace(string(tree))
 	var files []FileChange
 	baseline := parent == ""
 	if !baseline {
-		if files = parseNumstat(numstat); len(files) == 0 {
+		files = parseNumstat(numstat)
+		if (len(except) > 0 && treeID == prevTree) || (len(except) == 0 && len(files) == 0) {
 			return nil, nil
 		}
 	} else {
@@ -299,7 +335,7 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 	if raw != "" {
 		message = strings.TrimRight(message, "\n") + "\n\n" + rawTrailer + raw
 	}
-	body := commitBody(strings.TrimSpace(string(tree)), parent, message, time.Now())
+	body := commitBody(treeID, parent, message, time.Now())
 	if c.store != nil {
 		cp.Commit, err = c.storeCommit(ctx, body, cp.Ref)
 	} else {
@@ -309,12 +345,36 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
-	c.last = cp.Commit
+	c.last, c.lastTree = cp.Commit, treeID
 	c.rawPrev, c.rawKnown = raw, true
 	if c.recorded++; c.recorded%packEvery == 0 {
 		c.pack(ctx)
 	}
 	return cp, nil
+}
+
+// exceptArgs is the diff of ralph's index against parent that counts
+// each file's lines, every path but those in except. The exclusions are
+// pathspec magic, each path taken literally from the top.
+func exceptArgs(parent string, except []string) []string {
+	args := []string{"diff", "--cached", "--numstat", "-z", "--no-renames", parent}
+	if len(except) == 0 {
+		return args
+	}
+	args = append(args, "--", ":/")
+	for _, p := range except {
+		args = append(args, ":(top,literal,exclude)"+p)
+	}
+	return args
+}
+
+// exceptEnv is env for exceptArgs' diff: a person's GIT_LITERAL_PATHSPECS
+// would take the exclusions for names, and the diff would list nothing.
+func exceptEnv(env, except []string) []string {
+	if len(except) == 0 {
+		return env
+	}
+	return append(slices.Clip(env), "GIT_LITERAL_PATHSPECS=0")
 }
 
 // packEvery is how many checkpoints a session records between asking git

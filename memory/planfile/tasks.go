@@ -5,7 +5,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode"
+
+	"github.com/ralph-dev/ralph/memory"
 )
 
 // RALPH_TASKS.md is a GitHub-style checkbox list that people write and edit
@@ -78,10 +81,27 @@ type TaskFile struct {
 	dupIDs, missingIDs bool
 	// anyDepends says a task names a dependency; built with ids.
 	anyDepends bool
+	// edited says f was changed since it was parsed (own), so that an
+	// update whose edit changed nothing need not lay out the whole file
+	// again to find that out (updateTaskFile).
+	edited bool
+	// memo keeps what is worked out from the parse alone, for every copy
+	// that shares it (share): the loop asks for the counts at every save,
+	// each time of a fresh copy from the parse cache, and on ten thousand
+	// tasks each count was a pass over all of them. An edit gives the
+	// copy a memo of its own (own).
+	memo *parseMemo
+}
+
+// parseMemo is what is worked out from one parse, shared by the copies
+// of it, which different goroutines may hold.
+type parseMemo struct {
+	counts atomic.Pointer[memory.TaskCounts]
 }
 
 // own makes f's slices f's alone before an edit (see shared).
 func (f *TaskFile) own() {
+	f.edited, f.memo = true, &parseMemo{}
 	if !f.shared {
 		return
 	}
@@ -215,7 +235,7 @@ func (f *TaskFile) Bytes() []byte {
 // multi-line HTML comments hide task-like lines, because a person who fences
 // or comments out "- [ ] x" does not mean it as a task.
 func (f *TaskFile) reparse() {
-	f.ids = nil
+	f.ids, f.memo = nil, &parseMemo{}
 	f.info = make([]lineInfo, len(f.lines))
 	// Every task line has a '[', so counting them sizes the slice once.
 	brackets := 0

@@ -1,6 +1,16 @@
 package planfile
 
-import "sync"
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/spf13/afero"
+)
 
 // The loop reads the task file at every step, from its start, its finish
 // and its bookkeeping, to work on the freshest copy (a person may edit it
@@ -18,7 +28,9 @@ import "sync"
 // file system or path they came from, so a hit is always right, and a
 // write that failed halfway needs no care (the next read's bytes decide).
 type parsed struct {
-	data string
+	// data is never written to: it is handed out as the file's bytes
+	// (readParsed).
+	data []byte
 	file *TaskFile
 }
 
@@ -35,29 +47,74 @@ var checkParsed func(f *TaskFile, data []byte)
 // parseCached returns data's parse, from the cache when it holds the
 // parse of the same bytes, as a file the caller may edit.
 func parseCached(data []byte) *TaskFile {
+	_, f := parseKept(data)
+	return f
+}
+
+// parseKept is parseCached that also gives bytes equal to data which
+// nobody writes to: the cache's own on a hit, else a copy, which the
+// cache then keeps. So data may be a buffer the caller reuses.
+func parseKept(data []byte) ([]byte, *TaskFile) {
 	parsedMu.Lock()
 	var f *TaskFile
-	if c := &lastParsed; c.file != nil && c.data == string(data) {
-		f = c.file.share()
+	var kept []byte
+	if c := &lastParsed; c.file != nil && bytes.Equal(c.data, data) {
+		f, kept = c.file.share(), c.data
+		f.edited = false // it is the parse of data, as ParseTasks gives it
 	}
 	parsedMu.Unlock()
 	if f != nil {
 		if checkParsed != nil {
 			checkParsed(f, data)
 		}
-		return f
+		return kept, f
 	}
-	f = ParseTasks(data)
-	remember(f, data)
-	return f
+	kept = bytes.Clone(data)
+	f = ParseTasks(kept)
+	remember(f, kept)
+	return kept, f
 }
 
 // remember keeps f, a parse of data (what was just read or written), for
 // the next read of the same bytes. f stays the caller's: the cache keeps a
 // copy sharing its slices, and whichever is edited first copies them.
+// data becomes the cache's: nobody may write to it after.
 func remember(f *TaskFile, data []byte) {
 	kept := f.share()
 	parsedMu.Lock()
-	lastParsed = parsed{data: string(data), file: kept}
+	lastParsed = parsed{data: data, file: kept}
 	parsedMu.Unlock()
+}
+
+// readSpace is the buffer the task file is read into (readParsed), so
+// that a read that finds the cached bytes keeps nothing of its own; a
+// read while another holds it reads into a new one rather than wait.
+var (
+	readSpaceMu sync.Mutex
+	readSpace   []byte
+)
+
+// readParsed reads the task file at path whole, up to MaxStateFile (a
+// larger one is refused before it is parsed, and so before anything
+// could rewrite it), and gives its bytes, which nobody writes to, its
+// parse (parseKept) and its permissions. A missing file is an empty
+// list, with the mode a new one gets.
+func readParsed(fs afero.Fs, path string) ([]byte, *TaskFile, os.FileMode, error) {
+	var space *[]byte
+	if readSpaceMu.TryLock() {
+		defer readSpaceMu.Unlock()
+		space = &readSpace
+	} else {
+		space = new([]byte)
+	}
+	data, fi, err := rootfs.ReadSmallInto(fs, path, memory.MaxStateFile, *space)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, parseCached(nil), 0o644, nil
+	}
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	*space = data[:0] // the array, grown or not, for the next read
+	kept, f := parseKept(data)
+	return kept, f, fi.Mode().Perm(), nil
 }

@@ -420,11 +420,8 @@ func (e noTasksError) Is(target error) bool { return target == ErrNoTasks }
 
 // LoadTasks reads root's RALPH_TASKS.md; a missing file is an empty list.
 func LoadTasks(fs afero.Fs, root string) (*TaskFile, error) {
-	data, _, err := readTasks(fs, filepath.Join(root, memory.TasksFile))
-	if err != nil {
-		return nil, err
-	}
-	return parseCached(data), nil
+	_, f, _, err := readParsed(fs, filepath.Join(root, memory.TasksFile))
+	return f, err
 }
 
 // UpdateTasks re-reads the file right before changing it, applies fn, and
@@ -442,13 +439,15 @@ func updateTaskFile(fs afero.Fs, path string, fn func(f *TaskFile) error) (*Task
 	tasksMu.Lock()
 	defer tasksMu.Unlock()
 	for try := 0; ; try++ {
-		before, perm, err := readTasks(fs, path)
+		before, f, perm, err := readParsed(fs, path)
 		if err != nil {
 			return nil, err
 		}
-		f := parseCached(before)
 		if err := fn(f); err != nil {
 			return nil, err
+		}
+		if !f.edited {
+			return f, nil // nothing was edited: the bytes are before's
 		}
 		after := f.Bytes()
 		if bytes.Equal(before, after) {

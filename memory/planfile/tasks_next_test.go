@@ -1,6 +1,7 @@
 package planfile
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -171,6 +172,46 @@ func TestFirstStableIsTheStableSortsHead(t *testing.T) {
 			got := firstStable(slices.Clone(all), n, cmp)
 			if !slices.Equal(got, want[:min(n, len(want))]) {
 				t.Fatalf("keys %v, n %d: got %v, want %v", keys, n, got, want[:min(n, len(want))])
+			}
+		}
+	}
+}
+
+// The one pass that picks a few ready tasks of a file without
+// dependencies (readyFew) picks what the full order picks, in the same
+// order, and counts the same, whatever the priorities, states, titles and
+// exclusions.
+func TestReadyFewAgreesWithTheFullOrder(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(7, 72))
+	states := []string{" ", " ", " ", "x", "~", "!", "-"}
+	for round := range 200 {
+		var b strings.Builder
+		for i := 1; i <= 20+rng.IntN(30); i++ {
+			title := fmt.Sprintf(" task %d", i)
+			if rng.IntN(10) == 0 {
+				title = ""
+			}
+			meta := fmt.Sprintf("id=t%d", i)
+			if p := rng.IntN(6); p < 4 {
+				meta += fmt.Sprintf(" priority=%d", p)
+			}
+			fmt.Fprintf(&b, "- [%s]%s <!-- ralph:%s -->\n", states[rng.IntN(len(states))], title, meta)
+		}
+		f := ParseTasks([]byte(b.String()))
+		skip := fmt.Sprintf("t%d", 1+rng.IntN(20))
+		exclude := func(id string) bool { return id == skip }
+		all := f.Ready(exclude)
+		for n := 1; n <= firstFew; n++ {
+			got, count := f.ReadyFirst(exclude, n)
+			want := all[:min(n, len(all))]
+			if count != len(all) || len(got) != len(want) {
+				t.Fatalf("round %d, n %d: %d of %d, want %d of %d\n%s", round, n, len(got), count, len(want), len(all), b.String())
+			}
+			for k := range got {
+				if got[k].ID != want[k].ID {
+					t.Fatalf("round %d, n %d: %s at %d, want %s\n%s", round, n, got[k].ID, k, want[k].ID, b.String())
+				}
 			}
 		}
 	}

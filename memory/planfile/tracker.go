@@ -137,11 +137,8 @@ func (m *markdownTracker) Name() string   { return m.name }
 func (m *markdownTracker) Verify() string { return "" }
 
 func (m *markdownTracker) Load() (*TaskFile, error) {
-	data, _, err := readTasks(m.fs, m.path)
-	if err != nil {
-		return nil, err
-	}
-	return parseCached(data), nil
+	_, f, _, err := readParsed(m.fs, m.path)
+	return f, err
 }
 
 func (m *markdownTracker) Update(fn func(f *TaskFile) error) (*TaskFile, error) {

@@ -97,6 +97,28 @@ func ReadSmall(fsys afero.Fs, name string, limit int64) ([]byte, error) {
 	return readAtMost(f, name, limit, fi.Size())
 }
 
+// ReadSmallInto is ReadSmall into space's array (a new one when it is too
+// small), with the open file's stat: for a caller that reads one large
+// file again and again and keeps none of its bytes (the task file, which
+// the loop reads at every step to compare with the parse it holds), so
+// that each read does not leave half a megabyte for the collector. The
+// bytes returned share space's array until it is used again.
+func ReadSmallInto(fsys afero.Fs, name string, limit int64, space []byte) ([]byte, fs.FileInfo, error) {
+	f, fi, err := OpenSmall(fsys, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	if fi.Size() > limit {
+		return nil, nil, &TooLargeError{Name: name, Size: fi.Size(), Limit: limit}
+	}
+	data, err := readInto(f, name, limit, fi.Size(), space)
+	if err != nil {
+		return nil, nil, err
+	}
+	return data, fi, nil
+}
+
 // ReadHead reads at most limit bytes of name through fsys, opened as
 // ReadSmall opens it, for the files ralph reads the start of and may cut
 // (a SKILL.md's frontmatter and body, an instructions file, a marker
@@ -139,7 +161,12 @@ func OpenSmall(fsys afero.Fs, name string) (afero.File, fs.FileInfo, error) {
 // to see the end), rather than doubling its way up, which for a task file
 // of ten thousand lines, read at every step of a run, was a dozen copies.
 func readAtMost(r io.Reader, name string, limit, size int64) ([]byte, error) {
-	var buf bytes.Buffer
+	return readInto(r, name, limit, size, nil)
+}
+
+// readInto is readAtMost into space's array when it is large enough.
+func readInto(r io.Reader, name string, limit, size int64, space []byte) ([]byte, error) {
+	buf := bytes.NewBuffer(space[:0])
 	buf.Grow(int(min(max(size, 0), limit)) + bytes.MinRead)
 	if _, err := buf.ReadFrom(io.LimitReader(r, limit+1)); err != nil {
 		return nil, err

@@ -44,7 +44,11 @@ func TestSmallReadersRefuseAFIFOAtOnce(t *testing.T) {
 	t.Cleanup(func() { _ = door.Close() })
 	readers := map[string]func(afero.Fs) error{
 		"ReadSmall": func(fsys afero.Fs) error { _, err := ReadSmall(fsys, fifo, 1<<20); return err },
-		"ReadHead":  func(fsys afero.Fs) error { _, err := ReadHead(fsys, fifo, 1<<20); return err },
+		"ReadSmallInto": func(fsys afero.Fs) error {
+			_, _, err := ReadSmallInto(fsys, fifo, 1<<20, nil)
+			return err
+		},
+		"ReadHead": func(fsys afero.Fs) error { _, err := ReadHead(fsys, fifo, 1<<20); return err },
 		"OpenSmall": func(fsys afero.Fs) error {
 			f, _, err := OpenSmall(fsys, fifo)
 			if err == nil {
@@ -136,6 +140,10 @@ func TestSmallReadersKeepTheDoorsLinkRules(t *testing.T) {
 	for _, read := range []func(afero.Fs, string) ([]byte, error){
 		func(fsys afero.Fs, name string) ([]byte, error) { return ReadSmall(fsys, name, 1<<10) },
 		func(fsys afero.Fs, name string) ([]byte, error) { return ReadHead(fsys, name, 1<<10) },
+		func(fsys afero.Fs, name string) ([]byte, error) {
+			data, _, err := ReadSmallInto(fsys, name, 1<<10, make([]byte, 0, 64))
+			return data, err
+		},
 	} {
 		if data, err := read(door, filepath.Join(root, "CLAUDE.md")); err != nil || string(data) != "inside" {
 			t.Errorf("a link inside the project: %q, %v", data, err)
@@ -146,5 +154,35 @@ func TestSmallReadersKeepTheDoorsLinkRules(t *testing.T) {
 		if data, err := read(Person(), filepath.Join(root, "out.md")); err != nil || string(data) != "home\n" {
 			t.Errorf("the person's door: %q, %v", data, err)
 		}
+	}
+}
+
+// ReadSmallInto reads into the space it is given when that is large
+// enough, into a new array when not, gives the open file's stat, and
+// refuses a file over its limit as ReadSmall does.
+func TestReadSmallIntoReusesItsSpace(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	name := filepath.Join(root, "RALPH_TASKS.md")
+	if err := os.WriteFile(name, []byte(strings.Repeat("x", 1000)), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	door, err := New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = door.Close() })
+	small := make([]byte, 0, 10)
+	data, fi, err := ReadSmallInto(door, name, 1000, small)
+	if err != nil || len(data) != 1000 || fi.Size() != 1000 || fi.Mode().Perm() != 0o640 {
+		t.Fatalf("into too little space: %d bytes, %v, %v", len(data), fi, err)
+	}
+	again, _, err := ReadSmallInto(door, name, 1000, data[:0])
+	if err != nil || string(again) != string(data) || &again[0] != &data[0] {
+		t.Fatalf("into enough space: %d bytes (the same array: %v), %v", len(again), len(again) > 0 && &again[0] == &data[0], err)
+	}
+	var tl *TooLargeError
+	if _, _, err := ReadSmallInto(door, name, 999, data[:0]); !errors.As(err, &tl) || tl.Size != 1000 {
+		t.Errorf("over the limit: %v", err)
 	}
 }
