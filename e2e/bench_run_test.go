@@ -87,18 +87,7 @@ func runPlan(b *testing.B, n int) (ends []time.Duration, peak, gitBytes int64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var plan strings.Builder
-	plan.WriteString("# Tasks\n\n")
-	responses := make([]string, 0, 2*n)
-	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&plan, "- [ ] task %d <!-- ralph:id=t%d -->\n", i, i)
-		args, _ := json.Marshal(map[string]string{"id": fmt.Sprintf("t%d", i), "summary": "done"})
-		call, _ := json.Marshal(map[string]any{"tool_calls": []map[string]string{{"name": "complete_task", "arguments": string(args)}}})
-		responses = append(responses, string(call), `{"text":"done"}`)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "RALPH_TASKS.md"), []byte(plan.String()), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	responses := writePlan(b, dir, n, func(int) string { return "done" })
 	env := cleanEnv(b, personGit...)
 	setup := exec.Command("bash", "-c", `git init -q -b main && git add -A && git commit -qm 'the plan'`)
 	setup.Dir, setup.Env = dir, env
@@ -128,6 +117,26 @@ func runPlan(b *testing.B, n int) (ends []time.Duration, peak, gitBytes int64) {
 	}
 	ends = taskEnds(b, filepath.Join(dir, ".ralph", "sessions", result.SessionID, "events.jsonl"), n)
 	return ends, readPeak(), dirBytes(b, filepath.Join(dir, ".git"))
+}
+
+// writePlan writes dir's RALPH_TASKS.md, n tasks t1…tn, and returns the
+// stand-in's answers that work them in order: each task's complete_task
+// call with summary(i), then "done".
+func writePlan(tb testing.TB, dir string, n int, summary func(i int) string) (responses []string) {
+	tb.Helper()
+	var plan strings.Builder
+	plan.WriteString("# Tasks\n\n")
+	responses = make([]string, 0, 2*n)
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&plan, "- [ ] task %d <!-- ralph:id=t%d -->\n", i, i)
+		args, _ := json.Marshal(map[string]string{"id": fmt.Sprintf("t%d", i), "summary": summary(i)})
+		call, _ := json.Marshal(map[string]any{"tool_calls": []map[string]string{{"name": "complete_task", "arguments": string(args)}}})
+		responses = append(responses, string(call), `{"text":"done"}`)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "RALPH_TASKS.md"), []byte(plan.String()), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return responses
 }
 
 // taskEnds reads a run's task_changed events: the first task's start,

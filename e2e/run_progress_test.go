@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -26,19 +24,8 @@ func TestLongRunArchivesOlderProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var plan strings.Builder
-	plan.WriteString("# Tasks\n\n")
-	responses := make([]string, 0, 2*n)
 	summary := strings.Repeat("A long summary of the work. ", 40)
-	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&plan, "- [ ] task %d <!-- ralph:id=t%d -->\n", i, i)
-		args, _ := json.Marshal(map[string]string{"id": fmt.Sprintf("t%d", i), "summary": fmt.Sprintf("entry %d. %s", i, summary)})
-		call, _ := json.Marshal(map[string]any{"tool_calls": []map[string]string{{"name": "complete_task", "arguments": string(args)}}})
-		responses = append(responses, string(call), `{"text":"done"}`)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "RALPH_TASKS.md"), []byte(plan.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	responses := writePlan(t, dir, n, func(i int) string { return fmt.Sprintf("entry %d. %s", i, summary) })
 	env := cleanEnv(t, personGit...)
 	git := func(args ...string) string {
 		t.Helper()
