@@ -429,6 +429,18 @@ func waitCmd(t *testing.T, cmd *exec.Cmd, limit time.Duration, shown func() stri
 		}
 		return 0, time.Since(start)
 	case <-time.After(limit):
+		// SIGQUIT has the Go runtime print every goroutine's stack on
+		// stderr, which says where ralph hung. The Wait above is received
+		// before failing: the test's cleanup waits too, and two Waits at
+		// once are a data race that fails every test running beside this
+		// one.
+		_ = cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
 		t.Fatalf("ralph did not exit within %s\n%s", limit, shown())
 	}
 	return -1, 0
