@@ -47,8 +47,8 @@ var progressMu sync.Mutex
 // the next archive once the file is past ProgressRotateAt. The archive is
 // written and synced before the file is replaced, so a crash between the
 // two leaves every entry in RALPH_PROGRESS.md and an archive that repeats
-// its oldest ones; the next rotation finds that archive equal to what it
-// would move and only finishes the cut. A file someone changed while it
+// its oldest ones; the next rotation finds that archive at the start of
+// the file's entries, cuts it and archives only what follows it. A file someone changed while it
 // was being rotated is left as it is, to be rotated at a later entry.
 func rotateProgress(fs afero.Fs, root string) error {
 	path := filepath.Join(root, ProgressFile)
@@ -71,13 +71,20 @@ func rotateProgress(fs afero.Fs, root string) error {
 	if cut <= start {
 		return nil
 	}
-	moved := s[start:cut]
 	dir := filepath.Join(root, ProgressArchiveDir)
 	n, last, err := newestArchive(fs, dir)
 	if err != nil {
 		return err
 	}
-	if last != progressArchiveHeader+moved {
+	// Entries an earlier rotation archived but did not cut (ralph died
+	// between the two, or the cut failed and entries came after) open the
+	// file's entries: they are cut now, not archived again.
+	from := start
+	if body, ok := strings.CutPrefix(last, progressArchiveHeader); ok && body != "" && strings.HasPrefix(s[start:], body) {
+		from = start + len(body)
+		cut = max(cut, from)
+	}
+	if moved := s[from:cut]; moved != "" {
 		n++
 		name := filepath.Join(dir, fmt.Sprintf("%04d.md", n))
 		if err := WriteFileAtomic(fs, name, []byte(progressArchiveHeader+moved), 0o644); err != nil {
