@@ -38,7 +38,11 @@ func TestOneLineForAToolCall(t *testing.T) {
 	chat.waitFor("run `"+command+"`? [y]es / [n]o / [t]ell it why not / [a]lways", 10*time.Second)
 	waitSocket(t, chatDir, env)
 	watch := startPTY(t, chatDir, env, "watch")
+	// A frame reaches the terminal in more than one write: wait for the
+	// events under the header too, not only the header's question (CI
+	// once caught a frame cut off after it).
 	watch.waitFor("question  #1", 10*time.Second)
+	watch.waitFor("• "+ran, 10*time.Second)
 	watchScreen := watch.screen()
 	chatScreen := chat.screen()
 	chat.typeKeys("\x03")
