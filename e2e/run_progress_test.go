@@ -16,7 +16,9 @@ import (
 // every task's entry is in the file or an archive exactly once and in
 // order, the file keeps its preamble and stays under the limit, and git
 // shows the archive (shared with the project, like config.toml) but no
-// session record.
+// session record. With gc.auto=1 the run packs its checkpoints beside
+// them from the 100th on: whether the pack ended by itself or with the
+// run, the repository is whole and holds no lock or temporary file.
 func TestLongRunArchivesOlderProgress(t *testing.T) {
 	t.Parallel()
 	const n = 140
@@ -40,6 +42,7 @@ func TestLongRunArchivesOlderProgress(t *testing.T) {
 	git("init", "-q", "-b", "main")
 	git("add", "-A")
 	git("commit", "-qm", "the plan")
+	git("config", "gc.auto", "1")
 	srv := inlineServer(t, `{"name":"plan","responses":[`+strings.Join(responses, ",")+`]}`)
 	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "run", "--max-iterations", strconv.Itoa(n+5))
 	if r.code != 0 {
@@ -65,6 +68,21 @@ func TestLongRunArchivesOlderProgress(t *testing.T) {
 			t.Fatalf("task t%d's entry is out of order", i)
 		}
 		last = at
+	}
+	t.Logf("after the run: %s", strings.Join(strings.Fields(git("count-objects", "-v")), " "))
+	if got := git("fsck", "--full", "--strict", "--no-dangling"); got != "" {
+		t.Errorf("git fsck after the run:\n%s", got)
+	}
+	if refs := strings.Count(git("for-each-ref", "refs/ralph/"), "\n"); refs < n {
+		t.Errorf("%d checkpoint refs after %d tasks", refs, n)
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*tmp*"))
+	for _, pattern := range []string{"*.lock", "refs/*.lock", "refs/ralph/*/*.lock"} {
+		m, _ := filepath.Glob(filepath.Join(dir, ".git", pattern))
+		left = append(left, m...)
+	}
+	if len(left) > 0 {
+		t.Errorf("the run left behind %v", left)
 	}
 	status := git("status", "--porcelain", "--untracked-files=all")
 	if !strings.Contains(status, "?? .ralph/progress/0001.md") || strings.Contains(status, ".ralph/sessions") {

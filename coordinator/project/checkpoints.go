@@ -635,6 +635,10 @@ func (c *Checkpoints) Wait() {
 	}
 }
 
+// StopPacking stops the gc that may be packing the checkpoints' objects
+// beside them (git.Checkpoints.StopPacking), at the session's end.
+func (c *Checkpoints) StopPacking() { c.cps.StopPacking() }
+
 // gitPrompt is the system prompt's section on the repository.
 func (g *gitState) prompt() string {
 	if g == nil || g.context == "" {

@@ -705,6 +705,9 @@ func (p *Project) Close() error {
 	p.unsubscribe = nil
 	if p.git != nil && p.git.cps != nil {
 		p.git.cps.Wait() // their record goes to the session, closed below
+		// A gc that packs their objects beside them ends with the
+		// session: no process ralph starts outlives it.
+		p.git.cps.StopPacking()
 	}
 	// The trust record is written beside the first request
 	// (openGitBeside), and lands before ralph exits.

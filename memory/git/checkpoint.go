@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -102,6 +101,8 @@ type Checkpoints struct {
 	unsure bool
 	// recorded counts the checkpoints this session recorded, for pack.
 	recorded int
+	// packing is the gc running beside the checkpoints (pack.go).
+	packing packer
 
 	// convertOnce reads whether git may convert files here (mayConvert).
 	convertOnce sync.Once
@@ -348,7 +349,7 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 	c.last, c.lastTree = cp.Commit, treeID
 	c.rawPrev, c.rawKnown = raw, true
 	if c.recorded++; c.recorded%packEvery == 0 {
-		c.pack(ctx)
+		c.pack()
 	}
 	return cp, nil
 }
@@ -375,53 +376,6 @@ func exceptEnv(env, except []string) []string {
 		return env
 	}
 	return append(slices.Clip(env), "GIT_LITERAL_PATHSPECS=0")
-}
-
-// packEvery is how many checkpoints a session records between asking git
-// whether its objects need packing (a variable for the test).
-var packEvery = 100
-
-// pack has git pack the repository's loose objects once they pass git's
-// own threshold (gc --auto: gc.auto, 6,700 by default; the person's
-// setting, including 0 for never, stands). ralph writes its checkpoint
-// objects itself (objects.go), and git packs only from its porcelain
-// commands, which a long run never calls: a 10,000-task run left 1.2 GB
-// in 29,000 loose objects, where a pack deltas the task file's versions
-// down to little. The checkpoints stay reachable from their refs
-// (refs/ralph/...), which gc keeps and packs; the objects a checkpoint
-// being written has not yet tied to a ref are newer than gc's prune age.
-// gc runs in the foreground (gc.autoDetach=false): a detached gc would
-// outlive ralph, and no process ralph starts may. It is quick when there
-// is nothing to do (git counts one directory of loose objects), and its
-// failure costs only space, so it is not an error of the checkpoint.
-//
-// gc writes all over the git directory (objects/pack, objects/info, refs,
-// logs, packed-refs), and a command may have swapped any directory there
-// for a link out of it: gc would write through it. So it runs only while
-// the git directory holds no link at all (linkInGitDir); where one is,
-// the objects stay loose, which costs only space.
-func (c *Checkpoints) pack(ctx context.Context) {
-	if linkInGitDir(c.repo.common()) {
-		return
-	}
-	_, _ = c.repo.GitSized(ctx, nil, "-c", "gc.autoDetach=false", "-c", "maintenance.autoDetach=false", "gc", "--auto", "--quiet")
-}
-
-// linkInGitDir reports whether anything under the git directory common is
-// a symbolic link (or cannot be looked at), found without following any.
-func linkInGitDir(common string) bool {
-	found := false
-	err := filepath.WalkDir(common, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			found = true
-			return filepath.SkipAll
-		}
-		return nil
-	})
-	return found || err != nil
 }
 
 // writers are the two git processes that write a checkpoint's commit

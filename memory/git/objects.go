@@ -8,12 +8,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 )
 
 // store writes a checkpoint's commit object and its ref straight into the
@@ -93,7 +95,19 @@ func plainLayout(config []byte) bool {
 // hash-object -t commit` reads) and returns its name. The object's
 // directory is opened beneath the common directory, following no symlink
 // (see beneath.go).
-func (s *store) writeCommit(body []byte) (string, error) {
+func (s *store) writeCommit(body []byte) (name string, err error) {
+	err = writeRaced(func() error {
+		name, err = s.writeCommitOnce(body)
+		return err
+	}, func(err error) bool { return errors.Is(err, fs.ErrNotExist) })
+	return name, err
+}
+
+// writeCommitOnce is one try of writeCommit. An object that is there
+// already is not touched (git would refresh its time, so that a prune
+// does not take it): a commit holds its time, so one of the same name
+// was written within the second.
+func (s *store) writeCommitOnce(body []byte) (string, error) {
 	var raw bytes.Buffer
 	fmt.Fprintf(&raw, "commit %d\x00", len(body))
 	raw.Write(body)
@@ -160,6 +174,39 @@ func (s *store) writeRef(ref, commit string) error {
 	if !safeRef().MatchString(ref) {
 		return errNotPlain
 	}
+	return writeRaced(func() error { return s.writeRefOnce(ref, commit) },
+		func(err error) bool { return errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist) })
+}
+
+// raceWait is how long a write of ralph's own into the git directory
+// tries again while a gc beside it is in the way: git waits up to a
+// second for packed-refs.lock, and the gc holds a ref's lock only while
+// it removes the ref's loose file.
+const raceWait = time.Second
+
+// writeRaced runs write, and again while it fails with an error again
+// says a gc running beside it may have caused, for up to raceWait: git
+// gc's pack-refs --prune holds each ref's lock while it removes the
+// loose ref, and removes the directories it empties, and its
+// prune-packed removes the object directories it empties, any of which
+// a write that had just opened one then fails on (git's own writers try
+// again too: raceproof_create_file, core.filesRefLockTimeout). A lock
+// that stays (one a crashed writer left) fails as it does for git.
+func writeRaced(write func() error, again func(error) bool) error {
+	deadline := time.Now().Add(raceWait)
+	pause := time.Millisecond
+	for {
+		err := write()
+		if err == nil || !again(err) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 50*time.Millisecond)
+	}
+}
+
+// writeRefOnce is one try of writeRef.
+func (s *store) writeRefOnce(ref, commit string) error {
 	b, err := openBeneath(s.common)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", ref, err)

@@ -178,6 +178,7 @@ func TestCheckpointsArePackedAsTheyAccumulate(t *testing.T) {
 			t.Fatalf("%d loose objects before the pack; the test needs more to be sure git sees them", loose())
 		}
 	}
+	cps.waitPacked() // the gc runs beside the checkpoints
 	if n := loose(); n > 100 {
 		t.Fatalf("%d loose objects after %d checkpoints: not packed", n, packEvery)
 	}
@@ -210,6 +211,7 @@ func TestPackWritesNothingThroughALink(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	cps.waitPacked()
 	if got := sh(t, outside, "find . -mindepth 1"); got != "" {
 		t.Fatalf("written through the link: %q", got)
 	}

@@ -1,0 +1,241 @@
+package git
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// packEvery is how many checkpoints a session records between asking git
+// whether its objects need packing (a variable for the test).
+var packEvery = 100
+
+// packStopWait is how long a repack told to stop (SIGTERM, which git
+// answers by removing its temporary files) has before it is killed.
+const packStopWait = 10 * time.Second
+
+// gcAutoDefault is git's own gc.auto: how many loose objects, by its
+// estimate, call for a pack.
+const gcAutoDefault = 6700
+
+// packer is the one pack a session's checkpoints may have running.
+type packer struct {
+	mu      sync.Mutex
+	running chan struct{} // closes when the running pack has ended; nil when none runs
+	ctx     context.Context
+	cancel  context.CancelFunc
+	stopped bool
+	started int // the latest repack's process id
+}
+
+// pack packs the repository's loose objects once they pass git's own
+// threshold (gc.auto, 6,700 by default, counted as gc --auto counts
+// them; the person's setting, including 0 for never, stands). ralph
+// writes its checkpoint objects itself (objects.go), and git packs only
+// from its porcelain commands, which a long run never calls: a
+// 10,000-task run left 1.2 GB in 29,000 loose objects, where a pack
+// deltas the task file's versions down to little. The checkpoints stay
+// reachable from their refs (refs/ralph/...), which a repack keeps; the
+// objects a checkpoint being written has not yet tied to a ref stay
+// loose. Its failure costs only space, so it is not an error of the
+// checkpoint.
+//
+// The pack runs beside the checkpoints, not in their way: repacking the
+// objects of 1,500 tasks took 6 to 18 seconds, which stopped a long run
+// for that long every 1,500 to 2,700 tasks. Checkpoints go on meanwhile,
+// as git's own commands go on beside a gc git starts in the background:
+// ralph's own writes of objects and refs keep to git's protocol with a
+// pack beside them (objects.go, writeRaced). At most one runs; the
+// session stops it at its end (StopPacking).
+//
+// It is git's gc --auto less what ralph has no business doing for the
+// person (expiring reflogs, pruning, worktrees): the repack gc would run
+// (repack -d -l, which git stops cleanly on SIGTERM), then pack-refs,
+// which is quick and never stopped half-way, since git leaves the locks
+// of a ref update behind when it is killed in the middle of one.
+//
+// Both write all over the git directory (objects/pack, objects/info,
+// refs, packed-refs), and a command may have swapped any directory there
+// for a link out of it: they would write through it. So a pack starts
+// only while the git directory holds no link at all (linkInGitDir); where
+// one is, the objects stay loose, which costs only space.
+func (c *Checkpoints) pack() {
+	p := &c.packing
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped || p.running != nil {
+		return
+	}
+	if p.ctx == nil {
+		p.ctx, p.cancel = context.WithCancel(context.Background())
+	}
+	done := make(chan struct{})
+	p.running = done
+	go func() {
+		defer close(done)
+		c.packNow(p.ctx)
+		p.mu.Lock()
+		p.running = nil
+		p.mu.Unlock()
+	}()
+}
+
+// packNow is one pack, stopped early when ctx ends.
+func (c *Checkpoints) packNow(ctx context.Context) {
+	common := c.repo.common()
+	threshold, threads, ok := c.packConfig(ctx)
+	if !ok || threshold <= 0 || !tooManyLoose(common, threshold) || linkInGitDir(common) {
+		return
+	}
+	args := []string{"repack", "-d", "-l", "-q", "--no-write-bitmap-index"}
+	if !threads {
+		// One thread, where the person set none: the loop beside it has
+		// the other cores. On two, a repack of both slowed the tasks
+		// beside it by 80%.
+		args = append([]string{"-c", "pack.threads=1"}, args...)
+	}
+	cmd := build(ctx, c.repo.Top, nil, false, false, args)
+	var temps []string
+	inOwnGroup(cmd, func() {
+		// Stopped: what the group writes is looked up before the
+		// signal, and removed once every process of it has ended
+		// (repack itself ends first, its pack-objects a moment later).
+		// Wait returns after this has run.
+		temps = groupTemps(cmd.Process.Pid, filepath.Join(common, "objects", "pack"))
+	})
+	cmd.WaitDelay = packStopWait
+	if cmd.Start() != nil {
+		return
+	}
+	pid := cmd.Process.Pid
+	c.packing.mu.Lock()
+	c.packing.started = pid
+	c.packing.mu.Unlock()
+	if err := cmd.Wait(); err != nil || ctx.Err() != nil {
+		if ctx.Err() != nil {
+			awaitGroup(pid, packStopWait)
+			removeTemps(common, temps)
+		}
+		return
+	}
+	if linkInGitDir(common) {
+		return
+	}
+	_, _ = c.repo.Git(context.WithoutCancel(ctx), nil, "pack-refs", "--all", "--prune")
+}
+
+// packConfig reads the person's gc.auto (git's default when not set)
+// and whether they set pack.threads; ok is false for a gc.auto gc itself
+// would refuse, or when git could not tell.
+func (c *Checkpoints) packConfig(ctx context.Context) (threshold int, threads, ok bool) {
+	out, err := c.repo.Git(ctx, nil, "config", "--get-regexp", `^(gc\.auto|pack\.threads)$`)
+	if err != nil && exitCode(err) != 1 { // 1: neither is set
+		return 0, false, false
+	}
+	threshold = gcAutoDefault
+	for line := range strings.Lines(string(out)) {
+		key, value, _ := strings.Cut(strings.TrimSpace(line), " ")
+		switch key {
+		case "gc.auto":
+			n, err := strconv.Atoi(value)
+			if err != nil {
+				return 0, false, false
+			}
+			threshold = n
+		case "pack.threads":
+			threads = true
+		}
+	}
+	return threshold, threads, true
+}
+
+// tooManyLoose reports whether the repository's loose objects pass
+// threshold as gc --auto estimates them: from the one directory of 256
+// that objects named 17… go to.
+func tooManyLoose(common string, threshold int) bool {
+	entries, err := os.ReadDir(filepath.Join(common, "objects", "17"))
+	if err != nil {
+		return false
+	}
+	n := 0
+	for _, e := range entries {
+		if len(e.Name()) == 38 && isObjectName("17"+e.Name()) {
+			n++
+		}
+	}
+	return n > (threshold+255)/256
+}
+
+// StopPacking stops the pack running beside the checkpoints, if one is,
+// and waits for it to end; no other starts after it. Stopped half-way, a
+// repack leaves the repository as it was (git writes a pack whole before
+// it removes what the pack holds), and a later session packs again.
+func (c *Checkpoints) StopPacking() {
+	p := &c.packing
+	p.mu.Lock()
+	p.stopped = true
+	running, cancel := p.running, p.cancel
+	p.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	if running != nil {
+		<-running
+	}
+}
+
+// waitPacked waits for a running pack to end by itself (for the tests).
+func (c *Checkpoints) waitPacked() {
+	p := &c.packing
+	p.mu.Lock()
+	running := p.running
+	p.mu.Unlock()
+	if running != nil {
+		<-running
+	}
+}
+
+// linkInGitDir reports whether anything under the git directory common is
+// a symbolic link (or cannot be looked at), found without following any.
+func linkInGitDir(common string) bool {
+	found := false
+	err := filepath.WalkDir(common, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found || err != nil
+}
+
+// pid is the process id of the latest repack started (for the tests).
+func (p *packer) pid() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.started
+}
+
+// removeTemps removes the temporary files a stopped repack left in the
+// pack directory (groupTemps), through the door on the git directory.
+func removeTemps(common string, names []string) {
+	if len(names) == 0 {
+		return
+	}
+	b, err := openBeneath(common)
+	if err != nil {
+		return
+	}
+	defer b.Close()
+	for _, name := range names {
+		_ = b.remove(filepath.Join("objects", "pack", name))
+	}
+}
