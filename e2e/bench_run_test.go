@@ -36,8 +36,8 @@ var runPlanPerTask time.Duration
 
 // BenchmarkRunPlan: `ralph run` through a plan of 100 tasks, then of
 // 10,000 (RALPH_BENCH_TASKS), each in a fresh git repository, the
-// stand-in model completing each task with one complete_task call and
-// then answering "done". A task's time is from the end of the task
+// stand-in model working each task with one write of a small file and a
+// complete_task call, then answering "done": one checkpoint a task. A task's time is from the end of the task
 // before it (the first task's from its start) to its own end, as the
 // run's events stamp them (task_changed). Each run reports:
 //
@@ -120,8 +120,9 @@ func runPlan(b *testing.B, n int) (ends []time.Duration, peak, gitBytes int64) {
 }
 
 // writePlan writes dir's RALPH_TASKS.md, n tasks t1…tn, and returns the
-// stand-in's answers that work them in order: each task's complete_task
-// call with summary(i), then "done".
+// stand-in's answers that work them in order: each task's write of
+// work.txt ("task i") and complete_task call with summary(i), then
+// "done".
 func writePlan(tb testing.TB, dir string, n int, summary func(i int) string) (responses []string) {
 	tb.Helper()
 	var plan strings.Builder
@@ -129,8 +130,12 @@ func writePlan(tb testing.TB, dir string, n int, summary func(i int) string) (re
 	responses = make([]string, 0, 2*n)
 	for i := 1; i <= n; i++ {
 		fmt.Fprintf(&plan, "- [ ] task %d <!-- ralph:id=t%d -->\n", i, i)
+		// Each task writes a file, so that its checkpoint records
+		// something: the loop's own files are in none (RecordExcept).
+		write, _ := json.Marshal(map[string]string{"path": "work.txt", "content": fmt.Sprintf("task %d\n", i)})
 		args, _ := json.Marshal(map[string]string{"id": fmt.Sprintf("t%d", i), "summary": summary(i)})
-		call, _ := json.Marshal(map[string]any{"tool_calls": []map[string]string{{"name": "complete_task", "arguments": string(args)}}})
+		call, _ := json.Marshal(map[string]any{"tool_calls": []map[string]string{
+			{"name": "write_file", "arguments": string(write)}, {"name": "complete_task", "arguments": string(args)}}})
 		responses = append(responses, string(call), `{"text":"done"}`)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "RALPH_TASKS.md"), []byte(plan.String()), 0o644); err != nil {

@@ -277,6 +277,21 @@ type Checkpoints struct {
 	// resolve maps a path the file tools were given to the real file
 	// they wrote (tools.Toolset.Resolve).
 	resolve func(string) (string, error)
+
+	// leaveOut are the paths (relative to the top) that no checkpoint
+	// takes while the task loop runs: its own bookkeeping (LeaveOut).
+	leaveOut []string
+}
+
+// LeaveOut has every later checkpoint of the session leave paths
+// (relative to the top) out, as a task's does (git.RecordExcept): the
+// task loop's own files, which change at every task and which no undo
+// should put back, so that a turn's checkpoint lists no change of the
+// loop's as the model's.
+func (c *Checkpoints) LeaveOut(paths []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.leaveOut = slices.Sorted(slices.Values(paths))
 }
 
 // newCheckpoints starts a session's checkpoints. A new session on a clean
@@ -370,7 +385,7 @@ func (c *Checkpoints) record(ctx context.Context, e git.Entry, name string, repo
 func (c *Checkpoints) recordLocked(ctx context.Context, e git.Entry, name string, report func([]git.FileChange), only ...string) *git.Checkpoint {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	cp, err := c.cps.Record(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name), only...)
+	cp, err := c.cps.RecordExcept(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name), c.leaveOut, only...)
 	if err != nil {
 		// Taken again, the whole tree is looked at (the git side's
 		// unsure), so the paths are not needed.
@@ -424,9 +439,11 @@ func (c *Checkpoints) RecordTask(ctx context.Context, task, name string, skip ma
 	defer c.mu.Unlock()
 	// The skipped files are not diffed at all (RecordExcept); the filter
 	// below stays for the first checkpoint of a process, which diffs them.
-	except := make([]string, 0, len(skip))
+	except := slices.Clone(c.leaveOut)
 	for p := range skip {
-		except = append(except, p)
+		if !slices.Contains(except, p) {
+			except = append(except, p)
+		}
 	}
 	slices.Sort(except)
 	cp, err := c.cps.RecordExcept(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name), except)

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -76,6 +77,7 @@ type checkpointer interface {
 	Before(ctx context.Context)
 	Ready()
 	RecordTask(ctx context.Context, task, name string, skip map[string]bool) []git.FileChange
+	LeaveOut(paths []string)
 }
 
 // deps are what task git works with, given by New from the open project.
@@ -103,6 +105,9 @@ func newTaskGit(d deps, base string, run *memory.RunConfig) *taskGit {
 	if tg.worktrees {
 		tg.saveWorkers() // none yet, whatever a crashed run left in the record
 	}
+	// No checkpoint of the run takes the loop's own files, a turn's no
+	// more than a task's.
+	d.cps.LeaveOut(slices.Collect(maps.Keys(tg.loopFiles())))
 	return tg
 }
 
@@ -261,10 +266,16 @@ func (g *taskGit) Ended(ctx context.Context, t planfile.Task, attempt int, ws lo
 }
 
 // checkpoint records the work tree as the task's, leaving out the task
-// loop's own bookkeeping (the task file and the progress file), which
-// no undo of a task should put back.
+// loop's own bookkeeping (the task file, the progress file and the
+// plan), which no undo of a task should put back.
 func (g *taskGit) checkpoint(ctx context.Context, t planfile.Task, attempt int) []git.FileChange {
 	g.cps.Ready()
+	return g.cps.RecordTask(ctx, t.ID, fmt.Sprintf("task-%s-%d", unsafeRef().ReplaceAllString(t.ID, "-"), attempt), g.loopFiles())
+}
+
+// loopFiles are the task loop's own files, relative to the top: the
+// task file, the progress file and the plan the loop works.
+func (g *taskGit) loopFiles() map[string]bool {
 	skip := map[string]bool{}
 	for _, f := range memory.LoopFiles() {
 		skip[g.repo.Prefix+f] = true
@@ -272,7 +283,7 @@ func (g *taskGit) checkpoint(ctx context.Context, t planfile.Task, attempt int) 
 	if g.plan != "" {
 		skip[g.repo.Prefix+g.plan] = true
 	}
-	return g.cps.RecordTask(ctx, t.ID, fmt.Sprintf("task-%s-%d", unsafeRef().ReplaceAllString(t.ID, "-"), attempt), skip)
+	return skip
 }
 
 // message is a task's commit message: its title, the summary the agent

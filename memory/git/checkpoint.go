@@ -217,21 +217,20 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 	return c.record(ctx, name, message, only, nil)
 }
 
-// RecordExcept is Record for a checkpoint whose changes to the paths in
-// except (relative to the top: the task loop's own bookkeeping, the task
-// file and the progress file) nobody reads: they are taken into its tree
-// like any change, so undo and the next checkpoint see them, but left out
-// of its Files. git then does not diff them: on a plan of ten thousand
-// tasks that diff, of half a megabyte of task list for one checkbox, was
-// a third of a task's git time. Whether anything changed is told by the
-// trees instead (a checkpoint that changed only those paths still
-// records, with no Files), which needs the latest checkpoint's tree: when
-// that is not known yet (the first checkpoint of a process), the diff
-// takes every path as Record's does.
-func (c *Checkpoints) RecordExcept(ctx context.Context, name, message string, except []string) (*Checkpoint, error) {
+// RecordExcept is Record for a checkpoint that leaves the paths in except
+// out (paths relative to the top): the task loop's own bookkeeping, the
+// task file and the progress file, which no undo should put back. They
+// are neither taken into ralph's index nor diffed, so the checkpoint's
+// tree keeps them as the latest checkpoint that took them had them, and a
+// change to them alone records nothing. Taking them in cost a long run
+// most of what grew with its plan: each task's checkpoint hashed and
+// compressed the whole task file (400 KB on a plan of ten thousand tasks,
+// 4 ms a task), diffed it, and left one more version of it for the pack
+// to delta (12 ms of CPU a task). only is Record's.
+func (c *Checkpoints) RecordExcept(ctx context.Context, name, message string, except []string, only ...string) (*Checkpoint, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.record(ctx, name, message, nil, except)
+	return c.record(ctx, name, message, only, except)
 }
 
 // record is Record and RecordExcept, under mu.
@@ -276,12 +275,12 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 			w, wErr = c.startWriters(ctx)
 		}
 	}
-	changed, skipped, err := c.take(ctx, env, only, startWriters)
+	changed, skipped, err := c.take(ctx, env, only, except, startWriters)
 	if err != nil && c.repairIndex() {
 		// The index's shared part was gone; seeded again, it works.
 		if err = c.seedIndex(); err == nil {
 			c.decideSplit()
-			changed, skipped, err = c.take(ctx, env, only, startWriters)
+			changed, skipped, err = c.take(ctx, env, only, except, startWriters)
 		}
 	}
 	if err != nil {
@@ -463,10 +462,20 @@ func signature(t time.Time) string {
 // start what writes the checkpoint beside it. A file that vanishes
 // between the status and the add (another program's temporary file, such
 // as ralph's own atomic rewrite of the task file) makes git refuse the
-// whole add; the status is then taken again.
-func (c *Checkpoints) take(ctx context.Context, env []string, only []string, beside func()) (changed, skipped []string, err error) {
+// whole add; the status is then taken again. The paths in except are
+// left as they are in the index (see RecordExcept).
+func (c *Checkpoints) take(ctx context.Context, env []string, only, except []string, beside func()) (changed, skipped []string, err error) {
 	links := &linkCheck{repo: c.repo, seen: map[string]bool{}}
+	left := func(paths []string) []string {
+		if len(except) == 0 {
+			return paths
+		}
+		return slices.DeleteFunc(paths, func(p string) bool { return slices.Contains(except, p) })
+	}
 	if len(only) > 0 {
+		if only = left(slices.Clone(only)); len(only) == 0 {
+			return nil, nil, nil
+		}
 		// The paths are known: no status, only the size rule. A path
 		// git cannot take (gone and never recorded) sends it to the
 		// full look below.
@@ -492,6 +501,7 @@ func (c *Checkpoints) take(ctx context.Context, env []string, only []string, bes
 		var size int64
 		var rest []string
 		changed, skipped, size, err = c.status(ctx, env, links)
+		changed = left(changed)
 		if err != nil || len(changed) == 0 {
 			return changed, skipped, err
 		}

@@ -58,6 +58,7 @@ var allowed = map[string]string{
 	"main.go:memstats":                                 "the file the person names in RALPH_MEMSTATS",
 	// The kernel's files.
 	"memory/diskfull_linux.go:mountOf":              "/proc/self/mountinfo",
+	"memory/git/packtemps_linux.go:inGroup":         "/proc/<pid>/stat, to find the processes of ralph's own repack",
 	"memory/lock_linux.go:(file)":                   "/proc/sys/kernel/random/boot_id",
 	"memory/lock_linux.go:procStat":                 "/proc/<pid>/stat",
 	"workers/escaped_linux.go:agentProcesses":       "/proc, to find an agent's escaped processes",
