@@ -29,7 +29,7 @@ type noCheckpoints struct{}
 
 func (noCheckpoints) Before(context.Context) {}
 func (noCheckpoints) Ready()                 {}
-func (noCheckpoints) LeaveOut([]string) {}
+func (noCheckpoints) LeaveOut([]string)      {}
 
 func (noCheckpoints) RecordTask(context.Context, string, string, map[string]bool) []git.FileChange {
 	return nil
