@@ -214,7 +214,7 @@ func TestServeFlagStopsTheRunFromThePage(t *testing.T) {
 		t.Fatalf("the live session's page has no steering forms:\n%s", page)
 	}
 	reply := postForm(t, c, base, link[1]+"/stop", url.Values{"csrf": {csrf[1]}})
-	if code, _ := waitCmd(t, run, 30*time.Second, errb.String); code != 130 {
+	if code, _ := waitCmd(t, run, 30*time.Second, func() string { return "the stop's reply: " + reply + "\n" + errb.String() }); code != 130 {
 		t.Fatalf("the run stopped from the page (reply %s, after %d events) exited %d, want 130\n%s", reply, seen, code, errb.String())
 	}
 	if n := strings.Count(errb.String(), "?token="); n != 1 {

@@ -232,8 +232,9 @@ func (h *hub) follow(s *Server, refs []sessionRef) {
 }
 
 // socketWait bounds how long a session that looks live may take to open
-// its control socket: its records say it runs a moment before it listens.
-const socketWait = 3 * time.Second
+// its control socket: its records say it runs a moment before it listens,
+// a moment that took seconds on a loaded machine.
+const socketWait = 10 * time.Second
 
 // watchRun follows the events of the run of r, waking the followers at
 // each and at its end, when its live flag goes.

@@ -1,11 +1,14 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/coordinator/remote"
@@ -123,7 +126,7 @@ func (s *Server) steer(w http.ResponseWriter, r *http.Request) {
 	reply := control.NotDone("session %s is not running; nothing was sent", ref.ID)
 	if ref.Live {
 		var err error
-		if reply, err = control.Call(r.Context(), control.Where{Root: ref.Project, Session: ref.ID}, req); err != nil {
+		if reply, err = s.call(r.Context(), ref, req); err != nil {
 			reply = control.NotDone("not delivered: %s", err.Error())
 		}
 	}
@@ -133,6 +136,25 @@ func (s *Server) steer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, "/s/"+ref.Key+"/"+ref.ID+"?reply="+url.QueryEscape(reply.Text), http.StatusSeeOther)
+}
+
+// call sends req to the ralph recording ref's session, trying again while
+// the session is live but no ralph of it serves the socket yet (up to
+// socketWait): the page offers its buttons as soon as the session is
+// recorded, and a stop pressed then was lost.
+func (s *Server) call(ctx context.Context, ref sessionRef, req control.Request) (control.Reply, error) {
+	deadline := time.Now().Add(socketWait)
+	for {
+		reply, err := control.Call(ctx, control.Where{Root: ref.Project, Session: ref.ID}, req)
+		if !errors.Is(err, control.ErrNotRunning) || time.Now().After(deadline) || !running(s.o.Fs, ref.Project, ref.ID) {
+			return reply, err
+		}
+		select {
+		case <-ctx.Done():
+			return reply, err
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // formAnswer is the answer a question's form sends: its button's answer,
