@@ -1,6 +1,7 @@
 package git
 
 import (
+	"bufio"
 	"bytes"
 	"compress/zlib"
 	"errors"
@@ -107,7 +108,12 @@ func localBranches(common string) (branches []string, ok bool) {
 }
 
 // readPacked adds the branches of packed-refs that no loose ref overrides
-// to commits; false when the file is not as git writes it.
+// to commits; false when the file is not as git writes it. A file git
+// wrote sorted (its header says so) is read only up to the end of
+// refs/heads/: the refs after it are every checkpoint's of every session
+// (refs/ralph/...), once a pack-refs took them in, and reading them all
+// at every checkpoint made a task late in a long run slower than an early
+// one.
 func readPacked(root *os.Root, commits map[string]string) bool {
 	fi, err := root.Lstat("packed-refs")
 	if errors.Is(err, fs.ErrNotExist) {
@@ -116,15 +122,23 @@ func readPacked(root *os.Root, commits map[string]string) bool {
 	if err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
-	data, err := root.ReadFile("packed-refs")
+	f, err := root.Open("packed-refs")
 	if err != nil {
 		return false
 	}
+	defer f.Close()
 	loose := make(map[string]bool, len(commits))
 	for name := range commits {
 		loose[name] = true
 	}
-	for _, line := range strings.Split(string(data), "\n") {
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	sorted := false
+	for first := true; sc.Scan(); first = false {
+		line := sc.Text()
+		if first && strings.HasPrefix(line, "# pack-refs with:") {
+			sorted = slices.Contains(strings.Fields(line), "sorted")
+		}
 		if line == "" || line[0] == '#' || line[0] == '^' {
 			continue // the header, a tag's peeled commit
 		}
@@ -133,7 +147,13 @@ func readPacked(root *os.Root, commits map[string]string) bool {
 			return false
 		}
 		name, branch := strings.CutPrefix(ref, "refs/heads/")
-		if !branch || loose[name] {
+		if !branch {
+			if sorted && ref > "refs/heads/" {
+				return true // past the branches
+			}
+			continue
+		}
+		if loose[name] {
 			continue
 		}
 		if !plainBranch(name) {
@@ -141,7 +161,7 @@ func readPacked(root *os.Root, commits map[string]string) bool {
 		}
 		commits[name] = commit
 	}
-	return true
+	return sc.Err() == nil
 }
 
 // maxLooseCommit bounds the commit object read without git: a checkpoint

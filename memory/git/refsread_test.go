@@ -22,9 +22,11 @@ func gitBranches(t *testing.T, dir string) []string {
 func TestLocalBranchesReadAsGitListsThem(t *testing.T) {
 	dir := repo(t)
 	// Packed branches, one of them moved on since as a loose ref, nested
-	// names, a tag that makes a branch's short name ambiguous, and a
-	// peeled tag line in packed-refs.
-	sh(t, dir, `git branch old && git branch feature/x && git tag -a -m t v1 && git pack-refs --all &&
+	// names, a tag that makes a branch's short name ambiguous, a peeled
+	// tag line in packed-refs, and refs sorted before and after the
+	// branches there (the reading stops after them).
+	sh(t, dir, `git branch old && git branch feature/x && git tag -a -m t v1 &&
+		git update-ref refs/heads-x/y HEAD && git update-ref refs/ralph/s/1 HEAD && git branch zz && git pack-refs --all &&
 		echo more > more.txt && git add more.txt && git commit -qm second &&
 		git branch -f old HEAD && git branch fix-2 && git branch a.b/c_d+e && git tag fix-2`)
 	common := filepath.Join(dir, ".git")
