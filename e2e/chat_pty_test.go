@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -183,7 +184,7 @@ func (r *ptyRalph) typeKeys(s string) {
 func (r *ptyRalph) waitFor(want string, limit time.Duration) {
 	r.t.Helper()
 	if _, ok := r.out.waitScreen(limit, func(s, _ string) bool { return strings.Contains(s, want) }); !ok {
-		r.t.Fatalf("timed out after %s waiting for %q; the screen shows:\n%s", limit, want, r.screen())
+		r.t.Fatalf("timed out after %s waiting for %q; the screen shows:\n%s%s", limit, want, r.screen(), r.stacks())
 	}
 }
 
@@ -195,9 +196,29 @@ func (r *ptyRalph) waitIdle(limit time.Duration, cond func(screen string) bool) 
 		return strings.HasPrefix(cur, "ralph>") && (cond == nil || cond(s))
 	})
 	if !ok {
-		r.t.Fatalf("timed out after %s waiting for the idle prompt; the screen shows:\n%s", limit, r.screen())
+		r.t.Fatalf("timed out after %s waiting for the idle prompt; the screen shows:\n%s%s", limit, r.screen(), r.stacks())
 	}
 	return at
+}
+
+// stacks has a ralph that stopped answering print every goroutine's
+// stack (SIGQUIT), and returns what it printed after the screen so far:
+// a hang seen only on a loaded CI machine says where it hung.
+func (r *ptyRalph) stacks() string {
+	select {
+	case <-r.exited:
+		return ""
+	default:
+	}
+	off := len(r.out.Since(0))
+	if r.cmd.Process == nil || r.cmd.Process.Signal(syscall.SIGQUIT) != nil {
+		return ""
+	}
+	select {
+	case <-r.exited:
+	case <-time.After(5 * time.Second):
+	}
+	return "\nits goroutines (SIGQUIT):\n" + r.out.Since(off)
 }
 
 // waitRaw blocks until cond holds for the bytes written after off and the

@@ -27,7 +27,10 @@
       return fetch(section.dataset.part, { headers: { Accept: "text/html" }, credentials: "same-origin" })
         .then(function (r) { return r.ok ? r.text() : ""; })
         .then(function (html) { show(html, note); })
-        .catch(function (e) { say("could not fetch the question: " + e, true); });
+        // A refresh that fails (the run ended and its server with it)
+        // does not take the place of a reply the page shows already:
+        // the answer just sent was taken, whatever came after it.
+        .catch(function (e) { if (!reply.textContent) say("could not fetch the question: " + e, true); });
     });
   }
 
