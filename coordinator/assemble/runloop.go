@@ -54,6 +54,15 @@ func RunLoop(ctx context.Context, p *project.Project, f LoopFace) (LoopRun, erro
 	}
 	failedBefore := checkpointFailed(p.Checkpoints(ctx))
 	run := LoopRun{Result: loop.Run(ctx, opts)}
+	// The loop's own files are left out of the checkpoints only while it
+	// runs (taskgit): a chat that goes on in the same session after it
+	// (a Ctrl-C hands over to one) checkpoints them like any file again,
+	// once the run's owed checkpoints are taken.
+	defer func() {
+		if cps := p.Checkpoints(ctx); cps != nil {
+			cps.LeaveOut(nil)
+		}
+	}()
 	if f.Handoff != nil && f.Handoff(run.Result) {
 		run.HandedOff = true
 		return run, nil
