@@ -319,7 +319,7 @@ func TestRunWorktreesConflictKeepsTheBranch(t *testing.T) {
 	}
 	tasks := readFileT(t, filepath.Join(dir, "RALPH_TASKS.md"))
 	done := regexp.MustCompile(`- \[x\] write base\.txt (left|right)`).FindStringSubmatch(tasks)
-	failed := regexp.MustCompile(`- \[!\] write base\.txt (left|right) <!-- ralph:id=(t[12]) attempts=1 conflict=base\.txt branch=(ralph/t[12]) -->`).FindStringSubmatch(tasks)
+	failed := regexp.MustCompile(`- \[!\] write base\.txt (left|right) <!-- ralph:id=(t[12]) conflict=base\.txt branch=(ralph/t[12]) -->`).FindStringSubmatch(tasks)
 	if done == nil || failed == nil || done[1] == failed[1] || failed[3] != "ralph/"+failed[2] {
 		t.Fatalf("want one task done and the other failed naming base.txt and its branch:\n%s\n%s", tasks, r.stderr)
 	}

@@ -32,20 +32,38 @@ func (f *doneFaultFs) OpenFile(name string, flag int, perm os.FileMode) (afero.F
 	if fail {
 		f.appendLeft--
 	}
-	// A mark is one byte written in place (memory.ReplaceByte), which
-	// opens the task file for writing without creating it.
-	failMark := filepath.Base(name) == memory.TasksFile && flag&os.O_RDWR != 0 && flag&os.O_CREATE == 0 && f.markLeft > 0
-	if failMark {
-		f.markLeft--
-	}
 	f.mu.Unlock()
 	if fail {
 		return nil, &os.PathError{Op: "open", Path: name, Err: f.appendErr}
 	}
-	if failMark {
-		return nil, &os.PathError{Op: "open", Path: name, Err: f.markErr}
+	file, err := f.Fs.OpenFile(name, flag, perm)
+	// A mark is one byte written in place (memory.ReplaceByte), which
+	// opens the task file for writing without creating it; so is a first
+	// attempt's start ("[~]"), which is let through.
+	if err == nil && filepath.Base(name) == memory.TasksFile && flag&os.O_RDWR != 0 && flag&os.O_CREATE == 0 {
+		return &markFaultFile{File: file, fs: f}, nil
 	}
-	return f.Fs.OpenFile(name, flag, perm)
+	return file, err
+}
+
+// markFaultFile fails the write of a done mark, the byte 'x', while its
+// fs has marks left to fail.
+type markFaultFile struct {
+	afero.File
+	fs *doneFaultFs
+}
+
+func (m *markFaultFile) Write(p []byte) (int, error) {
+	m.fs.mu.Lock()
+	fail := len(p) == 1 && p[0] == 'x' && m.fs.markLeft > 0
+	if fail {
+		m.fs.markLeft--
+	}
+	m.fs.mu.Unlock()
+	if fail {
+		return 0, &os.PathError{Op: "write", Path: m.Name(), Err: m.fs.markErr}
+	}
+	return m.File.Write(p)
 }
 
 func (f *doneFaultFs) Rename(oldname, newname string) error {
@@ -179,7 +197,7 @@ func TestLoopMarkFailsRecoveryFinishes(t *testing.T) {
 		t.Fatal(err)
 	}
 	tasks, _ := os.ReadFile(filepath.Join(root, memory.TasksFile))
-	if strings.Join(rec.Done, ",") != "t1" || !strings.Contains(string(tasks), "- [x] task number 1 <!-- ralph:id=t1 attempts=1 -->") {
+	if strings.Join(rec.Done, ",") != "t1" || !strings.Contains(string(tasks), "- [x] task number 1 <!-- ralph:id=t1 -->") {
 		t.Errorf("recovered %+v:\n%s", rec, tasks)
 	}
 }

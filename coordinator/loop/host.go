@@ -91,10 +91,7 @@ func (h *host) carry(s machine.Step, f *planfile.TaskFile) (Result, bool) {
 func (h *host) begin(t planfile.Task, attempt int, f *planfile.TaskFile) (func(), Result, bool) {
 	l := h.l
 	_, err := l.updateTasks(&t, func(f *planfile.TaskFile) error {
-		if err := f.SetState(t.ID, planfile.TaskInProgress); err != nil {
-			return err
-		}
-		return f.SetMeta(t.ID, "attempts", strconv.Itoa(attempt))
+		return f.StartAttempt(t.ID, attempt)
 	})
 	switch {
 	case err != nil && memory.IsDiskFull(err):

@@ -125,12 +125,7 @@ func TestClaimingViewTracker(t *testing.T) {
 	src := &fakeClaims{tasks: []sourceTask{{ID: "a", Title: "a"}, {ID: "b", Title: "b"}, {ID: "c", Title: "c", Claimed: true}}, taken: map[string]bool{"b": true}}
 	v := &viewTracker{fs: fs, root: "/p", name: "beads:e", src: src}
 	start := func(id string) error {
-		_, err := v.Update(func(f *TaskFile) error {
-			if err := f.SetState(id, TaskInProgress); err != nil {
-				return err
-			}
-			return f.SetMeta(id, "attempts", "1")
-		})
+		_, err := v.Update(func(f *TaskFile) error { return f.StartAttempt(id, 1) })
 		return err
 	}
 	if err := start("a"); err != nil {
@@ -139,7 +134,7 @@ func TestClaimingViewTracker(t *testing.T) {
 	if err := start("b"); !errors.Is(err, ErrTaskTaken) {
 		t.Fatalf("a lost claim: %v", err)
 	}
-	if side := v.readSidecar(); side["b"].Attempts != 0 || side["a"].Attempts != 1 || side["a"].State != "" {
+	if side := v.readSidecar(); side["b"].Attempts != 0 || side["a"].Attempts != 0 || side["a"].State != "" {
 		t.Errorf("sidecar after the claims: %+v", side)
 	}
 	// Recovery reopens every task in progress without an entry: only a's

@@ -13,8 +13,9 @@ import (
 // recovery can read back. The order is fixed, for every face that marks a
 // task done (the task loop, Temporal's integration, complete_task in chat):
 //
-//  1. starting an attempt marks the task "[~]" and writes its attempts=N,
-//     in one rename of the task file;
+//  1. starting an attempt marks the task "[~]" and writes its attempts=N
+//     in one write of the task file (a first attempt's is implied and
+//     only the checkbox is written, see StartAttempt);
 //  2. the task's progress entry is appended to RALPH_PROGRESS.md and
 //     synced, ending in the mark <!-- ralph:progress task=ID attempt=N
 //     session=S -->;

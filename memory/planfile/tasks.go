@@ -58,6 +58,9 @@ type Task struct {
 	Parent   string
 	Priority int
 	Depends  []string
+	// Attempts is how many attempts the task has had: its attempts=N,
+	// or, without one, 1 for a task that is not open (a first attempt
+	// writes no attempts=, see StartAttempt) and 0 for an open one.
 	Attempts int
 	Meta     map[string]string // every meta key; never nil
 }
@@ -484,6 +487,20 @@ func (r *taskRec) id() string {
 	return "L" + strconv.Itoa(r.line+1)
 }
 
+// attempts is the task's attempt count as Task.Attempts says: its
+// attempts=N, else 1 once it left open (a first attempt is implied, so
+// that starting it changes one byte of the file, not its length), else 0.
+func (r *taskRec) attempts() int {
+	if v, ok := r.metaGet(attemptsMeta); ok {
+		n, _ := strconv.Atoi(v)
+		return n
+	}
+	if r.state != TaskOpen {
+		return 1
+	}
+	return 0
+}
+
 func (r *taskRec) priority() (int, error) {
 	v, ok := r.metaGet("priority")
 	if !ok {
@@ -526,9 +543,7 @@ func (f *TaskFile) task(i int) Task {
 		t.Parent = strings.Clone(f.tasks[r.parent].id())
 	}
 	t.Priority, _ = r.priority()
-	if v, ok := r.metaGet("attempts"); ok {
-		t.Attempts, _ = strconv.Atoi(v)
-	}
+	t.Attempts = r.attempts()
 	for j := len(r.meta) - 1; j >= 0; j-- { // backwards, so the first duplicate wins
 		t.Meta[strings.Clone(r.meta[j].key)] = strings.Clone(r.meta[j].val)
 	}

@@ -67,8 +67,51 @@ func (f *TaskFile) setState(i int, s TaskState, c byte) error {
 	if r.state == s {
 		return nil
 	}
+	if id, _ := r.metaGet("id"); s == TaskOpen && id != "" {
+		// A task that left open without an attempts= had its first
+		// attempt (taskRec.attempts); back to open, that attempt is
+		// written down, or the next one would take its number again and
+		// its progress mark could be taken for the next one's. A task
+		// without an id has no mark to mistake.
+		if _, ok := r.metaGet(attemptsMeta); !ok {
+			if err := f.setMeta(i, attemptsMeta, "1", false); err != nil {
+				return err
+			}
+			r = f.tasks[i]
+		}
+	}
 	text := f.lines[r.line].text
 	return f.setLine(i, text[:r.stateAt]+string(c)+text[r.stateAt+1:])
+}
+
+// attemptsMeta is the ralph comment's key counting a task's attempts.
+const attemptsMeta = "attempts"
+
+// StartAttempt marks the task in progress for its attempt-th attempt. A
+// first attempt writes only the checkbox, one byte (taskRec.attempts
+// reads a task in progress without attempts= as on its first), so that
+// on a plan of ten thousand tasks each start is a byte written in place
+// rather than the whole file written and renamed again; a later one also
+// writes attempts=N.
+func (f *TaskFile) StartAttempt(id string, attempt int) error {
+	i := f.find(id)
+	if i < 0 {
+		return notFound(id)
+	}
+	if f.tasks[i].state == TaskInProgress {
+		// Between two attempts a task goes back to open, so one in
+		// progress is another's: a worker that claimed it, or a person
+		// who marked it, since the loop read the file.
+		return fmt.Errorf("%w: %s is in progress already", ErrTaskTaken, id)
+	}
+	wasOpen := f.tasks[i].state == TaskOpen
+	if err := f.setState(i, TaskInProgress, stateChar[TaskInProgress]); err != nil {
+		return err
+	}
+	if wasOpen && f.tasks[i].attempts() == attempt {
+		return nil
+	}
+	return f.setMeta(i, attemptsMeta, strconv.Itoa(attempt), false)
 }
 
 // SetMeta sets one key of the task's ralph comment, creating the comment if

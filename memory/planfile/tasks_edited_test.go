@@ -66,10 +66,10 @@ func TestUpdateWritesOnlyWhatAnEditChanged(t *testing.T) {
 	for name, fn := range map[string]func(*TaskFile) error{
 		"nothing": func(*TaskFile) error { return nil },
 		"back and forth": func(f *TaskFile) error {
-			if err := f.SetState("t2", TaskDone); err != nil {
+			if err := f.SetMeta("t2", "note", "x"); err != nil {
 				return err
 			}
-			return f.SetState("t2", TaskOpen)
+			return f.SetMeta("t2", "note", "")
 		},
 	} {
 		for range 2 { // the second from the cache

@@ -3,6 +3,7 @@ package planfile
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -513,6 +514,19 @@ func FuzzTaskEdit(f *testing.F) {
 			want := ts[i]
 			if uint(i) == which%uint(len(ts)) {
 				want.State = state
+				// The number of attempts of a task without attempts= is
+				// implied by its state: 0 open, else 1. A task with an id
+				// that goes back to open keeps that 1 as attempts=1.
+				if _, had := want.Meta["attempts"]; !had {
+					want.Attempts = 0
+					if state != TaskOpen {
+						want.Attempts = 1
+					} else if ts[i].State != TaskOpen && want.Meta["id"] != "" {
+						want.Attempts = 1
+						want.Meta = maps.Clone(want.Meta)
+						want.Meta["attempts"] = "1"
+					}
+				}
 			}
 			if !reflect.DeepEqual(a, want) {
 				t.Fatalf("task %d is %+v, want %+v", i, a, want)

@@ -355,7 +355,11 @@ func (v *viewTracker) Update(fn func(f *TaskFile) error) (*TaskFile, error) {
 				return nil, err
 			}
 		}
-		s := viewState{Attempts: t.Attempts}
+		// The attempts= written, not the number a state implies
+		// (Task.Attempts): the view is laid out again from the side file,
+		// and a first attempt written there would no longer be implied.
+		written, _ := strconv.Atoi(t.Meta[attemptsMeta])
+		s := viewState{Attempts: written}
 		if t.State != TaskDone && t.State != TaskOpen && !(claims != nil && t.State == TaskInProgress) {
 			// A source that holds claims holds what is in progress.
 			s.State = t.State
@@ -437,7 +441,7 @@ func (v *viewTracker) claim(c claimSource, f *TaskFile, before map[string]Task, 
 			continue
 		}
 		if b.State == TaskInProgress {
-			if s := src[t.ID]; s.Claimed && !s.Mine && t.Attempts != b.Attempts {
+			if s := src[t.ID]; s.Claimed && !s.Mine && t.Meta[attemptsMeta] != b.Meta[attemptsMeta] {
 				v.giveBack(c, claimed)
 				return fmt.Errorf("%w: %s is claimed by another worker", ErrTaskTaken, t.ID)
 			}
