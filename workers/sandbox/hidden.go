@@ -184,10 +184,16 @@ func npmrcSecret(path string) bool {
 }
 
 // defaultHidden is hiddenPaths for this process's homes and ralph's
-// configuration directories (see homes and ralphConfigs).
+// configuration directories (see homes and ralphConfigs), or the reading
+// a HoldHidden keeps.
 func defaultHidden() ([]string, map[string]string) {
+	if s, l, ok := heldHidden(); ok {
+		return s, l
+	}
 	hs := homes()
-	return hiddenPaths(hs, ralphConfigs(hs), os.Getenv)
+	s, l := hiddenPaths(hs, ralphConfigs(hs), os.Getenv)
+	keepHidden(s, l)
+	return s, l
 }
 
 // SecretPaths are the hidden paths of this process's homes and ralph's
