@@ -190,10 +190,13 @@ func defaultHidden() ([]string, map[string]string) {
 	if s, l, ok := heldHidden(); ok {
 		return s, l
 	}
+	return readHidden()
+}
+
+// readHidden reads the hidden paths from the homes as they are now.
+func readHidden() ([]string, map[string]string) {
 	hs := homes()
-	s, l := hiddenPaths(hs, ralphConfigs(hs), os.Getenv)
-	keepHidden(s, l)
-	return s, l
+	return hiddenPaths(hs, ralphConfigs(hs), os.Getenv)
 }
 
 // SecretPaths are the hidden paths of this process's homes and ralph's

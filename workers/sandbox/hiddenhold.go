@@ -14,26 +14,39 @@ import (
 // the paths the model's tools keep away from; the sandbox's policy),
 // and each reading cost more than half a millisecond of a one-shot's
 // own time. Nothing the model does can come between those readings, so
-// the bring-up holds one reading for all of them (HoldHidden) and lets
-// it go before the model is asked anything: every reading after that,
-// a later workspace's or an added directory's, is made afresh from the
-// home as it is then.
+// the bring-up holds one reading for all of them (HoldHidden), started
+// at once, beside the walk that finds the project, and lets it go
+// before the model is asked anything: every reading after that, a later
+// workspace's or an added directory's, is made afresh from the home as
+// it is then.
 
 // hold is the reading kept while some HoldHidden is not released.
 var hold struct {
 	sync.Mutex
-	n       int // HoldHidden calls not released
-	read    bool
+	n       int           // HoldHidden calls not released
+	read    chan struct{} // closes once secrets and links are read
 	secrets []string
 	links   map[string]string
 }
 
-// HoldHidden keeps the next reading of the hidden paths for every
-// reading after it, until release is called (once per HoldHidden):
-// for a bring-up in which nothing can change the person's home.
+// HoldHidden reads the hidden paths now, on a goroutine of its own, and
+// has every reading until release is called (once per HoldHidden) take
+// that one: for a bring-up in which nothing can change the person's home.
 func HoldHidden() (release func()) {
 	hold.Lock()
-	hold.n++
+	if hold.n++; hold.n == 1 {
+		read := make(chan struct{})
+		hold.read = read
+		go func() {
+			defer close(read)
+			s, l := readHidden()
+			hold.Lock()
+			defer hold.Unlock()
+			if hold.read == read {
+				hold.secrets, hold.links = s, l
+			}
+		}()
+	}
 	hold.Unlock()
 	var once sync.Once
 	return func() {
@@ -41,29 +54,27 @@ func HoldHidden() (release func()) {
 			hold.Lock()
 			defer hold.Unlock()
 			if hold.n--; hold.n == 0 {
-				hold.read, hold.secrets, hold.links = false, nil, nil
+				hold.read, hold.secrets, hold.links = nil, nil, nil
 			}
 		})
 	}
 }
 
-// heldHidden is a copy of the held reading, if there is one: callers
-// change what they are given (a policy lets some of them be read).
+// heldHidden is a copy of the held reading, once it is read, if one is
+// held: callers change what they are given (a policy lets some of them
+// be read).
 func heldHidden() ([]string, map[string]string, bool) {
 	hold.Lock()
-	defer hold.Unlock()
-	if hold.n == 0 || !hold.read {
+	read := hold.read
+	hold.Unlock()
+	if read == nil {
 		return nil, nil, false
 	}
-	return slices.Clone(hold.secrets), maps.Clone(hold.links), true
-}
-
-// keepHidden holds a reading just made, while a HoldHidden is not
-// released.
-func keepHidden(secrets []string, links map[string]string) {
+	<-read
 	hold.Lock()
 	defer hold.Unlock()
-	if hold.n > 0 && !hold.read {
-		hold.read, hold.secrets, hold.links = true, slices.Clone(secrets), maps.Clone(links)
+	if hold.read != read {
+		return nil, nil, false // released meanwhile
 	}
+	return slices.Clone(hold.secrets), maps.Clone(hold.links), true
 }
