@@ -1,6 +1,7 @@
 package git
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -81,7 +82,9 @@ const maxRecord = 1 << 20
 // writeRecord writes v as JSON at path in ralph's user configuration
 // directory, whole or not at all, through the person's door (a random
 // temporary file made with O_EXCL, renamed over the name); "" writes
-// nothing.
+// nothing. A record that already says the same is left as it is: every
+// session writes its record, almost always unchanged, and a new file
+// and a rename cost a one-shot more than reading the old one.
 func writeRecord(path string, v any) error {
 	if path == "" {
 		return nil
@@ -89,11 +92,14 @@ func writeRecord(path string, v any) error {
 	recordMu.Lock()
 	defer recordMu.Unlock()
 	person := rootfs.Person()
-	if err := person.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
 	b, err := json.Marshal(v)
 	if err != nil {
+		return err
+	}
+	if old, fi, err := rootfs.ReadSmallInto(person, path, maxRecord, nil); err == nil && bytes.Equal(old, b) && fi.Mode().Perm() == 0o600 {
+		return nil
+	}
+	if err := person.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
 	return memory.WriteFileAtomicUnsynced(person, path, b, 0o600)

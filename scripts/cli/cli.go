@@ -14,6 +14,7 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/scripts/screen/terminal"
+	"github.com/ralph-dev/ralph/workers/sandbox"
 
 	"github.com/spf13/cobra"
 
@@ -330,6 +331,12 @@ func (c *cli) open(ctx context.Context, mode string, resume bool, notify func(st
 	if notify == nil {
 		notify = func(s string) { fmt.Fprintln(os.Stderr, "ralph: "+s) }
 	}
+	// Finding the project, checking it may be one and opening it read
+	// the person's secret paths four times; nothing can change them in
+	// between, so one reading serves all, let go of before the model is
+	// asked anything (sandbox.HoldHidden).
+	release := sandbox.HoldHidden()
+	defer release()
 	root, err := c.root()
 	if err != nil {
 		return nil, err

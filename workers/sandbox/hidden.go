@@ -184,8 +184,17 @@ func npmrcSecret(path string) bool {
 }
 
 // defaultHidden is hiddenPaths for this process's homes and ralph's
-// configuration directories (see homes and ralphConfigs).
+// configuration directories (see homes and ralphConfigs), or the reading
+// a HoldHidden keeps.
 func defaultHidden() ([]string, map[string]string) {
+	if s, l, ok := heldHidden(); ok {
+		return s, l
+	}
+	return readHidden()
+}
+
+// readHidden reads the hidden paths from the homes as they are now.
+func readHidden() ([]string, map[string]string) {
 	hs := homes()
 	return hiddenPaths(hs, ralphConfigs(hs), os.Getenv)
 }
