@@ -603,6 +603,7 @@ func (f *TaskFile) insertHeader(doc *prdDoc) error {
 func (f *TaskFile) insertPlain(at int, texts []string) error {
 	saved := slices.Clone(f.lines)
 	f.own()
+	f.relaid = true
 	before := len(f.tasks)
 	eol := f.lineEnding()
 	recs := make([]lineRec, len(texts))

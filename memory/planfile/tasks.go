@@ -88,6 +88,13 @@ type TaskFile struct {
 	// update whose edit changed nothing need not lay out the whole file
 	// again to find that out (updateTaskFile).
 	edited bool
+	// spliced are the lines setLine replaced since the parse, each with
+	// the length it had, and relaid says lines were inserted: until then
+	// the file's bytes are the parsed bytes with those lines written over
+	// them (patch), which on ten thousand tasks costs a copy rather than
+	// laying out every line again.
+	spliced []splice
+	relaid  bool
 	// memo keeps what is worked out from the parse alone, for every copy
 	// that shares it (share): the loop asks for the counts at every save,
 	// each time of a fresh copy from the parse cache, and on ten thousand
@@ -121,6 +128,9 @@ func (f *TaskFile) share() *TaskFile {
 	g := *f
 	return &g
 }
+
+// splice is one line setLine replaced, and the length of its text before.
+type splice struct{ line, was int }
 
 // lineRec is one line as it was read: its content and its own terminator,
 // which is "\n", "\r\n", or for the last line "" or a lone "\r".

@@ -60,7 +60,8 @@ func parseKept(data []byte) ([]byte, *TaskFile) {
 	var kept []byte
 	if c := &lastParsed; c.file != nil && bytes.Equal(c.data, data) {
 		f, kept = c.file.share(), c.data
-		f.edited = false // it is the parse of data, as ParseTasks gives it
+		// It is the parse of data, as ParseTasks gives it.
+		f.edited, f.spliced, f.relaid = false, nil, false
 	}
 	parsedMu.Unlock()
 	if f != nil {

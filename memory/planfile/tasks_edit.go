@@ -41,9 +41,48 @@ func (f *TaskFile) setLine(i int, text string) error {
 	if r.id() != old.id() || !slices.Equal(r.depends(), old.depends()) {
 		f.ids = nil // idIndex builds it again
 	}
+	f.spliced = append(f.spliced, splice{line: old.line, was: len(f.lines[old.line].text)})
 	f.lines[old.line].text = text
 	f.tasks[i] = &r
 	return nil
+}
+
+// patch is f's bytes made from before, the bytes f was parsed from: a
+// copy of before with the lines f replaced written over their old text,
+// when no line was inserted and each kept its length (a checkbox, a
+// number of as many digits); ok is false otherwise, and Bytes is the
+// way.
+func (f *TaskFile) patch(before []byte) (after []byte, ok bool) {
+	if f.relaid || len(f.spliced) == 0 {
+		return nil, false
+	}
+	last := 0
+	for _, s := range f.spliced {
+		if len(f.lines[s.line].text) != s.was {
+			return nil, false
+		}
+		last = max(last, s.line)
+	}
+	// Every line keeps its length, so a line starts where it did.
+	at := make(map[int]int, len(f.spliced))
+	for _, s := range f.spliced {
+		at[s.line] = -1
+	}
+	off := 0
+	for i, l := range f.lines[:last+1] {
+		if _, ok := at[i]; ok {
+			at[i] = off
+		}
+		off += len(l.text) + len(l.eol)
+	}
+	if off > len(before) {
+		return nil, false
+	}
+	after = bytes.Clone(before)
+	for i, o := range at {
+		copy(after[o:], f.lines[i].text)
+	}
+	return after, true
 }
 
 func notFound(id string) error { return fmt.Errorf("%w: %s", ErrTaskNotFound, id) }
@@ -322,6 +361,7 @@ func (f *TaskFile) Add(title string, meta map[string]string) Task {
 // became, or undoes the insertion and returns -1.
 func (f *TaskFile) insert(at int, text string) int {
 	f.own()
+	f.relaid = true
 	saved := slices.Clone(f.lines)
 	ln := lineRec{text: text, eol: f.lineEnding()}
 	if at == len(f.lines) && at > 0 {
@@ -492,7 +532,10 @@ func updateTaskFile(fs afero.Fs, path string, fn func(f *TaskFile) error) (*Task
 		if !f.edited {
 			return f, nil // nothing was edited: the bytes are before's
 		}
-		after := f.Bytes()
+		after, ok := f.patch(before)
+		if !ok {
+			after = f.Bytes()
+		}
 		if bytes.Equal(before, after) {
 			return f, nil
 		}

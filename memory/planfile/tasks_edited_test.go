@@ -1,6 +1,7 @@
 package planfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -125,5 +126,41 @@ func TestReadingAnUnchangedFileAgainAllocatesLittle(t *testing.T) {
 	// A read that kept its bytes would allocate the file's size at least.
 	if per := (after.TotalAlloc - before.TotalAlloc) / reads; per > uint64(b.Len()/10) {
 		t.Fatalf("a read of an unchanged %d-byte file allocated %d bytes", b.Len(), per)
+	}
+}
+
+// TestPatchIsTheLaidOutFile: the bytes an update writes are the parsed
+// bytes with the replaced lines written over them while every edit keeps
+// its line's length, and laid out again otherwise.
+func TestPatchIsTheLaidOutFile(t *testing.T) {
+	data := []byte("# Tasks\r\n\n- [ ] a <!-- ralph:id=t1 -->\n- [ ] b <!-- ralph:id=t2 attempts=1 -->\n  - [ ] c\nno newline at the end")
+	for name, c := range map[string]struct {
+		edit    func(f *TaskFile) error
+		patched bool
+	}{
+		"a checkbox": {func(f *TaskFile) error { return f.SetState("t1", TaskInProgress) }, true},
+		"two, one twice": {func(f *TaskFile) error {
+			_ = f.SetState("t2", TaskDone)
+			_ = f.SetState("L5", TaskFailed)
+			return f.SetState("t2", TaskSkipped)
+		}, true},
+		"a number of as many":  {func(f *TaskFile) error { return f.SetMeta("t2", "attempts", "2") }, true},
+		"a longer line":        {func(f *TaskFile) error { return f.StartAttempt("t2", 10) }, false},
+		"a first attempt":      {func(f *TaskFile) error { return f.StartAttempt("t1", 1) }, true},
+		"an added task":        {func(f *TaskFile) error { f.Add("d", nil); return nil }, false},
+		"an edit, then undone": {func(f *TaskFile) error { _ = f.SetState("t1", TaskDone); return f.SetState("t1", TaskOpen) }, false},
+		"nothing":              {func(f *TaskFile) error { return nil }, false},
+	} {
+		f := ParseTasks(data)
+		if err := c.edit(f); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		p, ok := f.patch(data)
+		if ok != c.patched {
+			t.Errorf("%s: patched %v, want %v", name, ok, c.patched)
+		}
+		if ok && !bytes.Equal(p, f.Bytes()) {
+			t.Errorf("%s: patched\n%q\nlaid out\n%q", name, p, f.Bytes())
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package planfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"maps"
@@ -496,6 +497,9 @@ func FuzzTaskEdit(f *testing.F) {
 		if err := tf.SetState(task.ID, state); err != nil {
 			t.Fatal(err)
 		}
+		if p, ok := tf.patch(data); ok && !bytes.Equal(p, tf.Bytes()) {
+			t.Fatalf("patched %q, laid out %q", p, tf.Bytes())
+		}
 		before := strings.SplitAfter(string(data), "\n")
 		after := strings.SplitAfter(string(tf.Bytes()), "\n")
 		if len(before) != len(after) {
@@ -566,6 +570,9 @@ func FuzzTaskMeta(f *testing.F) {
 			if task.Title != ts[i].Title || task.Line != ts[i].Line || task.State != ts[i].State {
 				t.Fatalf("task %+v was %+v", task, ts[i])
 			}
+		}
+		if p, ok := tf.patch(data); ok && !bytes.Equal(p, tf.Bytes()) {
+			t.Fatalf("patched %q, laid out %q", p, tf.Bytes())
 		}
 		before := strings.SplitAfter(string(data), "\n")
 		after := strings.SplitAfter(string(tf.Bytes()), "\n")
