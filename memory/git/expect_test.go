@@ -2,6 +2,9 @@ package git
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -123,5 +126,25 @@ func TestExpectedCountIsTakenOnlyForItsTree(t *testing.T) {
 	cps.expect.from = cp.Commit
 	if cp, err = cps.Record(ctx, "3", "again"); err != nil || cp == nil || len(cp.Files) != 1 || cp.Files[0].Path != "fake.txt" {
 		t.Fatalf("the checkpoint of the expected tree: %+v, %v", cp, err)
+	}
+}
+
+// The scratch index of an expectation is ralph's own file: a link a
+// command put at its name is removed, never written through.
+func TestExpectFollowsNoLinkAtItsIndex(t *testing.T) {
+	_, _, cps, base, turn, paths := expectRepo(t)
+	outside := filepath.Join(t.TempDir(), "victim")
+	write(t, outside, "the person's\n")
+	if err := os.Symlink(outside, cps.index+".expect"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := cps.predict(context.Background(), turn.Commit, []Restoration{{Commit: base.Commit, Paths: paths}}); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(outside); err != nil || string(data) != "the person's\n" {
+		t.Fatalf("the link's target: %q, %v", data, err)
+	}
+	if _, err := os.Lstat(cps.index + ".expect"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the scratch index is left: %v", err)
 	}
 }
