@@ -107,7 +107,7 @@ func TestUndoTenThousandFiles(t *testing.T) {
 	// of paired runs). The bound here is far looser, 10x and 10 s more,
 	// because its two figures are single runs taken seconds apart on two
 	// cores the suite shares: git's checkout alone has ranged from 1.4 s
-	// to 18 s within minutes beside other tests, the undo's rename-over
+	// to 18 s within minutes beside other tests, the undo's swap and unlink
 	// and git's unlink-and-create suffer the load differently, and one
 	// undo took 5.2x beside four other e2e tests (4.5x and 9.1x in the
 	// whole suite before the undo's writes went to four system calls a
@@ -196,8 +196,9 @@ func TestUndoBesideA600MBFile(t *testing.T) {
 // BenchmarkUndo10k: ralph undo of 10,000 files a model's command changed,
 // against git checkout of the same files, each pair taken one right after
 // the other (target: undo/checkout at most 1.5, the median of the pairs'
-// ratios; it is one batch, each file one openat, write, close and renameat
-// beneath a directory descriptor held open, not a process per file).
+// ratios; it is one batch, each file one openat, write, close, renameat2
+// (a swap) and unlinkat beneath a directory descriptor held open, not a
+// process per file).
 func BenchmarkUndo10k(b *testing.B) {
 	const n = 10000
 	dir, env, url := bigChangeSet(b, n)

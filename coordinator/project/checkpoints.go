@@ -601,6 +601,13 @@ func (c *Checkpoints) topPaths(written []string) []string {
 	return out
 }
 
+// Expect tells the next checkpoint what an undo's restores will make of
+// the tree, so that it need not count every file's lines after them (see
+// git.Checkpoints.Expect).
+func (c *Checkpoints) Expect(ctx context.Context, from string, rs []git.Restoration) {
+	c.cps.Expect(ctx, from, rs)
+}
+
 // Repo is the repository the checkpoints are taken in.
 func (c *Checkpoints) Repo() *git.Repo { return c.cps.Repo() }
 

@@ -422,6 +422,13 @@ func undo(ctx context.Context, cps *project.Checkpoints, w undoWhere, log []git.
 			byParent[first[p].Parent] = append(byParent[first[p].Parent], p)
 		}
 	}
+	// What the undo's checkpoint will hold is known now: git counts its
+	// lines beside the writes.
+	plan := make([]git.Restoration, 0, len(byParent))
+	for parent, paths := range byParent {
+		plan = append(plan, git.Restoration{Commit: parent, Paths: paths})
+	}
+	cps.Expect(ctx, now, plan)
 	for parent, paths := range byParent {
 		if err := repo.Restore(ctx, parent, paths); err != nil {
 			return res, err

@@ -103,6 +103,9 @@ type Checkpoints struct {
 	recorded int
 	// packing is the gc running beside the checkpoints (pack.go).
 	packing packer
+	// expect is what an undo expects the next checkpoint to hold
+	// (expect.go), nil when none does.
+	expect *expected
 
 	// convertOnce reads whether git may convert files here (mayConvert).
 	convertOnce sync.Once
@@ -267,6 +270,8 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 	// in that index) spares walking unchanged directories next time.
 	env := []string{"GIT_INDEX_FILE=" + c.index}
 	parent := c.last
+	// What an undo expects is for this checkpoint alone.
+	exp := c.takeExpected(parent)
 	var w *writers
 	var wErr error
 	defer func() { w.abort() }()
@@ -306,17 +311,31 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 	if prevTree == "" {
 		except = nil
 	}
-	if parent != "" {
-		wg.Go(func() {
-			numstat, diffErr = c.repo.GitSized(ctx, exceptEnv(env, except), exceptArgs(parent, except)...)
-		})
+	// An undo that said what the tree will be has had its numstat
+	// counted already, beside its writes (expect.go).
+	if len(except) > 0 {
+		exp = nil
+	}
+	diff := func() {
+		numstat, diffErr = c.repo.GitSized(ctx, exceptEnv(env, except), exceptArgs(parent, except)...)
+	}
+	if parent != "" && exp == nil {
+		wg.Go(diff)
 	}
 	tree, treeErr = c.repo.GitSized(ctx, env, c.writing("write-tree")...)
 	wg.Wait()
+	treeID := strings.TrimSpace(string(tree))
+	if exp != nil && treeErr == nil {
+		<-exp.done
+		if exp.err == nil && exp.tree == treeID {
+			numstat = exp.numstat
+		} else {
+			diff()
+		}
+	}
 	if err := errors.Join(diffErr, treeErr); err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
-	treeID := strings.TrimSpace(string(tree))
 	var files []FileChange
 	baseline := parent == ""
 	if !baseline {

@@ -166,7 +166,10 @@ func (r *Repo) restoreOne(ctx context.Context, commit, path string) error {
 func (r *Repo) writeBlobs(ctx context.Context, b *beneath, tree map[string]treeEntry, paths []string, filters bool) error {
 	var size int64
 	var in bytes.Buffer
-	args := []string{"cat-file", "--batch"}
+	// Every line is written before git starts, so git may fill its
+	// output buffer (--buffer) rather than write each object in three
+	// writes of its own, each of which woke ralph's reader.
+	args := []string{"cat-file", "--batch", "--buffer"}
 	for _, p := range paths {
 		// With --filters each line names the object and the path whose
 		// attributes convert it.

@@ -14,13 +14,14 @@ import (
 // writeData writes a file whose content is in memory, as writeOne does,
 // with the fewest system calls that keep its guarantees: an openat of the
 // temporary file (O_EXCL and O_NOFOLLOW: made new, never through a link),
-// its writes, its close and one renameat over the file, all relative to
-// the descriptor of its directory held open (dirFd). Through os.Root the
-// same file took eleven (the descriptor's non-blocking mode set and unset
-// around a poller that refuses regular files, a look at the target before
-// the rename, the process id for the name), which was most of an undo of
-// ten thousand files. A symbolic link, and a directory not held open, go
-// the portable way.
+// its writes, its close and its install over the file (on Linux a
+// renameat2 that exchanges the two and an unlinkat of the old one), all
+// relative to the descriptor of its directory held open (dirFd). Through
+// os.Root the same file took eleven (the descriptor's non-blocking mode
+// set and unset around a poller that refuses regular files, a look at the
+// target before the rename, the process id for the name), which was most
+// of an undo of ten thousand files. A symbolic link, and a directory not
+// held open, go the portable way.
 func (b *beneath) writeData(path, mode string, data []byte) error {
 	if mode == "120000" {
 		return b.writeOne(path, mode, bytes.NewReader(data), int64(len(data)))
@@ -62,11 +63,11 @@ func (b *beneath) writeData(path, mode string, data []byte) error {
 		_ = unix.Unlinkat(dirfd, tmp, 0)
 		return err
 	}
-	// The rename replaces a link at name, never what it names; a
-	// directory in the file's place fails it, and replaced removes that
-	// directory, as git would, and renames again.
-	if err := ignoringEINTR(func() error { return unix.Renameat(dirfd, tmp, dirfd, name) }); err != nil {
-		return replaced(d, tmp, name, &os.LinkError{Op: "renameat", Old: tmp, New: name, Err: err})
+	// The new file replaces a link at name, never what it names; a
+	// directory in the file's place fails install, and replaced removes
+	// that directory, as git would, and renames again.
+	if err := install(dirfd, tmp, name); err != nil {
+		return replaced(d, tmp, name, err)
 	}
 	return nil
 }
