@@ -111,7 +111,17 @@ type parseMemo struct {
 
 // own makes f's slices f's alone before an edit (see shared).
 func (f *TaskFile) own() {
+	prev := f.memo
 	f.edited, f.memo = true, &parseMemo{}
+	// The counts carry over, and setLine keeps them: the loop asks for
+	// them at every save, right after an edit of one task, and counting
+	// ten thousand again each time was a pass over all of them.
+	if prev != nil {
+		if c := prev.counts.Load(); c != nil {
+			kept := *c
+			f.memo.counts.Store(&kept)
+		}
+	}
 	if !f.shared {
 		return
 	}

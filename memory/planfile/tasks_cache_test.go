@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 		if !reflect.DeepEqual(f.lines, want.lines) || !reflect.DeepEqual(f.info, want.info) || !reflect.DeepEqual(f.tasks, want.tasks) {
 			panic(fmt.Sprintf("planfile: the kept parse differs from a fresh parse of\n%s", data))
 		}
+		if c := f.memo.counts.Load(); c != nil && *c != want.Counts() {
+			panic(fmt.Sprintf("planfile: the kept counts %+v are not %+v, a fresh count of\n%s", *c, want.Counts(), data))
+		}
 	}
 	os.Exit(m.Run())
 }

@@ -41,6 +41,12 @@ func (f *TaskFile) setLine(i int, text string) error {
 	if r.id() != old.id() || !slices.Equal(r.depends(), old.depends()) {
 		f.ids = nil // idIndex builds it again
 	}
+	if c := f.memo.counts.Load(); c != nil && r.state != old.state {
+		n := *c
+		count(&n, old.state, -1)
+		count(&n, r.state, 1)
+		f.memo.counts.Store(&n)
+	}
 	f.spliced = append(f.spliced, splice{line: old.line, was: len(f.lines[old.line].text)})
 	f.lines[old.line].text = text
 	f.tasks[i] = &r

@@ -396,24 +396,29 @@ func (f *TaskFile) Counts() memory.TaskCounts {
 	}
 	var c memory.TaskCounts
 	for i := range f.tasks {
-		switch f.tasks[i].state {
-		case TaskOpen:
-			c.Open++
-		case TaskInProgress:
-			c.InProgress++
-		case TaskDone:
-			c.Done++
-		case TaskFailed:
-			c.Failed++
-		case TaskSkipped:
-			c.Skipped++
-		}
+		count(&c, f.tasks[i].state, 1)
 	}
 	c.Total = len(f.tasks)
 	if f.memo != nil {
 		f.memo.counts.Store(&c)
 	}
 	return c
+}
+
+// count adds d to c's count of tasks in state s.
+func count(c *memory.TaskCounts, s TaskState, d int) {
+	switch s {
+	case TaskOpen:
+		c.Open += d
+	case TaskInProgress:
+		c.InProgress += d
+	case TaskDone:
+		c.Done += d
+	case TaskFailed:
+		c.Failed += d
+	case TaskSkipped:
+		c.Skipped += d
+	}
 }
 
 // DuplicateIDs says, one sentence per id, which ids more than one task

@@ -494,8 +494,12 @@ func FuzzTaskEdit(f *testing.F) {
 			return // its id is another task's too, so it cannot be addressed alone
 		}
 		state := fuzzStates[int(st)%len(fuzzStates)]
+		tf.Counts() // counted before the edit, kept by it
 		if err := tf.SetState(task.ID, state); err != nil {
 			t.Fatal(err)
+		}
+		if got, want := tf.Counts(), ParseTasks(tf.Bytes()).Counts(); got != want {
+			t.Fatalf("counts %+v after the edit, a fresh count %+v", got, want)
 		}
 		if p, ok := tf.patch(data); ok && !bytes.Equal(p, tf.Bytes()) {
 			t.Fatalf("patched %q, laid out %q", p, tf.Bytes())
