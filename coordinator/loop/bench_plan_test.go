@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,41 +38,24 @@ func BenchmarkLoopPlanSize(b *testing.B) {
 		plans[k] = []byte(p.String())
 	}
 	fs := afero.NewOsFs()
-	took := make([][]time.Duration, len(sizes))
-	op := 0
 	left := make([]int, len(sizes))
-	batch := func() {
-		op++
-		for j := range sizes {
-			k := (op + j) % len(sizes)
-			if left[k] < planBatch {
-				if err := os.WriteFile(filepath.Join(roots[k], memory.TasksFile), plans[k], 0o644); err != nil {
-					b.Fatal(err)
-				}
-				left[k] = sizes[k]
+	med := perTaskInTurns(b, len(sizes), func(k, _ int) time.Duration {
+		if left[k] < planBatch {
+			if err := os.WriteFile(filepath.Join(roots[k], memory.TasksFile), plans[k], 0o644); err != nil {
+				b.Fatal(err)
 			}
-			left[k] -= planBatch
-			start := time.Now()
-			res := Run(context.Background(), Options{Fs: fs, Root: roots[k], SessionID: "20260102T000000Z-bench", Policy: decide.Policy{MaxIterations: planBatch},
-				Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome { return Outcome{Completed: true, Summary: "did it"} })})
-			if len(res.Done) != planBatch {
-				b.Fatalf("result %+v", res)
-			}
-			took[k] = append(took[k], time.Since(start)/planBatch)
+			left[k] = sizes[k]
 		}
-	}
-	b.ResetTimer()
-	for b.Loop() {
-		batch()
-	}
-	b.StopTimer()
-	for len(took[0]) < minBatches {
-		batch()
-	}
-	med := make([]time.Duration, len(sizes))
+		left[k] -= planBatch
+		start := time.Now()
+		res := Run(context.Background(), Options{Fs: fs, Root: roots[k], SessionID: "20260102T000000Z-bench", Policy: decide.Policy{MaxIterations: planBatch},
+			Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome { return Outcome{Completed: true, Summary: "did it"} })})
+		if len(res.Done) != planBatch {
+			b.Fatalf("result %+v", res)
+		}
+		return time.Since(start) / planBatch
+	})
 	for k, n := range sizes {
-		slices.Sort(took[k])
-		med[k] = took[k][len(took[k])/2]
 		b.ReportMetric(float64(med[k])/float64(time.Microsecond), fmt.Sprintf("at%d-us/task", n))
 	}
 	b.ReportMetric(float64(med[1])/float64(med[0]), "10000/100")

@@ -41,44 +41,58 @@ func BenchmarkLoopTask(b *testing.B) {
 		}
 	}
 	fs := afero.NewOsFs()
-	took := make([][]time.Duration, len(sizes))
+	med := perTaskInTurns(b, len(sizes), func(k, op int) time.Duration {
+		// Ids of their own, so no entry is one written before.
+		var tasks strings.Builder
+		for i := range loopBatch {
+			fmt.Fprintf(&tasks, "- [ ] task %d of batch %d <!-- ralph:id=b%dx%d -->\n", i, op, op, i)
+		}
+		if err := os.WriteFile(filepath.Join(roots[k], memory.TasksFile), []byte(tasks.String()), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		res := Run(context.Background(), Options{Fs: fs, Root: roots[k], SessionID: "20260102T000000Z-bench",
+			Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome { return Outcome{Completed: true, Summary: "did it"} })})
+		if res.IsError || len(res.Done) != loopBatch {
+			b.Fatalf("result %+v", res)
+		}
+		return time.Since(start) / loopBatch
+	})
+	for k, n := range sizes {
+		b.ReportMetric(float64(med[k])/float64(time.Microsecond), fmt.Sprintf("at%d-us/task", n))
+	}
+	b.ReportMetric(float64(med[1])/float64(med[0]), "10000/10")
+}
+
+// perTaskInTurns runs batch for each of n projects in turn, which goes
+// first rotating, once per op and then until each has minBatches
+// figures, and returns the median of each project's figures: on a shared
+// disk the projects see the same load. batch(k, op) works one batch in
+// project k and returns its time per task.
+func perTaskInTurns(b *testing.B, n int, batch func(k, op int) time.Duration) []time.Duration {
+	took := make([][]time.Duration, n)
 	op := 0
-	batch := func() {
+	turn := func() {
 		op++
-		for j := range sizes {
-			k := (op + j) % len(sizes)
-			// Ids of their own, so no entry is one written before.
-			var tasks strings.Builder
-			for i := range loopBatch {
-				fmt.Fprintf(&tasks, "- [ ] task %d of batch %d <!-- ralph:id=b%dx%d -->\n", i, op, op, i)
-			}
-			if err := os.WriteFile(filepath.Join(roots[k], memory.TasksFile), []byte(tasks.String()), 0o644); err != nil {
-				b.Fatal(err)
-			}
-			start := time.Now()
-			res := Run(context.Background(), Options{Fs: fs, Root: roots[k], SessionID: "20260102T000000Z-bench",
-				Worker: fnWorker(func(context.Context, planfile.Task, int) Outcome { return Outcome{Completed: true, Summary: "did it"} })})
-			if res.IsError || len(res.Done) != loopBatch {
-				b.Fatalf("result %+v", res)
-			}
-			took[k] = append(took[k], time.Since(start)/loopBatch)
+		for j := range n {
+			k := (op + j) % n
+			took[k] = append(took[k], batch(k, op))
 		}
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		batch()
+		turn()
 	}
 	b.StopTimer()
 	for len(took[0]) < minBatches {
-		batch()
+		turn()
 	}
-	med := make([]time.Duration, len(sizes))
-	for k, n := range sizes {
+	med := make([]time.Duration, n)
+	for k := range n {
 		slices.Sort(took[k])
 		med[k] = took[k][len(took[k])/2]
-		b.ReportMetric(float64(med[k])/float64(time.Microsecond), fmt.Sprintf("at%d-us/task", n))
 	}
-	b.ReportMetric(float64(med[1])/float64(med[0]), "10000/10")
+	return med
 }
 
 // loopBatch is how many tasks one run of BenchmarkLoopTask works, and
