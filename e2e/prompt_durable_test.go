@@ -242,14 +242,20 @@ func TestIOErrorIsNotAFullDisk(t *testing.T) {
 	// Each thread's Nth write fails, wherever that lands; a trial whose
 	// faults hit none of the project's files, or the line ralph was
 	// writing to stderr, has nothing to say.
-	said, trials := 0, 8
+	// strace counts each thread's writes apart, and how a run's writes
+	// fall on its threads is the scheduler's: a late N can find no
+	// thread that wrote N times. Such a trial tests nothing and is
+	// passed over; most must inject.
+	said, injected, trials := 0, 0, 8
 	for n := 1; n <= trials; n++ {
 		dir := realTempDir(t)
 		gitProject(t, dir)
 		run := underStrace(t, dir, env, []string{"-e", "trace=write", "-e", fmt.Sprintf("inject=write:error=EIO:when=%d", n)}, "first prompt")
 		if !strings.Contains(run.log, "EIO (Input/output error) (INJECTED)") {
-			t.Fatalf("write %d: no EIO was injected:\n%s", n, run.log)
+			t.Logf("write %d: no thread wrote %d times, so no EIO was injected", n, n)
+			continue
 		}
+		injected++
 		if strings.Contains(run.stderr, "fatal error: runtime") {
 			// The fault hit the Go runtime's own write (its poller's
 			// wake-up), which ends any Go program there.
@@ -274,6 +280,9 @@ func TestIOErrorIsNotAFullDisk(t *testing.T) {
 				t.Errorf("write %d: a chain of calls rather than a sentence: %s", n, l)
 			}
 		}
+	}
+	if injected < trials/2 {
+		t.Fatalf("only %d of %d trials injected an EIO", injected, trials)
 	}
 	if said == 0 {
 		t.Fatal("no trial's I/O error on the project's files was said")
