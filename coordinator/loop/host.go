@@ -40,6 +40,7 @@ func (h *host) carry(s machine.Step, f *planfile.TaskFile) (Result, bool) {
 	var launch func()
 	defer func() {
 		if launch != nil {
+			l.flushSave()
 			launch()
 		}
 	}()
@@ -51,6 +52,7 @@ func (h *host) carry(s machine.Step, f *planfile.TaskFile) (Result, bool) {
 		switch e.Kind {
 		case machine.Start:
 			if launch != nil {
+				l.flushSave()
 				launch()
 			}
 			var r Result
@@ -65,7 +67,10 @@ func (h *host) carry(s machine.Step, f *planfile.TaskFile) (Result, bool) {
 		case machine.Record:
 			l.emit(coordinator.DecisionEvent(e.Decision))
 		case machine.Save:
-			l.save(e.Status, e.Current)
+			// Saved before an attempt starts or the loop waits
+			// (flushSave): a task's end and the next one's start, a
+			// moment apart, are one save.
+			l.pending = &pendingSave{status: e.Status, current: e.Current}
 		case machine.Ask:
 			yes := l.o.Ask(h.ctx, e.Question)
 			if r, stop := h.carry(l.m.Answer(time.Now(), yes, true), f); stop {

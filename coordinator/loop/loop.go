@@ -201,6 +201,8 @@ type loop struct {
 	// diskWait is the full-disk wait the host put the machine on (nil:
 	// none).
 	diskWait *memory.Wait
+	// pending is the machine's latest save, not yet made (flushSave).
+	pending *pendingSave
 }
 
 // Run works through RALPH_TASKS.md until every task is done or failed,
@@ -366,6 +368,8 @@ func (l *loop) run(ctx context.Context) Result {
 		if r, end := h.carry(step, f); end {
 			return stop(r)
 		}
+		// Whatever waits next, the state is saved before.
+		l.flushSave()
 		if step.Idle {
 			select {
 			case <-l.o.Control.changed():

@@ -30,6 +30,8 @@ func (l *loop) stats() Stats {
 }
 
 func (l *loop) save(status, current string) {
+	// This save holds everything a pending one would.
+	l.pending = nil
 	if l.o.Store == nil {
 		return
 	}
@@ -60,6 +62,22 @@ func (l *loop) save(status, current string) {
 	}))
 }
 
+// pendingSave is a save of the machine's that waits for flushSave.
+type pendingSave struct{ status, current string }
+
+// flushSave makes the save the machine asked for last, if it is still
+// pending. The machine asks for one when a task ends and again when the
+// next starts, a moment later; writing the state (two files, one of them
+// synced) once for both halves what a long run's tasks spend on it. A
+// crash in between leaves the state of the task before, as a crash just
+// before the end's save always could: the task file and the logs say
+// what ended.
+func (l *loop) flushSave() {
+	if p := l.pending; p != nil {
+		l.save(p.status, p.current)
+	}
+}
+
 // markPausing records, as soon as the loop sees it, that it was paused
 // while tasks are in flight: the session stays running until they finish,
 // and says it is pausing so status and watch do not show a plain "running"
@@ -74,5 +92,6 @@ func (l *loop) markPausing(paused bool, inflight int) {
 	if l.o.Store == nil || (paused && !want) {
 		return
 	}
+	l.flushSave()
 	l.keep(l.o.Store.SaveState(func(s *memory.State) { s.Pausing = want }))
 }

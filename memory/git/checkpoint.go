@@ -106,6 +106,11 @@ type Checkpoints struct {
 	// expect is what an undo expects the next checkpoint to hold
 	// (expect.go), nil when none does.
 	expect *expected
+	// held are the paths marked assume-unchanged in ralph's index
+	// (held.go); heldRead says the list a previous process may have
+	// left was read.
+	held     []string
+	heldRead bool
 
 	// convertOnce reads whether git may convert files here (mayConvert).
 	convertOnce sync.Once
@@ -269,6 +274,9 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 	// status lists exactly what changed since; the untracked cache (kept
 	// in that index) spares walking unchanged directories next time.
 	env := []string{"GIT_INDEX_FILE=" + c.index}
+	if err := c.syncHeld(ctx, env, except); err != nil {
+		return nil, err
+	}
 	parent := c.last
 	// What an undo expects is for this checkpoint alone.
 	exp := c.takeExpected(parent)
@@ -645,6 +653,7 @@ func (c *Checkpoints) seedIndex() error {
 	if _, err := lstat(c.own, c.index); err == nil {
 		return nil
 	}
+	c.dropHeld()
 	if err := c.own.MkdirAll(filepath.Dir(c.index), 0o700); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}

@@ -80,7 +80,12 @@ type TaskFile struct {
 	// changes an id; it is never written after it is built, so copies
 	// share it. dupIDs says two tasks have the same id, missingIDs that
 	// a task has none in its ralph comment yet.
-	ids                map[string]int
+	ids map[string]int
+	// idOf and prios are each task's id and priority, built with ids
+	// and dropped with it; never written in place, so shared copies
+	// may hold them.
+	idOf               []string
+	prios              []int
 	dupIDs, missingIDs bool
 	// anyDepends says a task names a dependency; built with ids.
 	anyDepends bool
@@ -519,6 +524,12 @@ func (r *taskRec) attempts() int {
 		return 1
 	}
 	return 0
+}
+
+// priorityOf is r's priority, the default for one that does not parse.
+func priorityOf(r *taskRec) int {
+	p, _ := r.priority()
+	return p
 }
 
 func (r *taskRec) priority() (int, error) {

@@ -38,8 +38,8 @@ func (f *TaskFile) setLine(i int, text string) error {
 	}
 	r.line, r.depth, r.parent = old.line, old.depth, old.parent
 	f.own()
-	if r.id() != old.id() || !slices.Equal(r.depends(), old.depends()) {
-		f.ids = nil // idIndex builds it again
+	if r.id() != old.id() || !slices.Equal(r.depends(), old.depends()) || priorityOf(&r) != priorityOf(old) {
+		f.ids = nil // idIndex builds it again, with each task's id and priority
 	}
 	if c := f.memo.counts.Load(); c != nil && r.state != old.state {
 		n := *c
@@ -576,7 +576,14 @@ func oneByteChanged(a, b []byte) (int, bool) {
 	if len(a) != len(b) {
 		return 0, false
 	}
+	// The first difference is looked for a block at a time, with the
+	// machine's vector compare: byte by byte, half of a 400 KB plan
+	// took longer than the rest of the edit.
 	i := 0
+	const block = 4 << 10
+	for i+block <= len(a) && bytes.Equal(a[i:i+block], b[i:i+block]) {
+		i += block
+	}
 	for i < len(a) && a[i] == b[i] {
 		i++
 	}

@@ -24,6 +24,7 @@ func (f *TaskFile) idIndex() map[string]int {
 		return f.ids
 	}
 	m := make(map[string]int, len(f.tasks))
+	idOf, prios := make([]string, len(f.tasks)), make([]int, len(f.tasks))
 	dup, missing, deps := false, false, false
 	for i := range f.tasks {
 		if v, _ := f.tasks[i].metaGet("id"); v == "" {
@@ -33,6 +34,8 @@ func (f *TaskFile) idIndex() map[string]int {
 			deps = true
 		}
 		id := f.tasks[i].id()
+		idOf[i] = id
+		prios[i], _ = f.tasks[i].priority()
 		if _, seen := m[id]; seen {
 			dup = true
 			continue
@@ -40,6 +43,7 @@ func (f *TaskFile) idIndex() map[string]int {
 		m[id] = i
 	}
 	f.ids, f.dupIDs, f.missingIDs, f.anyDepends = m, dup, missing, deps
+	f.idOf, f.prios = idOf, prios
 	return m
 }
 
@@ -126,13 +130,21 @@ func (f *TaskFile) readyFew(exclude func(id string) bool, n int) ([]Task, int) {
 	type pick struct{ prio, i int }
 	var buf [firstFew + 1]pick
 	best, count := buf[:0], 0
-	for i, r := range f.tasks {
+	// Each task's id and priority come from idIndex (ReadyFirst built
+	// it): read from the line's metadata, they were most of a pass over
+	// ten thousand tasks, made at every step.
+	if len(f.idOf) != len(f.tasks) || len(f.prios) != len(f.tasks) {
+		f.ids = nil
+		f.idIndex()
+	}
+	for i := range f.tasks {
+		r := f.tasks[i]
 		// No task names a dependency, so ready is open with a title.
-		if r.state != TaskOpen || r.title == "" || exclude != nil && exclude(r.id()) {
+		if r.state != TaskOpen || r.title == "" || exclude != nil && exclude(f.idOf[i]) {
 			continue
 		}
 		count++
-		p, _ := r.priority()
+		p := f.prios[i]
 		if len(best) == n && p >= best[n-1].prio {
 			continue // file order: a later task of equal priority comes after
 		}
