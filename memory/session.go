@@ -731,10 +731,12 @@ func (s *Session) saveLocked() error {
 		messagesSynced()
 		return placed()
 	}
-	if err := writeAtomicAfter(s.fs, filepath.Join(s.Dir, "session.json"), data, 0o644, true, before); err != nil {
+	// Both records are saved through a spare (writeAtomicSpare): a run
+	// saves them at every task.
+	if err := writeAtomicSpare(s.fs, filepath.Join(s.Dir, "session.json"), data, 0o644, true, before); err != nil {
 		return err
 	}
-	if err := WriteFileAtomicUnsynced(s.fs, filepath.Join(s.Root, SessionFile), data, 0o644); err != nil {
+	if err := writeAtomicSpare(s.fs, filepath.Join(s.Root, SessionFile), data, 0o644, false, nil); err != nil {
 		return err
 	}
 	s.saved = stateKey(s.state)

@@ -155,7 +155,7 @@ func ForkSession(fs afero.Fs, root, from, id string) error {
 		if fi.IsDir() {
 			return fs.MkdirAll(filepath.Join(building, rel), 0o755)
 		}
-		if rel == "session.json" || slices.Contains(forkSkipped, rel) || strings.Contains(filepath.Base(rel), ".tmp-") || !fi.Mode().IsRegular() {
+		if rel == "session.json" || rel == sparePath("session.json") || slices.Contains(forkSkipped, rel) || strings.Contains(filepath.Base(rel), ".tmp-") || !fi.Mode().IsRegular() {
 			return nil
 		}
 		data, err := afero.ReadFile(fs, path)

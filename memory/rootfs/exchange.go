@@ -1,0 +1,44 @@
+package rootfs
+
+import (
+	"errors"
+	"path/filepath"
+)
+
+// ErrNoExchange says the system or file system cannot swap two names
+// atomically (not Linux, or a file system that refuses
+// RENAME_EXCHANGE); the caller renames instead.
+var ErrNoExchange = errors.New("the file system cannot exchange two names")
+
+// Exchange swaps the files at a and b, two names in one directory under
+// the root, in one step: at every moment each name holds one of the two
+// files, whole. Neither name may be a link; the directory is reached
+// through none. A file saved again and again (a session's record) is
+// written into a kept spare and exchanged with the one it replaces, so
+// that no save makes or frees an inode: on a file system without a
+// journal each new inode was a search past every one freed in the last
+// half-minute, and a long run frees many.
+func (f *Fs) Exchange(a, b string) error {
+	ra, err := f.rel(a)
+	if err != nil {
+		return err
+	}
+	rb, err := f.rel(b)
+	if err != nil {
+		return err
+	}
+	if filepath.Dir(ra) != filepath.Dir(rb) {
+		return f.pathErr(ErrNoExchange, b)
+	}
+	d, done, err := f.dirOf(ra, false)
+	if err != nil {
+		return f.pathErr(err, a)
+	}
+	defer done()
+	dir, err := d.Open(".")
+	if err != nil {
+		return f.pathErr(err, a)
+	}
+	defer dir.Close()
+	return f.linkErr(exchangeAt(dir, filepath.Base(ra), filepath.Base(rb)), a, b)
+}
