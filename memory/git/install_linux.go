@@ -3,14 +3,15 @@ package git
 import (
 	"errors"
 	"os"
-	"sync/atomic"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
-// noExchange says the file system refused RENAME_EXCHANGE once (NFS, an
-// old kernel): the rest of the restore renames over.
-var noExchange atomic.Bool
+// exchangeAt is rootfs's, a variable so that a test can have the file
+// system refuse it.
+var exchangeAt = rootfs.ExchangeAt
 
 // install puts the temporary file tmp, written whole, at name in the
 // directory dirfd, atomically: at every moment name is either the file
@@ -28,25 +29,23 @@ var noExchange atomic.Bool
 // back and left to replaced, which removes it as git would; so is
 // anything the old file cannot be unlinked for.
 func install(dirfd int, tmp, name string) error {
-	if !noExchange.Load() {
-		err := ignoringEINTR(func() error { return unix.Renameat2(dirfd, tmp, dirfd, name, unix.RENAME_EXCHANGE) })
-		switch {
-		case err == nil:
-			uerr := ignoringEINTR(func() error { return unix.Unlinkat(dirfd, tmp, 0) })
-			if uerr == nil || errors.Is(uerr, unix.ENOENT) {
-				return nil
-			}
-			// The old file stays at tmp, a name the next restore removes
-			// (removeLeftovers), unless it goes back to name here.
-			if err := ignoringEINTR(func() error { return unix.Renameat2(dirfd, tmp, dirfd, name, unix.RENAME_EXCHANGE) }); err != nil {
-				return &os.LinkError{Op: "renameat2", Old: tmp, New: name, Err: err}
-			}
-			return &os.PathError{Op: "unlinkat", Path: name, Err: uerr}
-		case errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EOPNOTSUPP):
-			noExchange.Store(true)
-		case !errors.Is(err, unix.ENOENT):
-			return &os.LinkError{Op: "renameat2", Old: tmp, New: name, Err: err}
+	err := exchangeAt(dirfd, tmp, name)
+	switch {
+	case err == nil:
+		uerr := ignoringEINTR(func() error { return unix.Unlinkat(dirfd, tmp, 0) })
+		if uerr == nil || errors.Is(uerr, unix.ENOENT) {
+			return nil
 		}
+		// The old file stays at tmp, a name the next restore removes
+		// (removeLeftovers), unless it goes back to name here.
+		if err := exchangeAt(dirfd, tmp, name); err != nil {
+			return err
+		}
+		return &os.PathError{Op: "unlinkat", Path: name, Err: uerr}
+	case errors.Is(err, rootfs.ErrNoExchange), errors.Is(err, unix.ENOENT):
+		// No exchange here, or nothing at name to exchange with.
+	default:
+		return err
 	}
 	if err := ignoringEINTR(func() error { return unix.Renameat(dirfd, tmp, dirfd, name) }); err != nil {
 		return &os.LinkError{Op: "renameat", Old: tmp, New: name, Err: err}

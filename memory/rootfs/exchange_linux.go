@@ -8,20 +8,23 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// noExchange says the file system refused RENAME_EXCHANGE once; later
-// saves rename without asking again.
+// noExchange says the file system refused RENAME_EXCHANGE once (NFS, an
+// old kernel); later calls say ErrNoExchange without asking again.
 var noExchange atomic.Bool
 
-// exchangeAt swaps a and b in dir (renameat2 with RENAME_EXCHANGE, which
-// acts on the names themselves and follows no link at either).
-func exchangeAt(dir *os.File, a, b string) error {
+// ExchangeAt swaps the names a and b in the directory dirfd in one step
+// (renameat2 with RENAME_EXCHANGE, which acts on the names themselves
+// and follows no link at either). It is ErrNoExchange where the file
+// system cannot, and wraps the system's error otherwise (ENOENT when
+// either name is missing). The one exchange of ralph: undo's restore
+// (memory/git) and a session's saves (Exchange) both use it.
+func ExchangeAt(dirfd int, a, b string) error {
 	if noExchange.Load() {
 		return ErrNoExchange
 	}
-	fd := int(dir.Fd())
 	var err error
 	for {
-		err = unix.Renameat2(fd, a, fd, b, unix.RENAME_EXCHANGE)
+		err = unix.Renameat2(dirfd, a, dirfd, b, unix.RENAME_EXCHANGE)
 		if !errors.Is(err, unix.EINTR) {
 			break
 		}
@@ -33,5 +36,7 @@ func exchangeAt(dir *os.File, a, b string) error {
 		noExchange.Store(true)
 		return ErrNoExchange
 	}
-	return &os.LinkError{Op: "exchange", Old: a, New: b, Err: err}
+	return &os.LinkError{Op: "renameat2", Old: a, New: b, Err: err}
 }
+
+func exchangeAt(dir *os.File, a, b string) error { return ExchangeAt(int(dir.Fd()), a, b) }
