@@ -50,7 +50,10 @@ func (c *Checkpoints) syncHeld(ctx context.Context, env, except []string) error 
 		c.held, c.heldRead = held, true
 	}
 	want := slices.Compact(slices.Sorted(slices.Values(except)))
-	if slices.Equal(c.held, want) {
+	// Marks on paths this checkpoint leaves out anyway do no harm, so a
+	// set that grows or shrinks by paths still left out (a task's
+	// checkpoint and a model step's may name a few more) runs no git.
+	if len(c.held) > 0 && isSubset(c.held, want) || len(c.held) == 0 && len(want) == 0 {
 		return nil
 	}
 	if len(c.held) > 0 {
@@ -70,6 +73,16 @@ func (c *Checkpoints) syncHeld(ctx context.Context, env, except []string) error 
 	}
 	c.held = want
 	return c.markHeld(ctx, env, want, "--assume-unchanged")
+}
+
+// isSubset reports whether every path of a is in b.
+func isSubset(a, b []string) bool {
+	for _, p := range a {
+		if !slices.Contains(b, p) {
+			return false
+		}
+	}
+	return true
 }
 
 // dropHeld forgets the marks once ralph's index was made anew (seeded):

@@ -48,6 +48,14 @@ func TestHeldMarksNeverOutliveTheExcept(t *testing.T) {
 	if _, err := os.Stat(index + heldSuffix); err != nil {
 		t.Fatalf("no list of the held paths: %v", err)
 	}
+	// A checkpoint that leaves out more keeps the marks as they are.
+	write(t, filepath.Join(dir, "b.txt"), "b\n")
+	if _, err := cps.RecordExcept(ctx, "1b", "task 1b", append(except, "NOTES.md")); err != nil {
+		t.Fatal(err)
+	}
+	if got := marks(); got != "PLAN.md" {
+		t.Fatalf("marks after a wider except = %q, want PLAN.md", got)
+	}
 
 	// The same process takes the plan in again: the mark goes first.
 	cp, err = cps.Record(ctx, "2", "turn 2")
