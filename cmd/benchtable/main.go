@@ -35,7 +35,11 @@ var targets = []target{
 	{"OneShotSayHi", "own-median-ms", 8, "≤ 8 ms"},
 	{"OneShotSayHi", "peak-rss-MB", 16, "≤ 16 MB"},
 	{"OneShotVsCurl", "ralph/curl", 2, "≤ 2x"},
-	{"OneShotFsyncs", "fsyncs/one-shot", 6, "≤ 6"},
+	// Seven since issue 67: the session's start record is four (its
+	// session.json, its first prompt, its directory and the directory's
+	// name), its end three. TestOneShotFsyncs, the benchmark's own
+	// comment and docs/sessions.md say seven; this said six.
+	{"OneShotFsyncs", "fsyncs/one-shot", 7, "≤ 7"},
 	{"OneShotFsyncs", "fsyncs/tool-turn", 3, "≤ 3"},
 	{"OneShotOverhead", "own-median-ms", 30, "< 30 ms"},
 	{"HardStop", "p99-ms", 100, "< 100 ms"},

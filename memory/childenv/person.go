@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // pathLists are the variables that list directories (separated by
@@ -52,6 +53,10 @@ func PersonEnv(env []string, extra ...string) []string {
 	return append(out, "PYTHONSAFEPATH=1")
 }
 
+// cleaning lets one caller at a time resolve a search path's entries
+// for the cache (cleaned).
+var cleaning sync.Mutex
+
 // cleanList is the list v (separated by sep) without its empty, relative
 // and in-root entries, remembered for the registered roots of generation
 // memo (-1: not remembered): every git ralph starts asks again for the
@@ -65,10 +70,23 @@ func cleanList(k, v, sep string, roots []string, memo int) string {
 		if ok {
 			return c
 		}
+		// The first gits of a process start side by side (a one-shot's
+		// status, log and configuration listing) and all ask for the
+		// same PATH: one resolves it, the others wait and take its
+		// answer.
+		cleaning.Lock()
+		defer cleaning.Unlock()
+		rootsMu.RLock()
+		c, ok = cleaned[key]
+		rootsMu.RUnlock()
+		if ok {
+			return c
+		}
 	}
 	var keep []string
+	forms := formsOf(roots)
 	for _, e := range strings.Split(v, sep) {
-		if e = strings.TrimSpace(e); e != "" && filepath.IsAbs(e) && !insideAny(e, roots) {
+		if e = strings.TrimSpace(e); e != "" && filepath.IsAbs(e) && !forms.hold(e) {
 			keep = append(keep, e)
 		}
 	}
@@ -90,13 +108,14 @@ func cleanList(k, v, sep string, roots []string, memo int) string {
 // inside roots (or a relative one), with the flag before a separate value.
 func nodeOptionsWithout(v string, roots []string) string {
 	fields := strings.Fields(v)
+	forms := formsOf(roots)
 	var keep []string
 	for i, f := range fields {
 		val := f
 		if _, after, ok := strings.Cut(f, "="); ok && strings.HasPrefix(f, "-") {
 			val = after
 		}
-		if strings.HasPrefix(val, "-") || !looksLikePath(val) || (filepath.IsAbs(val) && !insideAny(val, roots)) {
+		if strings.HasPrefix(val, "-") || !looksLikePath(val) || (filepath.IsAbs(val) && !forms.hold(val)) {
 			keep = append(keep, f)
 			continue
 		}

@@ -228,8 +228,53 @@ func Inside(path, root string) bool {
 
 // insideAny reports whether path is Inside one of roots.
 func insideAny(path string, roots []string) bool {
+	return formsOf(roots).hold(path)
+}
+
+// rootForms are roots, each clean and with its links resolved (empty
+// where it cannot be), for asking Inside of many paths: resolving every
+// root again for each PATH entry was most of what the first git of a
+// process paid for its environment.
+type rootForms struct{ clean, real []string }
+
+func formsOf(roots []string) rootForms {
+	var f rootForms
 	for _, r := range roots {
-		if Inside(path, r) {
+		if r == "" {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(r)
+		if err != nil {
+			real = ""
+		}
+		f.clean, f.real = append(f.clean, filepath.Clean(r)), append(f.real, real)
+	}
+	return f
+}
+
+// hold reports whether path is Inside one of the roots, resolving path's
+// links once, and only when its own form lies in none of them.
+func (f rootForms) hold(path string) bool {
+	if !filepath.IsAbs(path) {
+		return false
+	}
+	path = filepath.Clean(path)
+	for i := range f.clean {
+		if within(f.clean[i], path) || f.real[i] != "" && within(f.real[i], path) {
+			return true
+		}
+	}
+	real, ok := "", false
+	for i := range f.real {
+		if f.real[i] == "" {
+			continue
+		}
+		if !ok {
+			if real, ok = resolveExisting(path); !ok {
+				return false
+			}
+		}
+		if within(f.real[i], real) {
 			return true
 		}
 	}
