@@ -29,7 +29,8 @@ func Context(ctx context.Context, dir string, exclude ...string) (text string, c
 	if !mayBeInWorkTree(dir) {
 		return "", false, ErrNoRepo
 	}
-	g := lookGuard(ctx, dir)
+	look := lookedRepo(dir)
+	g := lookGuard(ctx, dir, look)
 	// The whole work tree (":/"), whatever dir is, with paths relative to
 	// its top. The status, the longer of the two, starts first.
 	args := []string{"-c", "status.relativePaths=false", "status", "--short", "--branch", "--untracked-files=normal", "--ignore-submodules=dirty", "--", ":/"}
@@ -40,13 +41,22 @@ func Context(ctx context.Context, dir string, exclude ...string) (text string, c
 	if err != nil {
 		return "", false, err
 	}
-	var log []byte
-	// --no-show-signature: log.showSignature would run gpg.program (or
-	// gpg.ssh.program) on every commit, and the subjects need no
-	// signature.
-	if lg, err := startGuarded(ctx, Timeout, g, dir, nil, "log", fmt.Sprintf("-%d", recentCommits), "--no-show-signature", "--format=%s"); err == nil {
-		// A repository without commits has no log; that is not an error.
-		log, _ = lg.finish(nil)
+	// The subjects are read from the repository's files where they can
+	// be (nativelog.go), and git lists them otherwise.
+	log, native := []byte(nil), false
+	if look != nil {
+		log, native = nativeSubjects(look.gitDir, look.common, recentCommits)
+	}
+	if !native {
+		// --no-show-signature: log.showSignature would run gpg.program
+		// (or gpg.ssh.program) on every commit, and the subjects need
+		// no signature.
+		lg, err := startGuarded(ctx, Timeout, g, dir, nil, "log", fmt.Sprintf("-%d", recentCommits), "--no-show-signature", "--format=%s")
+		if err == nil {
+			// A repository without commits has no log; that is not
+			// an error.
+			log, _ = lg.finish(nil)
+		}
 	}
 	status, err := st.finish(nil)
 	if err != nil {
@@ -104,21 +114,33 @@ func Context(ctx context.Context, dir string, exclude ...string) (text string, c
 // there is no filter to turn off and no listing is needed. Otherwise, or
 // when git's discovery may not be the plain one (discover), the guard is
 // the directory's listed one (guardFor), as for every other git.
-func lookGuard(ctx context.Context, dir string) *guard {
+func lookGuard(ctx context.Context, dir string, look *lookRepo) *guard {
+	if look == nil || configMayName(look.common, look.gitDir, "filter") {
+		return guardFor(ctx, dir)
+	}
+	return &guard{noDiffDrivers: true, noHooks: true, env: look.env}
+}
+
+// lookRepo is the repository git reads in a directory, as the first look
+// finds it.
+type lookRepo struct {
+	gitDir, common string
+	env            []string // the pinned repository's, for git
+}
+
+// lookedRepo is the repository git reads in dir: the one a session
+// recorded, to which git is pinned and whose files are the ones read,
+// else the plain discovery's; nil when git's discovery may not be the
+// plain one, and only git can say.
+func lookedRepo(dir string) *lookRepo {
 	r := discover(dir)
 	if r == nil {
-		return guardFor(ctx, dir)
+		return nil
 	}
-	gitDir, common, env := r.GitDir, commonDir(r.GitDir), []string(nil)
 	if p := pinFor(dir); p != nil && !p.unpinned {
-		// A session recorded the repository: git is pinned to it, and
-		// its files are the ones read.
-		gitDir, common, env = p.gitDir, p.common, p.env()
+		return &lookRepo{gitDir: p.gitDir, common: p.common, env: p.env()}
 	}
-	if configMayName(common, gitDir, "filter") {
-		return guardFor(ctx, dir)
-	}
-	return &guard{noDiffDrivers: true, noHooks: true, env: env}
+	return &lookRepo{gitDir: r.GitDir, common: commonDir(r.GitDir)}
 }
 
 // ListForGuard reads the configuration listing of the work tree at top

@@ -18,13 +18,13 @@ func TestFirstLookListsNoConfigurationWithoutAFilter(t *testing.T) {
 	trustEnv(t)
 	ctx := context.Background()
 	dir := repo(t)
-	if g := lookGuard(ctx, dir); g.entries != nil || cachedGuard(dir) != nil {
+	if g := lookGuard(ctx, dir, lookedRepo(dir)); g.entries != nil || cachedGuard(dir) != nil {
 		t.Fatalf("a plain repository's first look listed the configuration: %+v", g)
 	}
 	listed := func(why string) {
 		t.Helper()
 		forgetGuards()
-		if g := lookGuard(ctx, dir); g.entries == nil {
+		if g := lookGuard(ctx, dir, lookedRepo(dir)); g.entries == nil {
 			t.Fatalf("with %s, the first look did not take the listed guard", why)
 		}
 	}
@@ -34,7 +34,7 @@ func TestFirstLookListsNoConfigurationWithoutAFilter(t *testing.T) {
 	listed("an include in the repository's config")
 	sh(t, dir, "git config --unset include.path")
 	forgetGuards()
-	if g := lookGuard(ctx, dir); g.entries != nil {
+	if g := lookGuard(ctx, dir, lookedRepo(dir)); g.entries != nil {
 		t.Fatalf("the repository's config is plain again, yet the first look listed it")
 	}
 	global := filepath.Join(t.TempDir(), "gitconfig")
@@ -62,7 +62,7 @@ func TestFirstLookWithoutAListingRunsNoFsmonitor(t *testing.T) {
 	// to check it all the same).
 	sh(t, dir, `c=$(git cat-file commit HEAD | awk '{print} /^committer/ {print "gpgsig -----BEGIN PGP SIGNATURE-----"; print " x"; print " -----END PGP SIGNATURE-----"}' | git hash-object -t commit -w --stdin) && git update-ref HEAD $c`)
 	sh(t, dir, "git config core.fsmonitor 'echo fsmonitor >> "+ran+"; false' && git config log.showSignature true && git config gpg.program "+gpg+" && echo changed >> README.md")
-	if g := lookGuard(context.Background(), dir); g.entries != nil {
+	if g := lookGuard(context.Background(), dir, lookedRepo(dir)); g.entries != nil {
 		t.Fatal("the test needs the first look without a listing")
 	}
 	text, clean, err := Context(context.Background(), dir)

@@ -8,12 +8,14 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // A checkpoint after a turn used to end in two short git processes one
@@ -172,19 +174,37 @@ const maxLooseCommit = 1 << 20
 // `git cat-file commit` prints); ok is false for one git must read (a
 // packed object, another layout, anything malformed).
 func looseCommit(common, name string) (body []byte, ok bool) {
-	if !isObjectName(name) || len(name) != 40 || nativeStore(common) == nil {
+	door := nativeDoor(common)
+	if door == nil {
 		return nil, false
 	}
-	root, err := os.OpenRoot(common)
+	defer door.Close()
+	return readLooseCommit(door, name)
+}
+
+// nativeDoor is a door rooted at the common directory common for reading
+// its files without git, or nil where its layout is not the plain one
+// (nativeStore) or the directory cannot be opened.
+func nativeDoor(common string) *rootfs.Fs {
+	if nativeStore(common) == nil {
+		return nil
+	}
+	door, err := rootfs.New(common)
 	if err != nil {
+		return nil
+	}
+	return door
+}
+
+// readLooseCommit reads the loose commit object name through door, rooted
+// at the common directory, as ralph reads every admin file (gitdoor.go):
+// no link on the way, nothing but a regular file, opened without
+// blocking, and inflated to at most maxLooseCommit.
+func readLooseCommit(door *rootfs.Fs, name string) (body []byte, ok bool) {
+	if len(name) != 40 || !isObjectName(name) {
 		return nil, false
 	}
-	defer root.Close()
-	p := path.Join("objects", name[:2], name[2:])
-	if fi, err := root.Lstat(p); err != nil || !fi.Mode().IsRegular() {
-		return nil, false
-	}
-	f, err := root.Open(p)
+	f, err := door.OpenRegular(filepath.Join(door.Dir(), "objects", name[:2], name[2:]))
 	if err != nil {
 		return nil, false
 	}
