@@ -73,6 +73,10 @@ func nativeSubjects(gitDir, common string, n int) (out []byte, ok bool) {
 		if seen[name] {
 			return nil
 		}
+		if len(seen) == maxLogReads {
+			// An octopus of thousands of parents: git walks it.
+			return errGitMustTell
+		}
 		seen[name] = true
 		c, err := readCommit(door, name)
 		if err != nil {
@@ -102,6 +106,9 @@ func nativeSubjects(gitDir, common string, n int) (out []byte, ok bool) {
 	}
 	return b.Bytes(), true
 }
+
+// maxLogReads bounds the commits one walk reads here.
+const maxLogReads = 256
 
 // logCommit is what the walk needs of one commit.
 type logCommit struct {
