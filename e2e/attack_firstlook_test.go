@@ -77,8 +77,9 @@ func TestFirstLookRunsNoProgramOfTheModels(t *testing.T) {
 // and when its request reaches the model. The wrapper makes the listing of
 // the configuration (git config --list, which the session's guard needs)
 // take two seconds: the request must reach the model before that listing
-// ends, after the first look's status and log, which the system prompt
-// needs, have ended.
+// ends, after the first look's status, which the system prompt needs, has
+// ended. The latest commit subjects are loose objects there, read from
+// the repository's files: no git log runs, and the request carries them.
 func TestTheRequestWaitsForNoListing(t *testing.T) {
 	t.Parallel()
 	realGit := needTool(t, "git", "git")
@@ -129,15 +130,21 @@ func TestTheRequestWaitsForNoListing(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"end status", "end log", "request", "end config"} {
+	for _, want := range []string{"end status", "request", "end config"} {
 		if _, ok := at[want]; !ok {
 			t.Fatalf("no %q in the record", want)
 		}
 	}
+	if _, ok := at["start log"]; ok {
+		t.Errorf("a git log ran for subjects that are loose objects")
+	}
 	if at["request"] > at["end config"] {
 		t.Errorf("the request waited for the listing of the configuration")
 	}
-	if at["request"] < at["end status"] || at["request"] < at["end log"] {
-		t.Errorf("the request left before the first look's status and log ended")
+	if at["request"] < at["end status"] {
+		t.Errorf("the request left before the first look's status ended")
+	}
+	if reqs := srv.Requests(); len(reqs) == 0 || !strings.Contains(string(reqs[0].Body), "Recent commits") {
+		t.Errorf("the request lacks the latest commit subjects")
 	}
 }

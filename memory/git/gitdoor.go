@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/spf13/afero"
@@ -24,9 +25,33 @@ import (
 // blocking. In a linked worktree the git dir lies outside the project;
 // the door is rooted there, not at the project.
 
-// maxAdminFile bounds what ralph reads of one admin file: an index of a
-// million files is about 100 MB.
+// maxAdminFile bounds what ralph reads of an index (the index, a split
+// index's shared part): an index of a million files is about 100 MB.
+// The other admin files are far smaller as git writes them, and each has
+// its own bound (adminLimit): a 1 GB sparse file planted at .git/HEAD or
+// .git/commondir, which costs the model nothing, took ralph's first look
+// 50 seconds and 11 GB of memory to read whole.
 const maxAdminFile = 1 << 30
+
+// Bounds of the admin files that are not an index: packed-refs lists
+// every ref (a hundred thousand tags are about 10 MB); HEAD, a .git file,
+// commondir, a loose ref and a config file are lines.
+const (
+	maxPackedRefs = 64 << 20
+	maxAdminText  = 1 << 20
+)
+
+// adminLimit is the bound of the admin file rel (see maxAdminFile).
+func adminLimit(rel string) int64 {
+	switch base := filepath.Base(rel); {
+	case strings.Contains(base, "index"):
+		// index, sharedindex.<hash>, a session's git-index.
+		return maxAdminFile
+	case base == "packed-refs":
+		return maxPackedRefs
+	}
+	return maxAdminText
+}
 
 // openAdmin opens the file rel (OS-separated, relative to dir) through a
 // door rooted at dir.
@@ -46,7 +71,7 @@ func readAdmin(dir, rel string) ([]byte, error) {
 		return nil, err
 	}
 	defer door.Close()
-	return door.ReadRegular(filepath.Join(door.Dir(), rel), maxAdminFile)
+	return door.ReadRegular(filepath.Join(door.Dir(), rel), adminLimit(rel))
 }
 
 // missing reports an error that says a file is not there; a file that is

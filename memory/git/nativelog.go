@@ -37,7 +37,11 @@ var errGitMustTell = errors.New("git must read this")
 // one subject a line, newest first, in git's order (by committer date,
 // a commit's parents after it in their order, ties in the order met).
 // ok is false when git must tell (see above); a branch without commits
-// has no subjects.
+// has no subjects. Everything it reads is bounded (maxLogRef,
+// maxLogPackedRefs, maxLooseCommit, maxLogReads, maxLogInflated) and goes
+// through the strict door; every commit's name is checked against its
+// bytes, so a loose object planted at a packed commit's name is not taken
+// for it (git reads the pack first).
 func nativeSubjects(gitDir, common string, n int) (out []byte, ok bool) {
 	for _, v := range logEnv {
 		if os.Getenv(v) != "" {
@@ -59,26 +63,32 @@ func nativeSubjects(gitDir, common string, n int) (out []byte, ok bool) {
 	if !noFileBeneath(filepath.Join(common, "refs", "replace")) {
 		return nil, false
 	}
-	if !noReplaceRefs(door) {
+	packed, ok := readPackedRefs(door)
+	if !ok || bytes.Contains(packed, []byte(" refs/replace/")) {
 		return nil, false
 	}
-	head, ok := resolveHead(gitDir, common)
-	if !ok || len(head) != 40 && head != "" {
+	head, ok := nativeHead(gitDir, door, packed)
+	if !ok {
 		return nil, false
 	}
 	var b bytes.Buffer
 	q := &commitQueue{}
 	seen := map[string]bool{}
+	inflated := 0
 	push := func(name string) error {
 		if seen[name] {
 			return nil
 		}
 		if len(seen) == maxLogReads {
-			// An octopus of thousands of parents: git walks it.
+			// An octopus of many parents: git walks it.
 			return errGitMustTell
 		}
 		seen[name] = true
-		c, err := readCommit(door, name)
+		body, ok := readLooseCommit(door, name)
+		if inflated += len(body); !ok || inflated > maxLogInflated {
+			return errGitMustTell // packed, not there, or not as git writes it
+		}
+		c, err := parseLogCommit(body)
 		if err != nil {
 			return err
 		}
@@ -95,9 +105,8 @@ func nativeSubjects(gitDir, common string, n int) (out []byte, ok bool) {
 		c := heap.Pop(q).(*logCommit)
 		b.WriteString(c.subject)
 		b.WriteByte('\n')
-		if i == n-1 {
-			break
-		}
+		// git parses a commit's parents as it takes the commit, the
+		// last one listed too: a missing parent there fails its log.
 		for _, p := range c.parents {
 			if push(p) != nil {
 				return nil, false
@@ -107,8 +116,75 @@ func nativeSubjects(gitDir, common string, n int) (out []byte, ok bool) {
 	return b.Bytes(), true
 }
 
-// maxLogReads bounds the commits one walk reads here.
-const maxLogReads = 256
+// Bounds of what one walk reads.
+const (
+	maxLogReads    = 256      // commits
+	maxLogInflated = 16 << 20 // bytes of commits, all told
+	maxLogRef      = 4 << 10  // HEAD, a loose ref
+)
+
+// nativeHead is HEAD's commit, "" on a branch without commits, read as
+// git writes them and nothing else: HEAD (in gitDir) is a commit's name
+// or "ref: refs/heads/<branch>" for a branch name plainBranch takes, the
+// branch's loose ref (through door, at the common directory) a commit's
+// name, else its line in packed (the packed-refs file). ok is false for
+// anything else, which git resolves.
+func nativeHead(gitDir string, door *rootfs.Fs, packed []byte) (head string, ok bool) {
+	gitDoor, err := rootfs.New(gitDir)
+	if err != nil {
+		return "", false
+	}
+	defer gitDoor.Close()
+	content, ok := readRef(gitDoor, "HEAD")
+	if !ok {
+		return "", false
+	}
+	if isCommitName(content) {
+		return content, true
+	}
+	branch, symbolic := strings.CutPrefix(content, "ref: refs/heads/")
+	if !symbolic || !plainBranch(branch) {
+		return "", false
+	}
+	if loose, ok := readRef(door, filepath.Join("refs", "heads", filepath.FromSlash(branch))); ok {
+		return loose, isCommitName(loose)
+	} else if loose != "" {
+		return "", false // there, but not a file read here
+	}
+	for _, line := range strings.Split(string(packed), "\n") {
+		if oid, name, found := strings.Cut(line, " "); found && name == "refs/heads/"+branch {
+			return oid, isCommitName(oid)
+		}
+	}
+	return "", true
+}
+
+// readRef reads the ref file rel through door, up to maxLogRef bytes,
+// without its one closing newline. ok is false, and content is "" when
+// the file is missing and "?" when it is there but not read here (a link,
+// not a regular file, too large, no closing newline).
+func readRef(door *rootfs.Fs, rel string) (content string, ok bool) {
+	f, err := door.OpenRegular(filepath.Join(door.Dir(), rel))
+	if missing(err) {
+		return "", false
+	}
+	if err != nil {
+		return "?", false
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxLogRef+1))
+	if err != nil || len(data) > maxLogRef {
+		return "?", false
+	}
+	c, found := strings.CutSuffix(string(data), "\n")
+	if !found || strings.ContainsAny(c, "\n\r") {
+		return "?", false
+	}
+	return c, true
+}
+
+// isCommitName reports whether s is a SHA-1 object name as git writes it.
+func isCommitName(s string) bool { return len(s) == 40 && isObjectName(s) }
 
 // logCommit is what the walk needs of one commit.
 type logCommit struct {
@@ -118,82 +194,91 @@ type logCommit struct {
 	seq     int // the order the walk met it in, for ties
 }
 
-// readCommit reads the loose commit name through door (readLooseCommit).
-func readCommit(door *rootfs.Fs, name string) (*logCommit, error) {
-	body, ok := readLooseCommit(door, name)
-	if !ok {
-		return nil, errGitMustTell // packed, not there, or not as git writes it
-	}
-	return parseLogCommit(body)
-}
-
 // parseLogCommit reads a commit's parents, its committer date and its
 // subject as git's %s gives it: the message's first paragraph, after any
 // blank lines, its lines without their trailing white space and joined
-// by a space.
+// by a space. It takes only the layout git writes, "tree", then the
+// "parent" lines, "author" and "committer" ("Name <email> 1700000000
+// +0000"), then any other headers, none of those four again; git reads
+// some other layouts its own way (the date of a committer line that does
+// not follow the author line is 0 to it), and they go to git.
 func parseLogCommit(body []byte) (*logCommit, error) {
+	if bytes.IndexByte(body, 0) >= 0 || bytes.ContainsAny(body, "\v\f") {
+		// git's subject ends at a NUL; whether \v and \f are white space
+		// at a line's end is git's to say.
+		return nil, errGitMustTell
+	}
+	header, message, found := bytes.Cut(body, []byte("\n\n"))
+	if !found {
+		return nil, errGitMustTell // no message: not as git writes a commit
+	}
+	lines := strings.Split(string(header), "\n")
 	c := &logCommit{}
-	rest := body
-	dated := false
-	for {
-		line, after, found := bytes.Cut(rest, []byte{'\n'})
-		if !found {
-			return nil, errGitMustTell // no message: not as git writes a commit
+	tree, rest := lines[0], lines[1:]
+	if t, ok := strings.CutPrefix(tree, "tree "); !ok || !isCommitName(t) {
+		return nil, errGitMustTell
+	}
+	for len(rest) > 0 && strings.HasPrefix(rest[0], "parent ") {
+		p := strings.TrimPrefix(rest[0], "parent ")
+		if !isCommitName(p) {
+			return nil, errGitMustTell
 		}
-		rest = after
-		if len(line) == 0 {
-			break
-		}
-		key, value, _ := bytes.Cut(line, []byte{' '})
-		switch string(key) {
-		case "parent":
-			p := string(value)
-			if len(p) != 40 || !isObjectName(p) {
-				return nil, errGitMustTell
-			}
-			c.parents = append(c.parents, p)
-		case "committer":
-			// "Name <email> 1700000000 +0000": the date is the field
-			// after the last '>'.
-			i := bytes.LastIndexByte(value, '>')
-			fields := strings.Fields(string(value[i+1:]))
-			if i < 0 || len(fields) != 2 {
-				return nil, errGitMustTell
-			}
-			d, err := strconv.ParseInt(fields[0], 10, 64)
-			if err != nil || d < 0 {
-				return nil, errGitMustTell
-			}
-			c.date, dated = d, true
-		case "encoding":
-			if e := strings.ToLower(string(value)); e != "utf-8" && e != "utf8" {
+		c.parents, rest = append(c.parents, p), rest[1:]
+	}
+	if len(rest) < 2 || !strings.HasPrefix(rest[0], "author ") || !strings.HasPrefix(rest[1], "committer ") {
+		return nil, errGitMustTell
+	}
+	date, ok := identDate(strings.TrimPrefix(rest[1], "committer "))
+	if !ok {
+		return nil, errGitMustTell
+	}
+	c.date = date
+	for _, line := range rest[2:] {
+		key, value, _ := strings.Cut(line, " ")
+		switch {
+		case strings.HasPrefix(line, "tree") || strings.HasPrefix(line, "parent") || strings.HasPrefix(line, "author") || strings.HasPrefix(line, "committer"):
+			return nil, errGitMustTell
+		case key == "encoding":
+			if e := strings.ToLower(value); e != "utf-8" && e != "utf8" {
 				return nil, errGitMustTell // git would re-encode it
 			}
 		}
 	}
-	if !dated {
-		return nil, errGitMustTell
-	}
-	if bytes.ContainsAny(rest, "\v\f") {
-		// Whether git counts them as white space at a line's end is
-		// git's to say.
-		return nil, errGitMustTell
-	}
 	var subject []string
-	for len(rest) > 0 {
-		line, after, _ := bytes.Cut(rest, []byte{'\n'})
-		rest = after
-		line = bytes.TrimRight(line, " \t\r")
-		if len(line) == 0 {
+	rest = strings.Split(string(message), "\n")
+	for _, line := range rest {
+		line = strings.TrimRight(line, " \t\r")
+		if line == "" {
 			if len(subject) == 0 {
 				continue // blank lines before the message
 			}
 			break
 		}
-		subject = append(subject, string(line))
+		subject = append(subject, line)
 	}
 	c.subject = strings.Join(subject, " ")
 	return c, nil
+}
+
+// identDate is the date of an identity as git writes one, "Name <email>
+// 1700000000 +0000": one '>', then a space, the seconds in ASCII digits,
+// a space and the zone. Anything else is git's to read.
+func identDate(ident string) (int64, bool) {
+	if strings.Count(ident, ">") != 1 || strings.Count(ident, "<") != 1 {
+		return 0, false
+	}
+	_, after, _ := strings.Cut(ident, ">")
+	secs, zone, found := strings.Cut(strings.TrimPrefix(after, " "), " ")
+	if !found || !strings.HasPrefix(after, " ") || len(zone) != 5 || zone[0] != '+' && zone[0] != '-' || secs == "" {
+		return 0, false
+	}
+	for _, r := range secs + zone[1:] {
+		if r < '0' || r > '9' {
+			return 0, false
+		}
+	}
+	d, err := strconv.ParseInt(secs, 10, 64)
+	return d, err == nil
 }
 
 // commitQueue orders the walk as git's does: the newest committer date
@@ -236,22 +321,21 @@ func noFileBeneath(dir string) bool {
 	return err == nil
 }
 
-// maxLogPackedRefs bounds the packed-refs file looked through for replace
-// refs here; past it (a repository of many thousands of refs), git reads
-// its own.
+// maxLogPackedRefs bounds the packed-refs file read here; past it (a
+// repository of many thousands of refs), git reads its own.
 const maxLogPackedRefs = 4 << 20
 
-// noReplaceRefs reports whether packed-refs, read through door, is
-// missing or names no replace ref.
-func noReplaceRefs(door *rootfs.Fs) bool {
+// readPackedRefs reads packed-refs through door: nil when there is none;
+// ok is false when it is there but not read here.
+func readPackedRefs(door *rootfs.Fs) (data []byte, ok bool) {
 	f, err := door.OpenRegular(filepath.Join(door.Dir(), "packed-refs"))
 	if missing(err) {
-		return true
+		return nil, true
 	}
 	if err != nil {
-		return false
+		return nil, false
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxLogPackedRefs+1))
-	return err == nil && len(data) <= maxLogPackedRefs && !bytes.Contains(data, []byte(" refs/replace/"))
+	data, err = io.ReadAll(io.LimitReader(f, maxLogPackedRefs+1))
+	return data, err == nil && len(data) <= maxLogPackedRefs
 }

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"compress/zlib"
+	"crypto/sha1"
+	"encoding/hex"
 	"errors"
 	"io"
 	"io/fs"
@@ -199,7 +201,11 @@ func nativeDoor(common string) *rootfs.Fs {
 // readLooseCommit reads the loose commit object name through door, rooted
 // at the common directory, as ralph reads every admin file (gitdoor.go):
 // no link on the way, nothing but a regular file, opened without
-// blocking, and inflated to at most maxLooseCommit.
+// blocking. It reads at most maxLooseCommit bytes of the file and of the
+// commit, takes a file only as git writes one (nothing after the
+// compressed stream), and a commit only if its bytes have its name: git
+// reads a pack before a loose object, so a loose copy planted at a packed
+// commit's name would otherwise be read in its place.
 func readLooseCommit(door *rootfs.Fs, name string) (body []byte, ok bool) {
 	if len(name) != 40 || !isObjectName(name) {
 		return nil, false
@@ -209,13 +215,20 @@ func readLooseCommit(door *rootfs.Fs, name string) (body []byte, ok bool) {
 		return nil, false
 	}
 	defer f.Close()
-	zr, err := zlib.NewReader(f)
+	in := bufio.NewReader(io.LimitReader(f, maxLooseCommit+1))
+	zr, err := zlib.NewReader(in)
 	if err != nil {
 		return nil, false
 	}
 	defer zr.Close()
 	raw, err := io.ReadAll(io.LimitReader(zr, maxLooseCommit+64))
-	if err != nil {
+	if err != nil || zr.Close() != nil {
+		return nil, false
+	}
+	if _, err := in.ReadByte(); err != io.EOF {
+		return nil, false // more after the stream, or past the bound
+	}
+	if sum := sha1.Sum(raw); hex.EncodeToString(sum[:]) != name {
 		return nil, false
 	}
 	header, body, found := bytes.Cut(raw, []byte{0})
