@@ -104,7 +104,7 @@ func (b base) hdr(parents ...string) string {
 	return s
 }
 
-// compare reports a BUG when the native reader says ok but differs from git
+// compare fails the test when the native reader says ok but differs from git
 // (or git fails).
 func compare(t *testing.T, b base, what string) {
 	t.Helper()
@@ -114,9 +114,9 @@ func compare(t *testing.T, b base, what string) {
 	case !ok:
 		t.Logf("%s: fell back to git (git: %q, %v)", what, want, err)
 	case err != nil:
-		t.Errorf("BUG %s: native ok=true %q, but git log fails: %v", what, got, err)
+		t.Errorf("%s: native ok=true %q, but git log fails: %v", what, got, err)
 	case got != want:
-		t.Errorf("BUG %s: native %q\n                    git %q", what, got, want)
+		t.Errorf("%s: native %q\n git %q", what, got, want)
 	default:
 		t.Logf("%s: same as git", what)
 	}

@@ -1,8 +1,10 @@
 package git
 
-// Reproductions of the BUGs found in nativeSubjects. Helpers (newBase,
-// rawCommit, looseFile, zlibOf, nativeWithin, gitLog, gittestEnv, au, cm)
-// are in nativelog_attack_test.go.
+// What an attack on nativeSubjects found it read otherwise than git, or
+// at a cost git's bound would not allow; each now reads as git does or
+// leaves the commit to git. Helpers (newBase, rawCommit, looseFile,
+// zlibOf, nativeWithin, gitLog, gittestEnv, au, cm) are in
+// nativelog_attack_test.go.
 
 import (
 	"bytes"
@@ -24,9 +26,9 @@ func sameAsGit(t *testing.T, b base, what string) {
 	}
 }
 
-// 1. A NUL in the message: git's %s stops at it, the native reader keeps
-// it (and puts a NUL byte in the system prompt).
-func TestBugNulInSubject(t *testing.T) {
+// A NUL in the message: git's %s stops at it; the reader kept it (a NUL
+// byte in the system prompt), and now leaves such a commit to git.
+func TestNativeSubjectsLeaveANulToGit(t *testing.T) {
 	gittestEnv(t)
 	b := newBase(t)
 	h := rawCommit(t, b.dir, b.hdr(b.root)+au+cm("1700000001")+"\nsub\x00hidden\n")
@@ -34,11 +36,11 @@ func TestBugNulInSubject(t *testing.T) {
 	sameAsGit(t, b, "NUL in message")
 }
 
-// 2. The walk's date is not git's: git takes the committer date only from
-// the line right after an "author" line right after the parents
-// (parse_commit_date), else 0; the native reader takes any committer
-// line's, the last one, and splits on Unicode spaces.
-func TestBugWalkDateNotGits(t *testing.T) {
+// The walk's dates are git's: git takes the committer date only from the
+// line right after an "author" line right after the parents
+// (parse_commit_date), else 0; the reader took any committer line's, the
+// last one, split on Unicode spaces. Any other layout goes to git now.
+func TestNativeSubjectsDateCommitsAsGitDoes(t *testing.T) {
 	gittestEnv(t)
 	for name, xhead := range map[string]string{
 		"no author line":             cm("1700000900"),
@@ -58,9 +60,9 @@ func TestBugWalkDateNotGits(t *testing.T) {
 	}
 }
 
-// 3. A parent line after the author line: git reads parents only right
-// after the tree line and ignores it; the native reader walks it.
-func TestBugParentAfterAuthor(t *testing.T) {
+// A parent line after the author line: git reads parents only right after
+// the tree line and ignores it; the reader walked it.
+func TestNativeSubjectsWalkOnlyGitsParents(t *testing.T) {
 	gittestEnv(t)
 	b := newBase(t)
 	z := rawCommit(t, b.dir, b.hdr(b.root)+au+cm("1700000950")+"\nZ, not X's parent for git\n")
@@ -69,10 +71,10 @@ func TestBugParentAfterAuthor(t *testing.T) {
 	sameAsGit(t, b, "parent after author")
 }
 
-// 4. git looks in the packs before the loose objects; a loose object of
-// another content at a packed commit's name is what the native reader
-// shows, git the packed one.
-func TestBugLooseShadowsPacked(t *testing.T) {
+// git looks in the packs before the loose objects: a loose object of
+// another content at a packed commit's name was what the reader showed,
+// where git shows the packed one. A commit's bytes must have its name.
+func TestNativeSubjectsTakeNoLooseCopyOfAPackedCommit(t *testing.T) {
 	gittestEnv(t)
 	b := newBase(t)
 	sh(t, b.dir, "git commit -q --allow-empty -m 'real tip' && git repack -q -a -d && git prune-packed")
@@ -82,10 +84,9 @@ func TestBugLooseShadowsPacked(t *testing.T) {
 	sameAsGit(t, b, "loose object shadowing a packed one")
 }
 
-// 5. A sparse 1 GB .git/HEAD (free on disk): resolveHead reads it whole
-// (maxAdminFile), ~3 GB allocated and seconds in nativeSubjects alone, on
-// top of discover's own read of it.
-func TestBugSparseHeadIsReadWhole(t *testing.T) {
+// A sparse 1 GB .git/HEAD (free on disk) was read whole (maxAdminFile):
+// 3 GB allocated and seconds in nativeSubjects alone.
+func TestNativeSubjectsReadNoSparseHeadWhole(t *testing.T) {
 	gittestEnv(t)
 	b := newBase(t)
 	sh(t, b.dir, "truncate -s 1G .git/HEAD")
@@ -96,10 +97,10 @@ func TestBugSparseHeadIsReadWhole(t *testing.T) {
 	}
 }
 
-// 6. The compressed size of a loose object is not bounded, only what it
-// inflates to: empty deflate blocks cost input without output (~5 s a GB,
-// no timeout, where the git it replaces has one).
-func TestBugEmptyDeflateBlocks(t *testing.T) {
+// The compressed size of a loose object was not bounded, only what it
+// inflates to: empty deflate blocks cost input without output (5 s a GB,
+// with no time limit, where the git it replaces has one).
+func TestNativeSubjectsBoundTheCompressedFile(t *testing.T) {
 	gittestEnv(t)
 	b := newBase(t)
 	body := b.hdr(b.root) + au + cm("1700000001") + "\nslow\n"
@@ -121,9 +122,9 @@ func TestBugEmptyDeflateBlocks(t *testing.T) {
 	}
 }
 
-// 7. (low) git fails, the native reader answers: a commit without a tree
-// line, bytes after the zlib stream, HEAD or a ref spelled as git refuses.
-func TestBugNativeAnswersWhereGitFails(t *testing.T) {
+// Where git fails, the reader answered: a commit without a tree line,
+// bytes after the zlib stream, HEAD or a ref spelled as git refuses.
+func TestNativeSubjectsFailWhereGitFails(t *testing.T) {
 	gittestEnv(t)
 	b := newBase(t)
 	m := rawCommit(t, b.dir, "parent "+b.root+"\n"+au+cm("1700001000")+"\nno tree\n")
