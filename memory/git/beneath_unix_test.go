@@ -110,6 +110,18 @@ func TestCheckpointRefsFollowNoLink(t *testing.T) {
 	if _, err := cps.Record(ctx, "4", "turn"); !errors.Is(err, ErrLinkedGitDir) || !strings.Contains(err.Error(), ".git/refs is not a plain directory") {
 		t.Fatalf("a linked refs: %v", err)
 	}
+	// A fan-out directory of objects swapped for a link is refused too:
+	// git's add would write the next blob through it. The guard lists the
+	// objects directory by the types it gives (readDirTyped), not by an
+	// lstat of each entry.
+	sh(t, dir, "rm .git/refs && mv .git/refs.real .git/refs && mkdir -p '"+outside+"/zz' && ln -s '"+outside+"/zz' .git/objects/zz && echo 5 > n.txt")
+	if _, err := cps.Record(ctx, "5", "turn"); !errors.Is(err, ErrLinkedGitDir) || !strings.Contains(err.Error(), "objects/zz") {
+		t.Fatalf("a linked fan-out directory: %v", err)
+	}
+	sh(t, dir, "rm .git/objects/zz")
+	if _, err := cps.Record(ctx, "5", "turn"); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestRestoreReplacesWhatStandsInTheWay: the restore's direct writes keep

@@ -51,7 +51,7 @@ func guardRepo(common, session string, create bool, refs ...string) error {
 		return notPlain("packed-refs")
 	}
 	if f, err := b.root.Open("objects"); err == nil {
-		entries, _ := f.ReadDir(-1)
+		entries, _ := readDirTyped(f)
 		_ = f.Close()
 		for _, e := range entries {
 			if len(e.Name()) == 2 && e.Type()&fs.ModeSymlink != 0 {
@@ -98,7 +98,7 @@ func guardRepo(common, session string, create bool, refs ...string) error {
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	entries, _ := f.ReadDir(-1)
+	entries, _ := readDirTyped(f)
 	_ = f.Close()
 	for _, e := range entries {
 		if e.Type()&fs.ModeSymlink != 0 {

@@ -87,9 +87,22 @@ func ClipMiddle(s string, n int, mark func(omitted int) string) string {
 // line fits the screen however wide its characters are. Control characters
 // count as zero cells, so callers flatten line breaks first. A bound below
 // one cell gives the empty string.
+//
+// A long s is measured only as far as the cut: the width of a whole task
+// prompt (a few kilobytes, segmented into graphemes) was a tenth of a
+// long run's CPU, spent on the one line that names a child's task. A
+// grapheme is at most two cells wide, and the graphemes of a prefix are
+// those of s but for its last, so a prefix more than n+2 cells wide
+// holds every grapheme the cut keeps, and clipping it gives what
+// clipping s does.
 func ClipWidth(s string, n int) string {
 	if n <= 0 {
 		return ""
+	}
+	if k := 4 * (n + 3); len(s) > k {
+		if p := s[:cutBefore(s, k)]; runewidth.StringWidth(p) > n+2 {
+			return runewidth.Truncate(p, n, Ellipsis)
+		}
 	}
 	if runewidth.StringWidth(s) <= n {
 		return s

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mattn/go-runewidth"
 )
 
 func TestHeadTail(t *testing.T) {
@@ -137,6 +139,40 @@ func TestClipWidth(t *testing.T) {
 		if got := ClipWidth(tt.s, tt.n); got != tt.want {
 			t.Errorf("ClipWidth(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
 		}
+	}
+}
+
+// TestClipWidthOfALongString: a long string, measured only as far as its
+// cut (ClipWidth), is clipped exactly as measuring all of it does, for
+// wide characters, emoji joined into one grapheme, combining marks,
+// flags, controls and invalid bytes, at every bound up to past its width.
+func TestClipWidthOfALongString(t *testing.T) {
+	pieces := []string{"a", "é", "e\u0301", "世", "🙂", "👩\u200d👩\u200d👧", "🇫🇷", "\u200b", "\xff", " ", "\u0300\u0300\u0300", "ｱ", "§"}
+	whole := func(s string, n int) string {
+		if runewidth.StringWidth(s) <= n {
+			return s
+		}
+		return runewidth.Truncate(s, n, Ellipsis)
+	}
+	seed := uint32(1)
+	for trial := 0; trial < 150; trial++ {
+		var b strings.Builder
+		for b.Len() < 40+trial*8 {
+			seed = seed*1664525 + 1013904223
+			b.WriteString(pieces[int(seed>>16)%len(pieces)])
+		}
+		s := b.String()
+		for n := 1; n <= runewidth.StringWidth(s)+2; n += 1 + n/8 {
+			if got, want := ClipWidth(s, n), whole(s, n); got != want {
+				t.Fatalf("ClipWidth(%q, %d) = %q, want %q", s, n, got, want)
+			}
+		}
+	}
+	// Zero-width runes make a prefix narrow whatever its length: the
+	// whole string is measured then.
+	s := strings.Repeat("\u0300", 2000) + strings.Repeat("x", 50)
+	if got, want := ClipWidth(s, 10), whole(s, 10); got != want {
+		t.Fatalf("a string of marks clipped to %q, want %q", got, want)
 	}
 }
 
