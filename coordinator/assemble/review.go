@@ -116,8 +116,8 @@ func attemptDiff(ctx context.Context, p *project.Project, t planfile.Task, attem
 	}
 	base := ""
 	suffix := fmt.Sprintf("-%d", attempt)
-	for _, e := range p.CheckpointLog(p.Session.ID) {
-		if e.Task == t.ID && strings.HasSuffix(e.Ref, suffix) {
+	for _, e := range p.TaskEntries(p.Session.ID, t.ID) {
+		if strings.HasSuffix(e.Ref, suffix) {
 			base = e.Parent
 		}
 	}

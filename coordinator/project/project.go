@@ -145,6 +145,9 @@ type Options struct {
 
 // Project is an opened project. Close it on every exit path.
 type Project struct {
+	// taskLog is the checkpoint log's task entries, read as it grows
+	// (TaskEntries).
+	taskLog taskLog
 	// plan is the latest plan made here (StartPlan), for DropPlan.
 	planMu sync.Mutex
 	plan   *tools.PlanWriter

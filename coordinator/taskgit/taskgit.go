@@ -65,7 +65,7 @@ func New(p *project.Project, run *memory.RunConfig) loop.TaskGit {
 	// git names worktrees by their real paths.
 	return newTaskGit(deps{
 		repo: repo, cps: cps, session: p.Session, redactor: p.Redactor, fs: p.Fs,
-		log:     func() []git.Entry { return p.CheckpointLog(p.Session.ID) },
+		taskLog: func(id string) []git.Entry { return p.TaskEntries(p.Session.ID, id) },
 		rooted:  p.Tools.Rooted,
 		noteErr: p.NoteGitError,
 	}, filepath.Join(root, memory.StateDir, worktreesDir), run)
@@ -87,8 +87,8 @@ type deps struct {
 	session  *memory.Session
 	redactor *memory.Redactor
 	fs       afero.Fs
-	// log reads the session's checkpoint log.
-	log func() []git.Entry
+	// taskLog reads the session's checkpoint log's entries of one task.
+	taskLog func(id string) []git.Entry
 	// rooted is the project's tools rooted in a task's worktree.
 	rooted func(dir string) (*tools.Toolset, error)
 	// noteErr tells the person of git work that failed.
@@ -321,10 +321,7 @@ func (g *taskGit) Done(ctx context.Context, t planfile.Task, attempt int, summar
 // taskPaths are the files every checkpointed attempt at a task changed.
 func (g *taskGit) taskPaths(id string) []string {
 	var paths []string
-	for _, e := range g.log() {
-		if e.Kind != git.KindTask || e.Task != id {
-			continue
-		}
+	for _, e := range g.taskLog(id) {
 		for _, f := range e.Files {
 			if !slices.Contains(paths, f.Path) {
 				paths = append(paths, f.Path)

@@ -65,7 +65,15 @@ func testGit(t *testing.T, run *memory.RunConfig, log []git.Entry) (*taskGit, st
 	})
 	g := newTaskGit(deps{
 		repo: repo, cps: noCheckpoints{}, session: s, redactor: memory.NewRedactor(secret), fs: fs,
-		log:     func() []git.Entry { return log },
+		taskLog: func(id string) []git.Entry {
+			var mine []git.Entry
+			for _, e := range log {
+				if e.Kind == git.KindTask && e.Task == id {
+					mine = append(mine, e)
+				}
+			}
+			return mine
+		},
 		rooted:  func(string) (*tools.Toolset, error) { return nil, nil },
 		noteErr: func(err error) { noted = append(noted, err) },
 	}, filepath.Join(dir, memory.StateDir, worktreesDir), run)
