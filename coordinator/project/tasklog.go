@@ -8,6 +8,7 @@ import (
 
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // taskLog is the task entries of the session's checkpoint log, by task,
@@ -25,6 +26,12 @@ type taskLog struct {
 	byTask  map[string][]git.Entry
 }
 
+// maxLogRead bounds what one ask reads of the log: a 10,000-task run's
+// whole log is about 5 MB, and a first read past this is no log ralph
+// wrote (a task's entries are then none, as for a log that cannot be
+// read).
+const maxLogRead = 256 << 20
+
 // TaskEntries is the checkpoint log's entries of the task with this id
 // (kind task), in the log's order: the checkpoints of its attempts.
 func (p *Project) TaskEntries(session, id string) []git.Entry {
@@ -40,19 +47,17 @@ func (p *Project) TaskEntries(session, id string) []git.Entry {
 
 // follow reads the log's lines appended since the last read.
 func (l *taskLog) follow(p *Project, session string) {
-	f, err := p.Fs.Open(memory.LogPath(p.Root, session, git.LogName))
+	// Opened as the small reader opens a file: a FIFO or a device in the
+	// log's place is refused, not waited on.
+	f, fi, err := rootfs.OpenSmall(p.Fs, memory.LogPath(p.Root, session, git.LogName))
 	if err != nil {
 		return
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return
-	}
 	if fi.Size() < l.off {
 		l.off, l.byTask = 0, nil
 	}
-	if fi.Size() == l.off {
+	if fi.Size() == l.off || fi.Size()-l.off > maxLogRead {
 		return
 	}
 	buf := make([]byte, fi.Size()-l.off)
