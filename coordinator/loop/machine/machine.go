@@ -380,8 +380,25 @@ func (m *Machine) nothingLeftBut(now time.Time, f *planfile.TaskFile, but string
 // are in all, and how long until the first held one may start.
 func (m *Machine) ready(f *planfile.TaskFile, now time.Time, but string, n int) ([]planfile.Task, int, time.Duration) {
 	b := decide.Backoff{NotBefore: m.notBefore, Now: now}
-	top, count := f.ReadyFirst(func(id string) bool { return id == but || m.IsRunning(id) || b.Holds(id) }, n)
+	// The pass over the plan asks about every open task, ten thousand of
+	// them in a long plan, at every step: where nothing is in flight,
+	// left out or backing off, it asks nothing.
+	var exclude func(id string) bool
+	if but != "" || len(m.running) > 0 || m.anyHeld(now) {
+		exclude = func(id string) bool { return id == but || m.IsRunning(id) || b.Holds(id) }
+	}
+	top, count := f.ReadyFirst(exclude, n)
 	return top, count, b.Wait
+}
+
+// anyHeld reports whether a task is still backing off at now.
+func (m *Machine) anyHeld(now time.Time) bool {
+	for _, nb := range m.notBefore {
+		if nb.After(now) {
+			return true
+		}
+	}
+	return false
 }
 
 // Answer is the person's answer to the pending question: yes, or no
