@@ -111,6 +111,9 @@ type Checkpoints struct {
 	// left was read.
 	held     []string
 	heldRead bool
+	// uncached says the next status must not trust the untracked cache:
+	// ralph's index was written between two statuses (held.go).
+	uncached bool
 
 	// convertOnce reads whether git may convert files here (mayConvert).
 	convertOnce sync.Once

@@ -28,7 +28,10 @@ func (c *Checkpoints) isState(p string) bool {
 // configured untracked mode matches the one asked for; ralph's directory
 // is therefore left out here rather than by an exclude pathspec.
 func (c *Checkpoints) status(ctx context.Context, env []string, links *linkCheck) (changed, skipped []string, size int64, err error) {
-	out, err := c.statusOut(ctx, env, true)
+	out, err := c.statusOut(ctx, env, !c.uncached)
+	if err == nil {
+		c.uncached = false
+	}
 	if err == nil && c.staleRepoListed(out) {
 		// The untracked cache keeps a nested repository by its name in
 		// its parent's listing, and only the parent directory's own
