@@ -402,7 +402,7 @@ func startsWithWord(title, id string) bool {
 // story has them, so ones a person added by hand survive. The title and the
 // lines under the task are the person's and are left alone.
 func (f *TaskFile) updateFromStory(k int, passes bool, meta map[string]string) (bool, error) {
-	before := f.lines[f.tasks[k].line].text
+	before := f.text(f.tasks[k].line)
 	if passes && f.tasks[k].state != TaskDone {
 		if err := f.setState(k, TaskDone, stateChar[TaskDone]); err != nil {
 			return false, err
@@ -415,7 +415,7 @@ func (f *TaskFile) updateFromStory(k int, passes bool, meta map[string]string) (
 			}
 		}
 	}
-	return f.lines[f.tasks[k].line].text != before, nil
+	return f.text(f.tasks[k].line) != before, nil
 }
 
 // prdPriority reads a priority that is a whole number, or a string holding
@@ -541,7 +541,7 @@ func (f *TaskFile) insertBody(at int, body []string) error {
 	if len(body) == 0 {
 		return nil
 	}
-	task := f.lines[at].text
+	task := f.text(at)
 	indent := task[:len(task)-len(strings.TrimLeft(task, " \t"))] + "  "
 	lines := make([]string, len(body))
 	for i, b := range body {
@@ -580,7 +580,7 @@ func (f *TaskFile) insertHeader(doc *prdDoc) error {
 		}
 	}
 	var lines []string
-	if at > 0 && strings.TrimSpace(f.lines[at-1].text) != "" {
+	if at > 0 && strings.TrimSpace(f.text(at-1)) != "" {
 		lines = append(lines, "")
 	}
 	lines = append(lines, level+" "+plainLine("", name), "")
@@ -601,8 +601,8 @@ func (f *TaskFile) insertHeader(doc *prdDoc) error {
 // parse then sees different tasks, the insertion is undone and an error
 // returned: the lines were meant to be prose.
 func (f *TaskFile) insertPlain(at int, texts []string) error {
+	f.ownLines()
 	saved := slices.Clone(f.lines)
-	f.own()
 	f.relaid = true
 	before := len(f.tasks)
 	eol := f.lineEnding()

@@ -2,6 +2,7 @@ package planfile
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -71,11 +72,22 @@ type TaskFile struct {
 	lines []lineRec
 	info  []lineInfo
 	tasks []*taskRec
-	// shared says the three slices are also another TaskFile's (the
-	// parse cache's, see tasks_cache.go): the first edit copies them
-	// (own), so a file handed out can be edited without touching the copy
-	// kept for the next read.
+	// shared says the slices are also another TaskFile's (the parse
+	// cache's, see tasks_cache.go): the first edit copies the task
+	// records (own), so a file handed out can be edited without touching
+	// the copy kept for the next read.
 	shared bool
+	// over holds the text of the lines setLine replaced while lines was
+	// shared, by line index; text reads through it. Copying every line
+	// at every edit of a shared file was two copies of the whole plan a
+	// task (on ten thousand tasks 320 KB of strings each, and a tenth of
+	// the loop's time with the collection that followed); the lines
+	// themselves are copied once over holds overMax of them (ownLines).
+	// Copies share over until either is edited (own copies it).
+	over map[int]string
+	// linesOwn says lines is f's alone (ownLines made it), so that
+	// setLine writes it in place.
+	linesOwn bool
 	// ids is idIndex's map, built once per parse and dropped when an edit
 	// changes an id; it is never written after it is built, so copies
 	// share it. dupIDs says two tasks have the same id, missingIDs that
@@ -131,15 +143,43 @@ func (f *TaskFile) own() {
 		return
 	}
 	// info is not copied: no edit writes into it (reparse makes a new
-	// one), and a record is replaced, never changed in place.
-	f.lines, f.tasks = slices.Clone(f.lines), slices.Clone(f.tasks)
+	// one), and a record is replaced, never changed in place. Nor are
+	// the lines: a replaced one goes to over (setLine).
+	f.tasks, f.over = slices.Clone(f.tasks), maps.Clone(f.over)
 	f.shared = false
+}
+
+// overMax is how many replaced lines over holds before ownLines folds
+// them into a copy of the lines: looking one up stays a small map's, and
+// the copy costs once per overMax edits what it cost at each.
+const overMax = 256
+
+// ownLines makes f's lines f's alone, with what over held written in, for
+// an edit that inserts or changes a line in place.
+func (f *TaskFile) ownLines() {
+	f.own()
+	if f.linesOwn {
+		return
+	}
+	lines := slices.Clone(f.lines)
+	for i, t := range f.over {
+		lines[i].text = t
+	}
+	f.lines, f.over, f.linesOwn = lines, nil, true
+}
+
+// text is line i's text, as the edits left it.
+func (f *TaskFile) text(i int) string {
+	if t, ok := f.over[i]; ok {
+		return t
+	}
+	return f.lines[i].text
 }
 
 // share returns a copy of f that shares its slices, both marked shared,
 // so that whichever is edited first copies them.
 func (f *TaskFile) share() *TaskFile {
-	f.shared = true
+	f.shared, f.linesOwn = true, false
 	g := *f
 	return &g
 }
@@ -214,7 +254,7 @@ var stateChar = map[TaskState]byte{TaskOpen: ' ', TaskDone: 'x', TaskInProgress:
 // ParseTasks parses any bytes. Lines it does not recognise are kept as text,
 // so it cannot fail, and Bytes returns data unchanged until an edit.
 func ParseTasks(data []byte) *TaskFile {
-	f := &TaskFile{lines: splitLines(string(data))}
+	f := &TaskFile{lines: splitLines(string(data)), linesOwn: true}
 	f.reparse()
 	return f
 }
@@ -248,12 +288,12 @@ func splitLines(s string) []lineRec {
 // Bytes returns the file's current content.
 func (f *TaskFile) Bytes() []byte {
 	n := 0
-	for _, l := range f.lines {
-		n += len(l.text) + len(l.eol)
+	for i, l := range f.lines {
+		n += len(f.text(i)) + len(l.eol)
 	}
 	b := make([]byte, 0, n)
-	for _, l := range f.lines {
-		b = append(b, l.text...)
+	for i, l := range f.lines {
+		b = append(b, f.text(i)...)
 		b = append(b, l.eol...)
 	}
 	return b
@@ -263,6 +303,9 @@ func (f *TaskFile) Bytes() []byte {
 // multi-line HTML comments hide task-like lines, because a person who fences
 // or comments out "- [ ] x" does not mean it as a task.
 func (f *TaskFile) reparse() {
+	if len(f.over) > 0 {
+		f.ownLines()
+	}
 	f.ids, f.memo = nil, &parseMemo{}
 	f.info = make([]lineInfo, len(f.lines))
 	// Every task line has a '[', so counting them sizes the slice once.

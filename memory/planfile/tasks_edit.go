@@ -47,8 +47,19 @@ func (f *TaskFile) setLine(i int, text string) error {
 		count(&n, r.state, 1)
 		f.memo.counts.Store(&n)
 	}
-	f.spliced = append(f.spliced, splice{line: old.line, was: len(f.lines[old.line].text)})
-	f.lines[old.line].text = text
+	f.spliced = append(f.spliced, splice{line: old.line, was: len(f.text(old.line))})
+	switch {
+	case f.linesOwn:
+		f.lines[old.line].text = text
+	case len(f.over) < overMax:
+		if f.over == nil {
+			f.over = make(map[int]string)
+		}
+		f.over[old.line] = text
+	default:
+		f.ownLines()
+		f.lines[old.line].text = text
+	}
 	f.tasks[i] = &r
 	return nil
 }
@@ -64,7 +75,7 @@ func (f *TaskFile) patch(before []byte) (after []byte, ok bool) {
 	}
 	last := 0
 	for _, s := range f.spliced {
-		if len(f.lines[s.line].text) != s.was {
+		if len(f.text(s.line)) != s.was {
 			return nil, false
 		}
 		last = max(last, s.line)
@@ -79,14 +90,14 @@ func (f *TaskFile) patch(before []byte) (after []byte, ok bool) {
 		if _, ok := at[i]; ok {
 			at[i] = off
 		}
-		off += len(l.text) + len(l.eol)
+		off += len(f.text(i)) + len(l.eol)
 	}
 	if off > len(before) {
 		return nil, false
 	}
 	after = bytes.Clone(before)
 	for i, o := range at {
-		copy(after[o:], f.lines[i].text)
+		copy(after[o:], f.text(i))
 	}
 	return after, true
 }
@@ -125,7 +136,7 @@ func (f *TaskFile) setState(i int, s TaskState, c byte) error {
 			r = f.tasks[i]
 		}
 	}
-	text := f.lines[r.line].text
+	text := f.text(r.line)
 	return f.setLine(i, text[:r.stateAt]+string(c)+text[r.stateAt+1:])
 }
 
@@ -202,7 +213,7 @@ func (f *TaskFile) setMeta(i int, key, value string, front bool) error {
 	if slices.Equal(toks, r.meta) {
 		return nil
 	}
-	text := f.lines[r.line].text
+	text := f.text(r.line)
 	switch {
 	case r.metaStart >= 0 && len(toks) > 0:
 		text = text[:r.metaStart] + formatMeta(toks) + text[r.metaEnd:]
@@ -366,7 +377,7 @@ func (f *TaskFile) Add(title string, meta map[string]string) Task {
 // insert puts a line at index at and returns the index of the task it
 // became, or undoes the insertion and returns -1.
 func (f *TaskFile) insert(at int, text string) int {
-	f.own()
+	f.ownLines()
 	f.relaid = true
 	saved := slices.Clone(f.lines)
 	ln := lineRec{text: text, eol: f.lineEnding()}

@@ -306,7 +306,7 @@ func (b *urgency) compare(i, j int) int {
 func (f *TaskFile) Order() []Task {
 	// g's records are copies: Order marks tasks done in them as it takes
 	// them, which must not reach f's.
-	g := &TaskFile{tasks: make([]*taskRec, len(f.tasks)), lines: f.lines, info: f.info}
+	g := &TaskFile{tasks: make([]*taskRec, len(f.tasks)), lines: f.lines, over: f.over, info: f.info}
 	for i, r := range f.tasks {
 		c := *r
 		g.tasks[i] = &c
@@ -572,7 +572,7 @@ func (f *TaskFile) Notes(id string) string {
 		if f.info[j].kind == kindTask {
 			break
 		}
-		lines = append(lines, f.lines[j].text)
+		lines = append(lines, f.text(j))
 	}
 	return dedent(lines)
 }
