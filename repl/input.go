@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 )
 
 // Placeholders for the line breaks and tabs of a bracketed paste. readline
@@ -143,11 +144,11 @@ func (t *ttyInput) filter(chunk []byte) []byte {
 			i := bytes.Index(chunk, pasteStart)
 			if i < 0 {
 				keep := partialSuffix(chunk, pasteStart)
-				out = appendTyped(out, chunk[:len(chunk)-keep])
+				out = t.appendKeys(out, chunk[:len(chunk)-keep], true)
 				t.carry = append(t.carry, chunk[len(chunk)-keep:]...)
 				return out
 			}
-			out = appendTyped(out, chunk[:i])
+			out = t.appendKeys(out, chunk[:i], false)
 			chunk = chunk[i+len(pasteStart):]
 			t.inPaste = true
 			continue
@@ -187,6 +188,32 @@ func (t *ttyInput) appendPaste(out, body []byte) []byte {
 		return append(out, shown...)
 	}
 	return append(out, t.folds.fold(unpaste(string(shown)), cols)...)
+}
+
+// appendKeys copies typed bytes (appendTyped) without the terminal's late
+// answers to the start-up query of its background (terminal.LateAnswer),
+// which are no keys. An answer cut off at the end of b is carried to the
+// next read when b ends the chunk (atEnd), and passed on otherwise.
+func (t *ttyInput) appendKeys(out, b []byte, atEnd bool) []byte {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, 0x1b)
+		if i < 0 {
+			return appendTyped(out, b)
+		}
+		out = appendTyped(out, b[:i])
+		b = b[i:]
+		switch n, complete := terminal.LateAnswer(b); {
+		case n > 0 && complete:
+			b = b[n:]
+		case n > 0 && n == len(b) && atEnd:
+			t.carry = append(t.carry, b...)
+			return out
+		default:
+			out = append(out, 0x1b)
+			b = b[1:]
+		}
+	}
+	return out
 }
 
 // appendTyped copies typed bytes without NULs (Ctrl-Space): readline

@@ -170,3 +170,20 @@ func TestPasteFoldCountsLinesOneWay(t *testing.T) {
 		}
 	}
 }
+
+// The terminal's answers to the start-up query of its background, when
+// they come after the query stopped waiting (a busy machine, a slow
+// link), are no keys: "1;2c" once appeared at the prompt. They are
+// dropped, whole or cut between two reads, and the keys around them kept.
+func TestLateTerminalAnswersAreNoKeys(t *testing.T) {
+	in, w, _ := pipeInput(t)
+	ch := readOnce(in)
+	_, _ = w.Write([]byte("a\x1b]11;rgb:0000/0000/0000\x1b\\b\x1b[?1;2cc\x1b]11;rgb:ffff/ffff/ffff\ad\x1b[A"))
+	expectRead(t, ch, "abcd\x1b[A")
+	ch = readOnce(in)
+	_, _ = w.Write([]byte("e\x1b[?62;"))
+	time.Sleep(50 * time.Millisecond)
+	_, _ = w.Write([]byte("22cf"))
+	expectRead(t, ch, "e")
+	expectRead(t, readOnce(in), "f")
+}

@@ -18,7 +18,8 @@ import (
 // from out itself, in raw mode so they are neither echoed nor held back
 // for a whole line, and the terminal's modes are restored before this
 // returns. A terminal that answers nothing costs timeout; one that
-// answers later than that (over a slow link) leaves its answer as input.
+// answers later than that (over a slow link, on a busy machine) leaves
+// its answer as input, which the chat's line editor drops (LateAnswer).
 // Keys the person typed meanwhile are read with the answers and kept for
 // the line editor (TypeAhead).
 //

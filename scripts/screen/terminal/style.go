@@ -171,6 +171,28 @@ func splitAnswers(got []byte) (answers, typed []byte) {
 	return answers, typed
 }
 
+// LateAnswer reports whether b starts with one of the terminal's answers
+// to the background query (OSC 11 or DA1), and how long it is: complete
+// is false for one cut off at the end of b, whose rest is still to come.
+// A terminal slower than queryTimeout (a busy machine, a slow link) sends
+// its answers after the query stopped reading, and the chat's line editor
+// then reads them as keys: "1;2c" appeared at the prompt. No key sends
+// either sequence, so the editor drops them (repl's ttyInput).
+func LateAnswer(b []byte) (n int, complete bool) {
+	n = answerLen(b)
+	if n == 0 {
+		return 0, false
+	}
+	end := b[n-1]
+	switch {
+	case bytes.HasPrefix(b, []byte("\x1b]11;")):
+		complete = end == '\a' || n >= 2 && end == '\\' && b[n-2] == 0x1b
+	default:
+		complete = end == 'c'
+	}
+	return n, complete
+}
+
 // answerLen is the length of the answer b starts with, or 0 when it
 // starts with none. An answer cut off at the end of b counts whole.
 func answerLen(b []byte) int {
