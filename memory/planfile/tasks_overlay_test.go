@@ -57,3 +57,37 @@ func TestEditsOfSharedCopiesNeverReachTheOthers(t *testing.T) {
 		}
 	}
 }
+
+// A line the overlay holds may be longer than the shared one it stands
+// for (attempts=9 became attempts=10): the in-place patch of a later
+// edit, from the bytes read as the cache hands them out, puts the later
+// line where it now is.
+func TestPatchReckonsOverlayLinesOfAnotherLength(t *testing.T) {
+	t.Parallel()
+	var plan strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&plan, "- [ ] task %d <!-- ralph:id=t%d -->\n", i, i)
+	}
+	before := []byte(plan.String())
+	cur := ParseTasks(before)
+	for i := range 20 {
+		// As the cache hands a read out: shared, nothing spliced yet.
+		next := cur.share()
+		next.spliced = nil
+		if i%3 == 0 {
+			if err := next.SetMeta(fmt.Sprintf("t%d", i), "note", strings.Repeat("x", i+1)); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := next.SetState(fmt.Sprintf("t%d", i), TaskDone); err != nil {
+			t.Fatal(err)
+		}
+		want := next.Bytes()
+		if got, ok := next.patch(before); ok && string(got) != string(want) {
+			t.Fatalf("edit %d: the patch gives\n%s\nthe layout\n%s", i, got, want)
+		}
+		if ParseTasks(want).Counts().Done != i-i/3 {
+			t.Fatalf("edit %d: the file is\n%s", i, want)
+		}
+		before, cur = want, next
+	}
+}
