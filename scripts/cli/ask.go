@@ -92,7 +92,7 @@ func (q *questions) ask(ctx context.Context, question, prompt string, bell bool)
 	select {
 	case r := <-q.pending:
 		q.pending = nil
-		line := strings.TrimRight(r.line, "\r\n")
+		line := terminal.WithoutAnswers(strings.TrimRight(r.line, "\r\n"))
 		if r.err != nil && line == "" {
 			fmt.Fprintln(q.out)
 			return "", errInputClosed

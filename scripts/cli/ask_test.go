@@ -133,3 +133,21 @@ func TestProgressShowsWaiting(t *testing.T) {
 		t.Fatalf("after data flows again: %q", got)
 	}
 }
+
+// The terminal's late answer to the start-up query of its background,
+// read with the line typed after it, does not spoil the answer: it is
+// taken at once, not asked again.
+func TestQuestionsAskWithALateTerminalAnswer(t *testing.T) {
+	q, pw, out := pipeQuestions(t)
+	go func() { _, _ = io.WriteString(pw, "\x1b]11;rgb:ffff/ffff/ffff\x1b\\\x1b[?62;22cy\n") }()
+	// Asked again, it would wait for a line that never comes.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ans, err := q.Ask(ctx, approval.Question{Command: "ls", Remember: []string{"ls"}})
+	if err != nil || ans != approval.Yes {
+		t.Fatalf("Ask = %v, %v", ans, err)
+	}
+	if strings.Contains(out.String(), "please answer") {
+		t.Fatalf("asked again: %q", out.String())
+	}
+}

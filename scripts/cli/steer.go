@@ -11,6 +11,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 )
 
 // SteerHelp is the shared part of the help of ralph stop, say, pause,
@@ -104,7 +105,7 @@ func (r Records) choose(amb *control.AmbiguousError) (control.Peer, error) {
 	}
 	fmt.Fprintf(r.Err, "number (1-%d, Enter for none): ", len(amb.Peers))
 	line, _ := bufio.NewReader(r.Term.In).ReadString('\n')
-	n, err := strconv.Atoi(strings.TrimSpace(line))
+	n, err := strconv.Atoi(strings.TrimSpace(terminal.WithoutAnswers(line)))
 	if err != nil || n < 1 || n > len(amb.Peers) {
 		return control.Peer{}, amb
 	}

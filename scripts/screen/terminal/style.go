@@ -193,6 +193,18 @@ func LateAnswer(b []byte) (n int, complete bool) {
 	return n, complete
 }
 
+// WithoutAnswers is line, as a reader of whole lines from the terminal
+// got it, without the terminal's late answers (LateAnswer) in it: an
+// approval answered at the terminal in cooked mode read "ESC ] 11 ; …y"
+// and was asked again.
+func WithoutAnswers(line string) string {
+	if !strings.Contains(line, "\x1b") {
+		return line
+	}
+	_, typed := splitAnswers([]byte(line))
+	return string(typed)
+}
+
 // answerLen is the length of the answer b starts with, or 0 when it
 // starts with none. An answer cut off at the end of b counts whole.
 func answerLen(b []byte) int {

@@ -74,3 +74,18 @@ func TestSplitAnswersKeepsTypeAhead(t *testing.T) {
 		t.Fatalf("a BEL-ended answer left %q", typed)
 	}
 }
+
+// A line read whole from the terminal (an approval's answer in cooked
+// mode) loses the terminal's late answers and keeps what was typed.
+func TestWithoutAnswers(t *testing.T) {
+	for in, want := range map[string]string{
+		"y": "y",
+		"\x1b]11;rgb:0000/0000/0000\x1b\\\x1b[?1;2cy": "y",
+		"a\x1b[?62;22cb\x1b[A":                        "ab\x1b[A",
+		"":                                            "",
+	} {
+		if got := WithoutAnswers(in); got != want {
+			t.Errorf("WithoutAnswers(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
