@@ -75,15 +75,24 @@ func (c *Coordinator) checkpointAfter(calls []conversation.ToolCall, turn int) {
 	if files := c.takeChanged(); len(files) > 0 {
 		c.emit(Event{Type: EventFilesChanged, Turn: turn, Files: files, Text: FilesSummary(files)})
 	}
-	if c.opts.Checkpoints == nil || !c.mayChangeFiles(calls) {
+	c.stepOpen = false
+	if !c.mayChangeFiles(calls) {
 		return
 	}
-	written := writtenPaths(calls)
+	written := writtenPaths(calls, c.opts.claims)
 	if tools.HasToolHooks(c.opts.Hooks) {
 		// A hook may have rewritten a call's path (updatedInput) or
 		// changed files itself (a formatter, git add): the checkpoint
 		// looks at the whole work tree, so undo covers what they did.
 		written = nil
+	}
+	if written == nil {
+		c.writtenUnknown = true
+	} else {
+		c.written = append(c.written, written...)
+	}
+	if c.opts.Checkpoints == nil {
+		return
 	}
 	c.opts.Checkpoints.After(Step{Request: c.runStart + 1, Turn: turn}, written, func(files []git.FileChange) {
 		if len(files) > 0 {
@@ -129,12 +138,14 @@ func callNames(calls []conversation.ToolCall) []string {
 
 // writtenPaths lists the paths a turn's file tools were asked to write,
 // or nil when another tool (a command, a child agent, any tool ralph does
-// not know) may have changed files anywhere.
-func writtenPaths(calls []conversation.ToolCall) []string {
+// not know) may have changed files anywhere. claims are the tools that
+// only record a claim in ralph's memory (a task attempt's complete_task)
+// and write nothing.
+func writtenPaths(calls []conversation.ToolCall, claims []string) []string {
 	paths := []string{}
 	for _, call := range calls {
 		switch {
-		case tools.Info(call.Name).ReadOnly:
+		case tools.Info(call.Name).ReadOnly, slices.Contains(claims, call.Name):
 		case tools.Info(call.Name).WritesPaths:
 			var a struct {
 				Path string `json:"path"`

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -106,6 +107,10 @@ type Options struct {
 	// task is the task of RALPH_TASKS.md a child works on, "" for others;
 	// its tools are told (tools.Caller).
 	task string
+	// claims are a task attempt's finishing tools (ChildTask.Finish),
+	// which record the agent's claim in the loop's memory and write no
+	// file (writtenPaths).
+	claims []string
 }
 
 // Coordinator is the main agent. Run may be called again after it returns,
@@ -149,7 +154,15 @@ type Coordinator struct {
 	// the step before its last tool reports.
 	changed   []git.FileChange
 	changedMu sync.Mutex
-	storeErr  error
+	// written are the paths this run's file tools were asked to write
+	// (Result.Written); writtenUnknown says something else may have
+	// changed files, and stepOpen that a step's tools began and their
+	// checkpointAfter has not come (a panic cut the step short). All
+	// three belong to the run's goroutine.
+	written        []string
+	writtenUnknown bool
+	stepOpen       bool
+	storeErr       error
 	// narrowed, when set, are the tools of the run under way in place of
 	// opts.Tools (RunNarrowed); guarded by mu.
 	narrowed Tools
@@ -386,6 +399,7 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 	c.statsMu.Unlock()
 	c.noteRepeat("")
 	c.denied = nil
+	c.written, c.writtenUnknown, c.stepOpen = []string{}, c.opts.Hooks.Any(), false
 	failedBefore := 0
 	if c.opts.Checkpoints != nil {
 		failedBefore, _ = c.opts.Checkpoints.Failed()
@@ -414,6 +428,10 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 	res.CacheSavedUSD = c.savedOf(res.Usage)
 	res.SessionTurns = c.turns
 	res.Denied = c.denied
+	if !c.writtenUnknown && !c.stepOpen {
+		// Each path once; empty, not nil, when nothing was written.
+		res.Written = slices.Compact(append([]string{}, slices.Sorted(slices.Values(c.written))...))
+	}
 	if c.opts.RecordErr != nil {
 		c.keep(c.opts.RecordErr())
 	}
@@ -593,6 +611,7 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		if c.opts.Checkpoints != nil && c.mayChangeFiles(msg.ToolCalls) {
 			c.opts.Checkpoints.Before(ctx)
 		}
+		c.stepOpen = true
 		cut = c.toolStep(ctx, msg.ToolCalls)
 		c.checkpointAfter(msg.ToolCalls, c.turns)
 		if cut != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -330,4 +331,44 @@ type allowAll struct{}
 
 func (allowAll) ApproveCommand(context.Context, string) tools.Decision {
 	return tools.Decision{Allowed: true}
+}
+
+// TestRunTellsWhatItsFileToolsWrote: Result.Written lists the paths a
+// run's file tools wrote, empty when the run wrote nothing, and is nil
+// once a command ran (it may have changed any file), for the next run
+// too only if it runs one again.
+func TestRunTellsWhatItsFileToolsWrote(t *testing.T) {
+	h := newHarness(t, `{"name":"x","responses":[
+		{"tool_calls":[{"name":"write_file","arguments":"{\"path\":\"a.txt\",\"content\":\"A\"}"},{"name":"read_file","arguments":"{\"path\":\"a.txt\"}"}]},
+		{"tool_calls":[{"name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"A\",\"new_string\":\"B\"}"}]},
+		{"text":"wrote"},
+		{"tool_calls":[{"name":"run_command","arguments":"{\"command\":\"true\"}"}]},
+		{"text":"ran"},
+		{"text":"said"}]}`)
+	for _, want := range []string{"[a.txt]", "nil", "[]"} {
+		res := h.coord.Run(context.Background(), "go on")
+		got := "nil"
+		if res.Written != nil {
+			got = "[" + strings.Join(res.Written, " ") + "]"
+		}
+		if res.IsError || got != want {
+			t.Fatalf("Written = %s, want %s (result %+v)", got, want, res)
+		}
+	}
+}
+
+// TestWrittenPathsLeaveClaimsOut: a task attempt's complete_task records a
+// claim and writes no file, so a turn that called it beside write_file
+// wrote that file alone; a tool ralph cannot vouch for writes anything.
+func TestWrittenPathsLeaveClaimsOut(t *testing.T) {
+	calls := []conversation.ToolCall{
+		{Name: "write_file", Arguments: `{"path":"b.txt","content":"x"}`},
+		{Name: "complete_task", Arguments: `{"id":"t1","summary":"done"}`},
+	}
+	if got := writtenPaths(calls, []string{"complete_task"}); !slices.Equal(got, []string{"b.txt"}) {
+		t.Errorf("with the claim: %q", got)
+	}
+	if got := writtenPaths(calls, nil); got != nil {
+		t.Errorf("the main agent's complete_task edits the task list: %q, want nil", got)
+	}
 }

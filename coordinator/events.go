@@ -300,6 +300,13 @@ type Result struct {
 	// Denied lists the calls refused for want of an approval nobody could
 	// give, so faces can say how to allow them.
 	Denied []Denial `json:"-"`
+	// Written are the paths (as the model gave them) this run's file
+	// tools were asked to write, when nothing else can have changed a
+	// file: no command ran, no agent was spawned, no hook is set and no
+	// step was cut short. nil when anything may have changed; empty when
+	// nothing did. A task's checkpoint then looks at these paths alone
+	// instead of walking the whole work tree.
+	Written []string `json:"-"`
 }
 
 // Denial is one call refused for want of approval: a command, or the

@@ -380,3 +380,40 @@ func TestRunWorktreesHardStopKeepsUnfinishedWork(t *testing.T) {
 	}
 	personsWork(t, dir)
 }
+
+// TestRunTaskCheckpointTakesWhatItsFileToolsWrote: a task whose agent only
+// wrote files through ralph's file tools is checkpointed by those paths
+// alone, with no status over the whole work tree, so a file the person
+// wrote meanwhile is not the task's (and undo of the task leaves it); a
+// task that ran a command is checkpointed whole.
+func TestRunTaskCheckpointTakesWhatItsFileToolsWrote(t *testing.T) {
+	t.Parallel()
+	dir := taskRepo(t, "write f1.txt one", "run cmd.txt two", "write f3.txt three")
+	srv := fileTaskModel(t, func(id string) {
+		if id == "t3" {
+			// The person's own edit, while the run works on t3.
+			if err := os.WriteFile(filepath.Join(dir, "person.txt"), []byte("mine\n"), 0o644); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	env := append(cleanEnv(t), personGit...)
+	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "run")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	taskFiles(t, dir, env, "t1", "f1.txt")
+	taskFiles(t, dir, env, "t2", "cmd.txt")
+	taskFiles(t, dir, env, "t3", "f3.txt")
+	noCheckpointErrors(t, dir)
+	u := ralph(t, dir, env, nil, "undo", "--task", "t3")
+	if u.code != 0 {
+		t.Fatalf("ralph undo --task t3: exit %d\n%s\n%s", u.code, u.stdout, u.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "f3.txt")); !os.IsNotExist(err) {
+		t.Error("f3.txt, which task t3 wrote, is still there")
+	}
+	if readFileT(t, filepath.Join(dir, "person.txt")) != "mine\n" {
+		t.Error("undo of t3 took the person's file")
+	}
+}

@@ -38,8 +38,10 @@ type TaskGit interface {
 	Workspace(ctx context.Context, task planfile.Task, attempt int) (Workspace, error)
 	// Ended records the work tree after an attempt ended, however it did,
 	// and returns the files it changed in the project (nil for none, or
-	// when the attempt worked in a worktree of its own).
-	Ended(ctx context.Context, task planfile.Task, attempt int, ws Workspace) []git.FileChange
+	// when the attempt worked in a worktree of its own). written, when
+	// not nil, are the only paths that can have changed (Outcome.Written):
+	// the record looks at them alone.
+	Ended(ctx context.Context, task planfile.Task, attempt int, ws Workspace, written []string) []git.FileChange
 	// Done keeps the work of a completed and verified attempt: a commit,
 	// a merge. It returns a sentence on what it did ("" for nothing) and
 	// the files the merge changed in the project. An error wrapping
@@ -68,12 +70,18 @@ func (l *loop) prepare(ctx context.Context, t planfile.Task, attempt int) (Works
 
 // ended records an attempt's end in git and tells the faces which files
 // it changed. The attempt's context may be cancelled (a hard stop): the
-// checkpoint is bounded by git's own timeout instead.
-func (l *loop) ended(ctx context.Context, d attemptDone) {
+// checkpoint is bounded by git's own timeout instead. verified says the
+// verify commands ran since the attempt: they may have changed any file
+// (a build's output, a formatter), so the record looks at every one.
+func (l *loop) ended(ctx context.Context, d attemptDone, verified bool) {
 	if l.o.Git == nil {
 		return
 	}
-	files := l.o.Git.Ended(context.WithoutCancel(ctx), d.task, d.attempt, d.ws)
+	written := d.out.Written
+	if verified {
+		written = nil
+	}
+	files := l.o.Git.Ended(context.WithoutCancel(ctx), d.task, d.attempt, d.ws, written)
 	l.filesChanged(d.task, files)
 }
 

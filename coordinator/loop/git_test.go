@@ -21,6 +21,9 @@ type fakeGit struct {
 	calls  []string
 	done   func(task planfile.Task, attempt int) error
 	closed bool
+	// written are the paths each Ended was given, by task ("nil" for
+	// none: look at everything).
+	written map[string]string
 }
 
 func (g *fakeGit) log(s string) {
@@ -34,8 +37,17 @@ func (g *fakeGit) Workspace(_ context.Context, t planfile.Task, attempt int) (Wo
 	return Workspace{Dir: "/wt/" + t.ID, Branch: "ralph/" + t.ID}, nil
 }
 
-func (g *fakeGit) Ended(_ context.Context, t planfile.Task, attempt int, ws Workspace) []git.FileChange {
+func (g *fakeGit) Ended(_ context.Context, t planfile.Task, attempt int, ws Workspace, written []string) []git.FileChange {
 	g.log("ended " + t.ID + " in " + ws.Dir)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.written == nil {
+		g.written = map[string]string{}
+	}
+	g.written[t.ID] = "nil"
+	if written != nil {
+		g.written[t.ID] = "[" + strings.Join(written, " ") + "]"
+	}
 	return nil
 }
 
@@ -133,4 +145,45 @@ type workspaceWorker func(ctx context.Context, t planfile.Task, attempt int, ws 
 
 func (f workspaceWorker) Work(ctx context.Context, a Assignment) Outcome {
 	return f(ctx, a.Task, a.Attempt, a.Workspace)
+}
+
+// TestLoopTellsGitWhatAnAttemptWrote: the paths an attempt's file tools
+// wrote (Outcome.Written) reach the checkpoint only while nothing else
+// ran since: an attempt whose verify commands ran (they may change any
+// file), and one that may have changed anything (nil), have the whole
+// work tree looked at.
+func TestLoopTellsGitWhatAnAttemptWrote(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		verify []string
+		want   map[string]string
+	}{
+		{"no verify", nil, map[string]string{"t1": "[a.txt]", "t2": "nil", "t3": "[]"}},
+		{"verified", []string{"check"}, map[string]string{"t1": "nil", "t2": "nil", "t3": "nil"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, fs := taskProject(t, taskList(3))
+			g := &fakeGit{done: func(planfile.Task, int) error { return nil }}
+			Run(context.Background(), Options{
+				Fs: fs, Root: root, Policy: decide.Policy{Retries: 1, Backoff: time.Millisecond}, Git: g,
+				Breaker: func(Stats) (bool, error) { return false, nil },
+				Worker: fnWorker(func(_ context.Context, task planfile.Task, _ int) Outcome {
+					out := Outcome{Completed: true}
+					switch task.Title {
+					case "task number 1":
+						out.Written = []string{"a.txt"}
+					case "task number 3":
+						out.Written = []string{}
+					}
+					return out
+				}),
+				VerifyCommands: tc.verify, Verify: func(context.Context, Workspace, string) (bool, string) { return true, "" },
+			})
+			for id, want := range tc.want {
+				if got := g.written[id]; got != want {
+					t.Errorf("%s: Ended was given %s, want %s", id, got, want)
+				}
+			}
+		})
+	}
 }

@@ -42,6 +42,11 @@ type Outcome struct {
 	// Turns are the model turns the worker took (0 when it cannot tell,
 	// as for an external agent); the session counts them across tasks.
 	Turns int
+	// Written are the paths the attempt's file tools were asked to
+	// write when nothing else can have changed a file
+	// (coordinator.Result.Written); nil when anything may have, as for
+	// an external agent.
+	Written []string
 }
 
 // Error policies for a failed attempt.
@@ -445,7 +450,7 @@ func stoppedAttempts(t planfile.Task) int {
 // finishInterrupted puts a task cut short by a stop back to open.
 func (l *loop) finishInterrupted(ctx context.Context, d attemptDone) {
 	delete(l.running, d.task.ID)
-	l.ended(ctx, d)
+	l.ended(ctx, d, false)
 	o := outcome(d)
 	o.Interrupted = true
 	h := &host{l: l, ctx: ctx}
@@ -461,7 +466,7 @@ func (h *host) finish(d attemptDone) (Result, bool) {
 	t, out := d.task, d.out
 	o := outcome(d)
 	if out.Err != nil && llm.IsConfigError(out.Err) {
-		l.ended(ctx, d)
+		l.ended(ctx, d, false)
 		if l.o.Store != nil {
 			l.keep(l.o.Store.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: "config", Turn: l.m.Iterations(), Message: t.ID + ": " + out.Err.Error()}))
 		}
@@ -479,7 +484,7 @@ func (h *host) finish(d attemptDone) (Result, bool) {
 	case out.Err != nil && isLimit(out.Err):
 		// A limit cut the attempt short: the machine waits for it to
 		// reset, unless it is further off than the loop may wait.
-		l.ended(ctx, d)
+		l.ended(ctx, d, false)
 		o.Limit = limit(out.Err)
 		return h.settle(o)
 	case out.Err != nil:
@@ -502,7 +507,7 @@ func (h *host) finish(d attemptDone) (Result, bool) {
 	o.Verify = verify
 	if l.diskFull(out.Err, failure) {
 		// A full disk is no failure of the task: wait for space.
-		l.ended(ctx, d)
+		l.ended(ctx, d, verify != nil)
 		cause := out.Err
 		if cause == nil {
 			cause = errors.New(failure)
@@ -513,7 +518,7 @@ func (h *host) finish(d attemptDone) (Result, bool) {
 		endedAlready = true
 	}
 	if !endedAlready {
-		l.ended(ctx, d)
+		l.ended(ctx, d, verify != nil)
 	}
 	if failure == "" && l.o.Review != nil {
 		// Reviewers read the finished work before it counts; what they

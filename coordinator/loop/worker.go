@@ -45,7 +45,7 @@ func (w childWorker) Work(ctx context.Context, a Assignment) Outcome {
 	if err != nil {
 		return Outcome{Err: err}
 	}
-	out := Outcome{Usage: res.Usage, Summary: res.Text, CostUSD: res.CostUSD, Turns: res.NumTurns}
+	out := Outcome{Usage: res.Usage, Summary: res.Text, CostUSD: res.CostUSD, Turns: res.NumTurns, Written: res.Written}
 	if claimed, summary := claim.get(); claimed {
 		out.Completed = true
 		if summary != "" {

@@ -433,8 +433,13 @@ func (c *Checkpoints) tellSkipped(paths []string) {
 // RecordTask takes a checkpoint after an attempt at a task and logs it
 // as the task's, with the files it changed save those in skip (paths
 // relative to the top). A checkpoint that changed only skipped files is
-// not logged: the task changed nothing of its own.
-func (c *Checkpoints) RecordTask(ctx context.Context, task, name string, skip map[string]bool) []git.FileChange {
+// not logged: the task changed nothing of its own. written, when not
+// nil, are the paths the attempt's file tools wrote, as the model gave
+// them, when nothing else can have changed a file: the checkpoint takes
+// them alone, without a status walking the whole work tree (one git
+// process and one rewrite of ralph's index less a task).
+func (c *Checkpoints) RecordTask(ctx context.Context, task, name string, skip map[string]bool, written []string) []git.FileChange {
+	only := c.topPaths(written)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	// The skipped files are not diffed at all (RecordExcept); the filter
@@ -446,9 +451,10 @@ func (c *Checkpoints) RecordTask(ctx context.Context, task, name string, skip ma
 		}
 	}
 	slices.Sort(except)
-	cp, err := c.cps.RecordExcept(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name), except)
+	cp, err := c.cps.RecordExcept(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name), except, only...)
 	if err != nil {
-		c.failed(err, func(ctx context.Context) { c.RecordTask(ctx, task, name, skip) })
+		// Taken again, the whole tree is looked at.
+		c.failed(err, func(ctx context.Context) { c.RecordTask(ctx, task, name, skip, nil) })
 		return nil
 	}
 	if cp == nil {

@@ -76,7 +76,7 @@ func New(p *project.Project, run *memory.RunConfig) loop.TaskGit {
 type checkpointer interface {
 	Before(ctx context.Context)
 	Ready()
-	RecordTask(ctx context.Context, task, name string, skip map[string]bool) []git.FileChange
+	RecordTask(ctx context.Context, task, name string, skip map[string]bool, written []string) []git.FileChange
 	LeaveOut(paths []string)
 }
 
@@ -258,19 +258,20 @@ func (g *taskGit) saveWorkers() {
 	_ = g.session.SaveState(func(s *memory.State) { s.Workers = list })
 }
 
-func (g *taskGit) Ended(ctx context.Context, t planfile.Task, attempt int, ws loop.Workspace) []git.FileChange {
+func (g *taskGit) Ended(ctx context.Context, t planfile.Task, attempt int, ws loop.Workspace, written []string) []git.FileChange {
 	if ws.Branch != "" {
 		return nil // its changes reach the project with its merge
 	}
-	return g.checkpoint(ctx, t, attempt)
+	return g.checkpoint(ctx, t, attempt, written)
 }
 
 // checkpoint records the work tree as the task's, leaving out the task
 // loop's own bookkeeping (the task file, the progress file and the
-// plan), which no undo of a task should put back.
-func (g *taskGit) checkpoint(ctx context.Context, t planfile.Task, attempt int) []git.FileChange {
+// plan), which no undo of a task should put back. written, when not nil,
+// are the only paths the attempt can have changed (loop.TaskGit.Ended).
+func (g *taskGit) checkpoint(ctx context.Context, t planfile.Task, attempt int, written []string) []git.FileChange {
 	g.cps.Ready()
-	return g.cps.RecordTask(ctx, t.ID, fmt.Sprintf("task-%s-%d", unsafeRef().ReplaceAllString(t.ID, "-"), attempt), g.loopFiles())
+	return g.cps.RecordTask(ctx, t.ID, fmt.Sprintf("task-%s-%d", unsafeRef().ReplaceAllString(t.ID, "-"), attempt), g.loopFiles(), written)
 }
 
 // loopFiles are the task loop's own files, relative to the top: the
@@ -352,7 +353,7 @@ func (g *taskGit) merge(ctx context.Context, t planfile.Task, attempt int, summa
 		}
 		return "", nil, err
 	}
-	files := g.checkpoint(ctx, t, attempt)
+	files := g.checkpoint(ctx, t, attempt, nil) // a merge may change any file
 	g.remove(ctx, wt, false)
 	if len(res.Files) == 0 {
 		return fmt.Sprintf("task %s changed no files; nothing to merge", t.ID), files, nil

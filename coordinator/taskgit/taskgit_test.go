@@ -31,7 +31,7 @@ func (noCheckpoints) Before(context.Context) {}
 func (noCheckpoints) Ready()                 {}
 func (noCheckpoints) LeaveOut([]string)      {}
 
-func (noCheckpoints) RecordTask(context.Context, string, string, map[string]bool) []git.FileChange {
+func (noCheckpoints) RecordTask(context.Context, string, string, map[string]bool, []string) []git.FileChange {
 	return nil
 }
 

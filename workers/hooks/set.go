@@ -205,6 +205,24 @@ func (s *Set) Has(event Event) bool {
 	return false
 }
 
+// Any reports whether s has a hook for any event at all, to run, refuse
+// or decide: a hook runs a program, which may change any file, so a run
+// with one cannot tell from its tool calls alone which files changed.
+func (s *Set) Any() bool {
+	if s == nil {
+		return false
+	}
+	if s.Base.Any() {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Config.Disabled && len(s.Refused) == 0 {
+		return false
+	}
+	return len(s.Config.Hooks)+len(s.Refused)+len(s.Pending) > 0
+}
+
 // RefusedFor are the refused guards that match value for event. A guard
 // still pending is decided first (Settle; the tool door settles under
 // its call's context before it asks).
