@@ -287,11 +287,23 @@ func TestControlWatchOnATerminal(t *testing.T) {
 	})
 	w.waitFor("ralph answer --id 1 y|n|t|always", 10*time.Second)
 	t.Logf("the question was on the watch's screen %s after session.json showed it", time.Since(asked).Round(time.Millisecond))
-	screen := w.screen()
-	for _, want := range []string{"ralph watch · waiting_for_input · oneshot", "project   " + dir, "main   waiting for approval",
-		"tasks     0 done, 2 open (2 total)", "question  #1", "run `echo ran > ran.txt`? [y]es / [n]o / [t]ell it why not / [a]lways", "tool_call"} {
-		if !strings.Contains(screen, want) {
-			t.Fatalf("the screen lacks %q:\n%s", want, screen)
+	// The agent's line follows the question by a redraw at most: the
+	// question comes with session.json, the agent's wait with its event.
+	wants := []string{"ralph watch · waiting_for_input · oneshot", "project   " + dir, "main   waiting for approval",
+		"tasks     0 done, 2 open (2 total)", "question  #1", "run `echo ran > ran.txt`? [y]es / [n]o / [t]ell it why not / [a]lways", "tool_call"}
+	if _, ok := w.out.waitScreen(5*time.Second, func(s, _ string) bool {
+		for _, want := range wants {
+			if !strings.Contains(s, want) {
+				return false
+			}
+		}
+		return true
+	}); !ok {
+		screen := w.screen()
+		for _, want := range wants {
+			if !strings.Contains(screen, want) {
+				t.Fatalf("the screen lacks %q 5s after the question:\n%s", want, screen)
+			}
 		}
 	}
 	if r := steer(t, dir, env, "answer", "--id", "1", "n"); r.code != 0 {
