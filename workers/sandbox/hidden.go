@@ -58,6 +58,13 @@ const (
 	linkEntries = 4096
 )
 
+// ownRecords are the directories in ralph's configuration and state
+// directories that ralph alone fills, with files it writes and renames
+// into place: the repositories' trust records (memory/git), the control
+// sockets (coordinator/control) and the guards' records of a running
+// command (guardrecord.go).
+var ownRecords = []string{"git-trust", "run", "guard"}
+
 // hiddenPaths lists the secret paths for the home directories homes and
 // ralph's user configuration directories ralphConfigs (empty and relative
 // entries are skipped),
@@ -89,6 +96,7 @@ func hiddenPaths(homes, ralphConfigs []string, getenv func(string) string) (secr
 			paths = append(paths, npmrc)
 		}
 	}
+	ralphFrom := len(paths)
 	for _, c := range ralphConfigs {
 		if filepath.IsAbs(c) {
 			paths = append(paths, filepath.Clean(c))
@@ -96,8 +104,14 @@ func hiddenPaths(homes, ralphConfigs []string, getenv func(string) string) (secr
 	}
 	var out []string
 	links = map[string]string{}
-	for _, p := range paths {
+	for i, p := range paths {
 		out = append(out, p)
+		// Most secret paths are absent, and one lstat says so where
+		// resolving the path would lstat every directory above it too:
+		// a path whose last name is missing resolves to nothing.
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
 		r, err := filepath.EvalSymlinks(p)
 		if err != nil {
 			continue
@@ -105,7 +119,7 @@ func hiddenPaths(homes, ralphConfigs []string, getenv func(string) string) (secr
 		if r != p {
 			out = append(out, r)
 		}
-		for _, t := range linkTargets(r, homes) {
+		for _, t := range linkTargets(r, homes, i >= ralphFrom) {
 			if _, ok := links[t]; !ok {
 				links[t] = p
 				out = append(out, t)
@@ -120,8 +134,12 @@ func hiddenPaths(homes, ralphConfigs []string, getenv func(string) string) (secr
 // dir, within the bound, less those no secret can be: the home directory
 // or a directory above it, a directory directly under / (/usr, /etc) and
 // what lies under /proc, /sys and /dev, whose hiding would take ordinary
-// programs away from every command.
-func linkTargets(dir string, homes []string) []string {
+// programs away from every command. In ralph's own directory (ownRecords)
+// the record directories ralph fills itself are not walked: they hold one
+// file per project or per running ralph, thousands of them on a machine
+// used for long, and only regular files ralph wrote by rename; a link a
+// person put in place of one of them is still followed.
+func linkTargets(dir string, homes []string, ralphDir bool) []string {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil
 	}
@@ -144,6 +162,9 @@ func linkTargets(dir string, homes []string) []string {
 					out = append(out, t)
 				}
 			case e.IsDir() && depth < linkDepth:
+				if ralphDir && depth == 1 && slices.Contains(ownRecords, e.Name()) {
+					continue
+				}
 				walk(p, depth+1)
 			}
 		}

@@ -139,8 +139,50 @@ func TestLinkWalkIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Symlink(target, filepath.Join(deep, "link"))
-	if got := linkTargets(dir, []string{"/nonexistent-home"}); len(got) != 0 {
+	if got := linkTargets(dir, []string{"/nonexistent-home"}, false); len(got) != 0 {
 		t.Errorf("a link below the depth bound was followed: %q", got)
+	}
+}
+
+// TestRalphsOwnRecordsAreNotWalked: in ralph's configuration directory a
+// person's dotfile links are followed, at the top and in a directory of
+// theirs, and a record directory that is itself a link is hidden where it
+// lies; the record directories ralph fills (one trust record per
+// repository, thousands on a machine used for long) are not walked.
+func TestRalphsOwnRecordsAreNotWalked(t *testing.T) {
+	home, cfg, dotfiles := realDir(t), realDir(t), realDir(t)
+	for _, d := range []string{"git-trust", "mine", "elsewhere/run"} {
+		os.MkdirAll(filepath.Join(cfg, d), 0o700)
+		os.MkdirAll(filepath.Join(dotfiles, d), 0o700)
+	}
+	os.MkdirAll(filepath.Join(dotfiles, "trust"), 0o700)
+	os.WriteFile(filepath.Join(dotfiles, "config.toml"), []byte("model = \"m\"\n"), 0o600)
+	for link, target := range map[string]string{
+		"config.toml":       filepath.Join(dotfiles, "config.toml"),
+		"mine/prompts":      filepath.Join(dotfiles, "mine"),
+		"git-trust/planted": filepath.Join(dotfiles, "git-trust"),
+		"run":               filepath.Join(dotfiles, "elsewhere"),
+	} {
+		if err := os.Symlink(target, filepath.Join(cfg, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := hiddenPaths([]string{home}, []string{cfg}, func(string) string { return "" })
+	for _, want := range []string{filepath.Join(dotfiles, "config.toml"), filepath.Join(dotfiles, "mine"), filepath.Join(dotfiles, "elsewhere")} {
+		if !slices.Contains(got, want) {
+			t.Errorf("the link's target %s is not hidden: %q", want, got)
+		}
+	}
+	if slices.Contains(got, filepath.Join(dotfiles, "git-trust")) {
+		t.Errorf("ralph's trust records were walked: %q", got)
+	}
+	// The same directory as a secret of the home's (not ralph's) is
+	// walked whole.
+	ssh := filepath.Join(home, ".ssh")
+	os.MkdirAll(filepath.Join(ssh, "git-trust"), 0o700)
+	os.Symlink(filepath.Join(dotfiles, "trust"), filepath.Join(ssh, "git-trust", "key"))
+	if got, _ := hiddenPaths([]string{home}, nil, func(string) string { return "" }); !slices.Contains(got, filepath.Join(dotfiles, "trust")) {
+		t.Errorf("a link in ~/.ssh/git-trust was not followed: %q", got)
 	}
 }
 
