@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,8 +19,9 @@ import (
 // configuration file can name a filter, it starts at once, without git's
 // listing of the configuration that decides what ralph's other gits may
 // run (memory/git lookGuard): these tests show that it still runs no
-// program a file the model could write names, and that the request does not
-// wait for the listing, which runs beside the look for the session's guard.
+// program a file the model could write names, and that the listing, which
+// pins ralph's git to the repository, waits for the first tool that may
+// change a file: an answer runs none.
 
 // TestFirstLookRunsNoProgramOfTheModels: the model's repository (ralph saw
 // the project without one) has core.fsmonitor in its .git/config, and in
@@ -72,15 +74,20 @@ func TestFirstLookRunsNoProgramOfTheModels(t *testing.T) {
 	}
 }
 
-// TestTheRequestWaitsForNoListing records, through a git on PATH that
-// logs each start and exit, the gits a one-shot in a fresh repository runs
-// and when its request reaches the model. The wrapper makes the listing of
-// the configuration (git config --list, which the session's guard needs)
-// take two seconds: the request must reach the model before that listing
-// ends, after the first look's status, which the system prompt needs, has
-// ended. The latest commit subjects are loose objects there, read from
-// the repository's files: no git log runs, and the request carries them.
-func TestTheRequestWaitsForNoListing(t *testing.T) {
+// TestAnAnswerRunsOneGitAndAToolWaitsForThePinning records, through a git
+// on PATH that logs each start and exit, the gits two one-shots in a fresh
+// repository run and when their requests reach the model. The wrapper
+// makes the listing of the configuration (git config --list, which pins
+// ralph's git to the repository) take two seconds. A one-shot whose model
+// only answers runs one git, the first look's status, which its request
+// waits for, and no listing: it leaves no trust record and no checkpoint.
+// The latest commit subjects are loose objects there, read from the
+// repository's files: no git log runs, and the request carries them. A
+// one-shot whose model writes a file pins ralph's git before the tool
+// runs: the listing starts after the first request and ends before the
+// file is written, and the session has its baseline and its turn's
+// checkpoint, which undo takes back.
+func TestAnAnswerRunsOneGitAndAToolWaitsForThePinning(t *testing.T) {
 	t.Parallel()
 	realGit := needTool(t, "git", "git")
 	dir := gitProjectDir(t)
@@ -94,15 +101,30 @@ func TestTheRequestWaitsForNoListing(t *testing.T) {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
-	srv := llmtest.NewServerFunc(func(llmtest.RecordedRequest) llmtest.Response {
-		mu.Lock()
-		defer mu.Unlock()
+	note := func(what string) {
 		f, err := os.OpenFile(logFile, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
 		if err == nil {
-			f.WriteString(strconv.FormatInt(time.Now().UnixNano(), 10) + " request\n")
+			f.WriteString(strconv.FormatInt(time.Now().UnixNano(), 10) + " " + what + "\n")
 			f.Close()
 		}
-		return llmtest.Response{Text: "hi"}
+	}
+	writes := false
+	srv := llmtest.NewServerFunc(func(req llmtest.RecordedRequest) llmtest.Response {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case !writes:
+			note("request")
+			return llmtest.Response{Text: "hi"}
+		case !strings.Contains(string(req.Body), `"role":"tool"`):
+			note("request")
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{ID: "w", Name: "write_file", Arguments: `{"path":"made.txt","content":"made\n"}`}}}
+		default:
+			if _, err := os.Stat(filepath.Join(dir, "made.txt")); err == nil {
+				note("written")
+			}
+			return llmtest.Response{Text: "done"}
+		}
 	})
 	t.Cleanup(srv.Close)
 	env := cleanEnv(t)
@@ -111,40 +133,142 @@ func TestTheRequestWaitsForNoListing(t *testing.T) {
 			env[i] = "PATH=" + bin + ":" + strings.TrimPrefix(kv, "PATH=")
 		}
 	}
+	record := func() (lines []string, at map[string]int) {
+		data, err := os.ReadFile(logFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = strings.Split(strings.TrimSpace(string(data)), "\n")
+		at = map[string]int{}
+		for i, l := range lines {
+			if f := strings.Fields(l); len(f) >= 2 {
+				if key := strings.Join(f[1:], " "); at[key] == 0 {
+					at[key] = i + 1 // 0: absent
+				}
+			}
+		}
+		return lines, at
+	}
+	trust := filepath.Join(envValue(env, "XDG_CONFIG_HOME"), "ralph", "git-trust")
+
 	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "say hi")
 	if r.code != 0 || r.stdout != "hi\n" {
 		t.Fatalf("exit %d %q\n%s", r.code, r.stdout, r.stderr)
 	}
-	data, err := os.ReadFile(logFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	t.Logf("the gits of a one-shot and its request, in order:\n%s", strings.Join(lines, "\n"))
-	at := map[string]int{}
-	for i, l := range lines {
-		f := strings.Fields(l)
-		if key := strings.Join(f[1:], " "); len(f) >= 2 {
-			if _, seen := at[key]; !seen {
-				at[key] = i
-			}
+	lines, at := record()
+	t.Logf("the gits of a one-shot that only answers, and its request:\n%s", strings.Join(lines, "\n"))
+	var gits []string
+	for _, l := range lines {
+		if f := strings.Fields(l); len(f) == 3 && f[1] == "start" {
+			gits = append(gits, f[2])
 		}
 	}
-	for _, want := range []string{"end status", "request", "end config"} {
-		if _, ok := at[want]; !ok {
-			t.Fatalf("no %q in the record", want)
-		}
+	if len(gits) != 1 || gits[0] != "status" {
+		t.Errorf("an answer ran the gits %q, want the first look's status alone", gits)
 	}
-	if _, ok := at["start log"]; ok {
-		t.Errorf("a git log ran for subjects that are loose objects")
-	}
-	if at["request"] > at["end config"] {
-		t.Errorf("the request waited for the listing of the configuration")
-	}
-	if at["request"] < at["end status"] {
-		t.Errorf("the request left before the first look's status ended")
+	if at["request"] == 0 || at["end status"] == 0 || at["request"] < at["end status"] {
+		t.Errorf("the request did not follow the first look's status")
 	}
 	if reqs := srv.Requests(); len(reqs) == 0 || !strings.Contains(string(reqs[0].Body), "Recent commits") {
 		t.Errorf("the request lacks the latest commit subjects")
+	}
+	if records, _ := filepath.Glob(filepath.Join(trust, "*.json")); len(records) != 0 {
+		t.Errorf("an answer wrote trust records %q", records)
+	}
+	if cps, _ := filepath.Glob(filepath.Join(dir, ".ralph", "sessions", "*", "checkpoints.jsonl")); len(cps) != 0 {
+		t.Errorf("an answer took checkpoints: %q", cps)
+	}
+
+	mu.Lock()
+	writes = true
+	mu.Unlock()
+	if err := os.Truncate(logFile, 0); err != nil {
+		t.Fatal(err)
+	}
+	r = ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "make a file")
+	if r.code != 0 || r.stdout != "done\n" {
+		t.Fatalf("exit %d %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	lines, at = record()
+	t.Logf("the gits of a one-shot whose model writes a file, and its requests:\n%s", strings.Join(lines, "\n"))
+	for _, want := range []string{"request", "start config", "end config", "written"} {
+		if at[want] == 0 {
+			t.Fatalf("no %q in the record", want)
+		}
+	}
+	if at["start config"] < at["request"] {
+		t.Errorf("the listing started before the first request: nothing needed it yet")
+	}
+	if at["written"] < at["end config"] {
+		t.Errorf("the file was written before ralph's git was pinned")
+	}
+	if records, _ := filepath.Glob(filepath.Join(trust, "*.json")); len(records) == 0 {
+		t.Errorf("the session that wrote a file wrote no trust record")
+	}
+	cps, _ := filepath.Glob(filepath.Join(dir, ".ralph", "sessions", "*", "checkpoints.jsonl"))
+	if len(cps) != 1 {
+		t.Fatalf("checkpoint logs %q, want the second session's", cps)
+	}
+	if data, _ := os.ReadFile(cps[0]); !strings.Contains(string(data), `"baseline"`) || !strings.Contains(string(data), `"turn"`) {
+		t.Errorf("the checkpoint log lacks the baseline or the turn:\n%s", data)
+	}
+	if u := ralph(t, dir, env, nil, "undo"); u.code != 0 {
+		t.Fatalf("undo: exit %d\n%s%s", u.code, u.stdout, u.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "made.txt")); !os.IsNotExist(err) {
+		t.Errorf("undo left the model's file: %v", err)
+	}
+}
+
+// TestAPersonsCommitBeforeTheFirstToolIsNotTheModels: while a one-shot
+// waits for its model's first answer, the person commits a file of their
+// own. The session's first checkpoint is taken before the model's first
+// tool, a command, from the work tree as it is then (the index is no
+// longer the one the first look saw), so the turn's checkpoint, which
+// looks at the whole work tree after a command, holds the model's file
+// alone, and undo takes back that file and leaves the person's commit.
+func TestAPersonsCommitBeforeTheFirstToolIsNotTheModels(t *testing.T) {
+	t.Parallel()
+	dir := gitProjectDir(t)
+	var mu sync.Mutex
+	var commitErr error
+	committed := false
+	srv := llmtest.NewServerFunc(func(req llmtest.RecordedRequest) llmtest.Response {
+		mu.Lock()
+		defer mu.Unlock()
+		if strings.Contains(string(req.Body), `"role":"tool"`) {
+			return llmtest.Response{Text: "done"}
+		}
+		if !committed {
+			committed = true
+			cmd := exec.Command("bash", "-c", `printf 'mine\n' > person.txt && git add person.txt && git commit -qm 'the person commits'`)
+			cmd.Dir, cmd.Env = dir, cleanEnv(t, personGit...)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				commitErr = fmt.Errorf("%w: %s", err, out)
+			}
+		}
+		return llmtest.Response{ToolCalls: []llmtest.ToolCall{{ID: "w", Name: "run_command", Arguments: `{"command":"printf 'made\\n' > made.txt"}`}}}
+	})
+	t.Cleanup(srv.Close)
+	env := cleanEnv(t)
+	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "make a file")
+	if r.code != 0 || r.stdout != "done\n" {
+		t.Fatalf("exit %d %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	if commitErr != nil {
+		t.Fatalf("the person's commit: %v", commitErr)
+	}
+	d := ralph(t, dir, env, nil, "diff")
+	if !strings.Contains(d.stdout, "made.txt") || strings.Contains(d.stdout, "person.txt") {
+		t.Errorf("the session's diff is not the model's file alone:\n%s%s", d.stdout, d.stderr)
+	}
+	if u := ralph(t, dir, env, nil, "undo"); u.code != 0 {
+		t.Fatalf("undo: exit %d\n%s%s", u.code, u.stdout, u.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "made.txt")); !os.IsNotExist(err) {
+		t.Errorf("undo left the model's file: %v", err)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "person.txt")); err != nil || string(data) != "mine\n" {
+		t.Errorf("undo took the person's committed file: %q %v", data, err)
 	}
 }

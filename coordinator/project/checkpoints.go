@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/afero"
@@ -31,11 +32,25 @@ type gitState struct {
 	// guarded closes once git.Guard has pinned ralph's git to the
 	// repository as the session found it and saved the trust record.
 	guarded chan struct{}
+	// pin starts the pinning, once (see openGitBeside); pinning says it
+	// has started.
+	pin     func()
+	pinning atomic.Bool
 }
 
-// waitGuarded returns once ralph's git is pinned (see gitState.guarded).
+// waitGuarded starts the pinning if nothing has yet, and returns once
+// ralph's git is pinned (see gitState.guarded).
 func (g *gitState) waitGuarded() {
 	if g != nil && g.guarded != nil {
+		g.pin()
+		<-g.guarded
+	}
+}
+
+// waitPinning returns once a pinning that has started is done, and at
+// once when none has: the session's end starts none.
+func (g *gitState) waitPinning() {
+	if g != nil && g.guarded != nil && g.pinning.Load() {
 		<-g.guarded
 	}
 }
@@ -45,9 +60,6 @@ type gitLook struct {
 	repo    *git.Repo
 	context string
 	clean   bool
-	// listed closes once the configuration listing the session's guard
-	// needs (git.ListForGuard) is read, beside the look.
-	listed chan struct{}
 }
 
 // lookAtGit starts the first look at the git work tree the project lies
@@ -57,9 +69,8 @@ type gitLook struct {
 // look ends on its own, bounded by git's timeout, when nothing does.
 func lookAtGit(root string) chan gitLook {
 	ch := make(chan gitLook, 1)
-	listed := make(chan struct{})
 	go func() {
-		l := gitLook{listed: listed}
+		var l gitLook
 		defer func() { ch <- l }()
 		var (
 			repo    *git.Repo
@@ -69,23 +80,7 @@ func lookAtGit(root string) chan gitLook {
 			ctxErr  error
 			wg      sync.WaitGroup
 		)
-		wg.Go(func() {
-			repo, openErr = git.Open(context.Background(), root)
-			if openErr != nil {
-				close(listed)
-				return
-			}
-			// The listing the session's guard needs runs beside the
-			// look, whose status and log do not wait for it, and not
-			// after it, where a quick answer would wait for it before
-			// the process ends. The guard's goroutine (openGitBeside)
-			// waits for it; unwaited, it ends on its own, bounded by
-			// git's timeout.
-			go func() {
-				defer close(listed)
-				git.ListForGuard(context.Background(), repo.Top)
-			}()
-		})
+		wg.Go(func() { repo, openErr = git.Open(context.Background(), root) })
 		wg.Go(func() { text, clean, ctxErr = git.Context(context.Background(), root, ".ralph") })
 		wg.Wait()
 		if openErr != nil {
@@ -110,11 +105,17 @@ func (p *Project) openGit(ctx context.Context) *gitState {
 
 // openGitBeside is openGit for the way to the first model request, which
 // needs only the first look's description of the repository for the
-// system prompt: the pinning (git.Guard: the repository's config keys,
-// the trust record written outside the project) runs beside the request.
-// Nothing can change the repository before it is done: every checkpoint,
-// and so every tool that may change a file (Checkpoints.Before), waits
-// for it, and Close waits for it before the process exits.
+// system prompt. The pinning (git.Guard: the repository's config keys
+// read by a git process, the trust record written outside the project)
+// and the session's first checkpoint wait, in a repository, for the
+// first thing that needs them (pinLazily): the first tool that may change
+// a file (Checkpoints.Before), or ralph's own git (openGit). Nothing the
+// model does can change the repository before that, so the repository
+// is pinned as the session found it all the same; a change the person
+// made meanwhile is theirs, as one made between sessions is. A session
+// that only answers and reads (`ralph "explain this"`) runs no git process
+// but its first look's, and writes no trust record and no checkpoint. Close
+// waits for a pinning that started before the process exits.
 func (p *Project) openGitBeside(ctx context.Context) *gitState {
 	if p.git != nil {
 		return p.git
@@ -147,29 +148,59 @@ func (p *Project) openGitBeside(ctx context.Context) *gitState {
 			}
 		}
 	}
-	go func() {
-		defer close(g.guarded)
-		if l.listed != nil {
-			<-l.listed
-		}
-		git.Guard(context.WithoutCancel(ctx), p.Root, l.repo, writable, warn)
-	}()
+	g.pin = sync.OnceFunc(func() {
+		g.pinning.Store(true)
+		go func() {
+			defer close(g.guarded)
+			git.Guard(context.WithoutCancel(ctx), p.Root, l.repo, writable, warn)
+		}()
+	})
+	lazy := l.repo != nil && p.pinLazily()
+	if !lazy {
+		g.pin()
+	}
 	if l.repo == nil {
 		return g
 	}
 	g.repo, g.context = l.repo, l.context
 	first, last, logged := p.checkpointEnds(p.Session.ID)
 	g.cps = newCheckpoints(l.repo, p.Session, filepath.Join(p.Root, ".ralph"), last, logged, l.clean, p.recordErr,
-		int64(p.Config.CheckpointMaxFileMB)<<20, p.warn, g.guarded)
+		int64(p.Config.CheckpointMaxFileMB)<<20, p.warn, g.guarded, g.pin)
 	g.cps.resolve = func(path string) (string, error) {
 		real, _, err := p.Tools.Workspace().Resolve(path)
 		return real, err
+	}
+	if !lazy {
+		g.cps.start()
 	}
 	if p.Resumed && logged {
 		g.waitGuarded()
 		g.context += p.sinceBaseline(ctx, first, g.cps.Now(ctx))
 	}
 	return g
+}
+
+// pinLazily reports whether the pinning and the first checkpoint may
+// wait for the first thing that needs them (openGitBeside): only when no
+// program but the model's tools, which wait for them, can run before
+// that. Hooks run at the session's start and at every prompt, MCP servers
+// start before the first request, and a plugin brings either.
+func (p *Project) pinLazily() bool {
+	return !p.Hooks.Any() && len(p.Config.MCPServers) == 0 && len(p.Plugins) == 0
+}
+
+// beforeCommand holds a command ralph runs for the person (`!cmd`) or for
+// a command file (its shell lines) until ralph's git is pinned and the
+// session's first checkpoint is taken, as a tool's command is held
+// (Checkpoints.Before): what the command changes is the session's.
+func (p *Project) beforeCommand(ctx context.Context) {
+	switch g := p.git; {
+	case g == nil:
+	case g.cps != nil:
+		g.cps.Before(ctx)
+	default:
+		g.waitGuarded()
+	}
 }
 
 // sinceBaseline says, for a resumed session's system prompt, what changed
@@ -257,8 +288,11 @@ type Checkpoints struct {
 	tell func(string)
 	told map[string]bool
 	// ready closes when the session's first checkpoint of this process
-	// (the baseline, or what changed while ralph was away) is taken.
+	// (the baseline, or what changed while ralph was away) is taken;
+	// begin starts taking it, once (see start), and begun says so.
 	ready chan struct{}
+	begin func()
+	begun atomic.Bool
 	mu    sync.Mutex // one checkpoint at a time
 	warn  sync.Once
 
@@ -294,13 +328,16 @@ func (c *Checkpoints) LeaveOut(paths []string) {
 	c.leaveOut = slices.Sorted(slices.Values(paths))
 }
 
-// newCheckpoints starts a session's checkpoints. A new session on a clean
-// work tree takes HEAD for its baseline at no cost; otherwise the first
-// checkpoint runs beside the first model request, and Before waits for it
-// before any tool may change a file. Both start once guarded closes: no
-// ralph git runs before the repository is pinned.
+// newCheckpoints makes a session's checkpoints, whose first checkpoint of
+// this process is taken once start is called: at once, or, when the
+// pinning waits too (pinLazily), by the first tool that may change a file.
+// A new session on a clean work tree takes HEAD for its baseline at no
+// cost; otherwise the first checkpoint runs beside what started it, and
+// Before waits for it before any tool may change a file. Both run once
+// guarded closes, and start starts the pinning (pin): no ralph git runs
+// before the repository is pinned.
 func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, lastEntry git.Entry, logged, clean bool, fail func(error),
-	maxFile int64, tell func(string), guarded <-chan struct{}) *Checkpoints {
+	maxFile int64, tell func(string), guarded <-chan struct{}, pin func()) *Checkpoints {
 	last, kind := "", git.KindBaseline
 	if logged {
 		last, kind = lastEntry.Commit, git.KindResume
@@ -311,17 +348,27 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, lastEntr
 	}
 	c.cps.SetMaxFile(maxFile)
 	c.cps.SetWarn(tell)
+	first := func() { c.Record(context.Background(), git.Entry{Kind: kind}, kind) }
 	if kind == git.KindBaseline && clean && repo.Head != "" {
 		c.cps.Adopt(repo.Head)
+		// The index as the first look found it: HEAD is the baseline
+		// only while the index is still that one.
+		index := indexInfo(repo)
 		// The index copy and the record of HEAD and the branches (a git
-		// process) run beside the first model request, not before it;
+		// process) run beside whatever started them, not before it;
 		// Before holds every tool until they are done.
-		go func() {
-			defer close(c.ready)
-			<-guarded
+		first = func() {
 			// The session's own index is in its directory; a session
 			// that never took its name takes no checkpoints (Record).
 			if s.WaitInPlace() != nil {
+				return
+			}
+			if !sameIndex(indexInfo(repo), index) {
+				// The person's git wrote the index since the first look
+				// (a commit, an add) while nothing of the model's ran:
+				// the baseline is the work tree as it is now, recorded.
+				c.cps.Adopt("")
+				c.Record(context.Background(), git.Entry{Kind: kind}, kind)
 				return
 			}
 			c.cps.Seed()
@@ -335,15 +382,46 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, lastEntr
 			}
 			repo.IndexIsHead()
 			c.log(git.Entry{Kind: kind, Time: time.Now().UTC(), Checkpoint: git.Checkpoint{Commit: repo.Head}, Git: c.heads(context.Background())})
-		}()
-		return c
+		}
 	}
-	go func() {
-		defer close(c.ready)
-		<-guarded
-		c.Record(context.Background(), git.Entry{Kind: kind}, kind)
-	}()
+	c.begin = sync.OnceFunc(func() {
+		c.begun.Store(true)
+		pin()
+		go func() {
+			defer close(c.ready)
+			<-guarded
+			first()
+		}()
+	})
 	return c
+}
+
+// start starts the session's first checkpoint of this process (and the
+// pinning it waits for), once; every use of the checkpoints calls it.
+func (c *Checkpoints) start() {
+	if c.begin != nil {
+		c.begin()
+	}
+}
+
+// indexInfo is the repository's index file as it is now; nil when it
+// cannot be read.
+func indexInfo(repo *git.Repo) os.FileInfo {
+	fi, err := os.Lstat(filepath.Join(repo.GitDir, "index"))
+	if err != nil {
+		return nil
+	}
+	return fi
+}
+
+// sameIndex reports whether the index file was not written again between
+// two looks (both nil: there was none either time): the same file, of the
+// same size, modified at the same time.
+func sameIndex(a, b os.FileInfo) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
 // Now is the checkpoint of the work tree as this process found it: the
@@ -351,6 +429,7 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, lastEntr
 // nothing changed since; "" when none could be taken (the context
 // ended first, or the session never took its name).
 func (c *Checkpoints) Now(ctx context.Context) string {
+	c.start()
 	select {
 	case <-c.ready:
 	case <-ctx.Done():
@@ -368,6 +447,7 @@ func (c *Checkpoints) Record(ctx context.Context, e git.Entry, name string, only
 // record is Record, telling report (when not nil) the files a checkpoint
 // changed, also when it is taken again after a failure (Retake).
 func (c *Checkpoints) record(ctx context.Context, e git.Entry, name string, report func([]git.FileChange), only ...string) *git.Checkpoint {
+	c.start()
 	// The session's own index is in its directory: a session that never
 	// took its name (memory.ErrNotRecorded, which the run reports) takes
 	// no checkpoints, which would make a directory under that name.
@@ -439,6 +519,7 @@ func (c *Checkpoints) tellSkipped(paths []string) {
 // them alone, without a status walking the whole work tree (one git
 // process and one rewrite of ralph's index less a task).
 func (c *Checkpoints) RecordTask(ctx context.Context, task, name string, skip map[string]bool, written []string) []git.FileChange {
+	c.start()
 	only := c.topPaths(written)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -541,6 +622,7 @@ func (c *Checkpoints) relog(e git.Entry, err error) {
 }
 
 func (c *Checkpoints) Before(ctx context.Context) {
+	c.start()
 	placedGate{c.session}.Before(ctx)
 	for _, ch := range []chan struct{}{c.ready, c.latest()} {
 		if ch == nil {
@@ -561,6 +643,7 @@ func (c *Checkpoints) latest() chan struct{} {
 }
 
 func (c *Checkpoints) After(step coordinator.Step, written []string, report func([]git.FileChange)) {
+	c.start()
 	only := c.topPaths(written)
 	c.pendingMu.Lock()
 	prev, done := c.pending, make(chan struct{})
@@ -611,6 +694,7 @@ func (c *Checkpoints) topPaths(written []string) []string {
 // the tree, so that it need not count every file's lines after them (see
 // git.Checkpoints.Expect).
 func (c *Checkpoints) Expect(ctx context.Context, from string, rs []git.Restoration) {
+	c.start()
 	c.cps.Expect(ctx, from, rs)
 }
 
@@ -622,7 +706,10 @@ func (c *Checkpoints) Last() string { return c.cps.Last() }
 
 // Ready returns once the session's first checkpoint of this process is
 // taken (the baseline, or what changed while ralph was away).
-func (c *Checkpoints) Ready() { <-c.ready }
+func (c *Checkpoints) Ready() {
+	c.start()
+	<-c.ready
+}
 
 // SessionCheckpoints are the checkpoints of a session no ralph works in
 // (`ralph undo` of an earlier session; the caller holds the project's
@@ -659,6 +746,10 @@ func (c *Checkpoints) Wait() {
 	// waits for the run's first prompt (memory.CreateSessionBeside): a
 	// run that ends before its prompt puts the directory in place now.
 	c.session.Place()
+	if !c.begun.Load() {
+		// Nothing has used the checkpoints: none was started.
+		return
+	}
 	<-c.ready
 	if ch := c.latest(); ch != nil {
 		<-ch

@@ -712,9 +712,9 @@ func (p *Project) Close() error {
 		// session: no process ralph starts outlives it.
 		p.git.cps.StopPacking()
 	}
-	// The trust record is written beside the first request
+	// The trust record is written beside whatever started the pinning
 	// (openGitBeside), and lands before ralph exits.
-	p.git.waitGuarded()
+	p.git.waitPinning()
 	if p.MCP != nil {
 		p.MCP.Close()
 	}

@@ -142,12 +142,3 @@ func lookedRepo(dir string) *lookRepo {
 	}
 	return &lookRepo{gitDir: r.GitDir, common: commonDir(r.GitDir)}
 }
-
-// ListForGuard reads the configuration listing of the work tree at top
-// that Guard decides from, and keeps it for Guard (the guards' cache),
-// so that the listing can run beside the first look instead of after
-// it: a one-shot whose answer comes at once waited for it before it
-// could end.
-func ListForGuard(ctx context.Context, top string) {
-	guardFor(ctx, top)
-}
