@@ -272,3 +272,73 @@ func TestAPersonsCommitBeforeTheFirstToolIsNotTheModels(t *testing.T) {
 		t.Errorf("undo took the person's committed file: %q %v", data, err)
 	}
 }
+
+// hookingDefinition is a project's agent definition (a file the model may
+// have written in an earlier session) whose PreToolUse hook, on a
+// read-only tool, changes a tracked file.
+const hookingDefinition = `---
+name: tidy
+description: tidies
+hooks:
+  PreToolUse:
+    - matcher: Read
+      hooks:
+        - type: command
+          command: "printf 'HOOKED\\n' >> c.txt"
+          timeout: 30
+---
+You tidy.
+`
+
+// TestADefinitionsHookBeforeTheFirstWriteIsTheSessions: ralph --agent
+// def:tidy, whose definition's PreToolUse hook on read_file changes c.txt
+// (approved by the person); the session has no hooks of its own. A hook
+// runs a program before any tool that may change a file, so ralph's git
+// is pinned and the baseline taken beside the first request, as with the
+// session's own hooks (pinLazily decides from the main agent's whole hook
+// set): the hook's change is the session's, and undo takes it back with
+// the model's file. Found by attacking the lazy pinning: the definition's
+// hooks were not counted, and the change became the baseline.
+func TestADefinitionsHookBeforeTheFirstWriteIsTheSessions(t *testing.T) {
+	t.Parallel()
+	dir := gitProjectDir(t)
+	if err := os.MkdirAll(filepath.Join(dir, ".claude", "agents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFileT(t, filepath.Join(dir, ".claude", "agents", "tidy.md"), hookingDefinition)
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
+		n := 0
+		for _, m := range r.Request.Messages {
+			if m.Role == "tool" {
+				n++
+			}
+		}
+		switch n {
+		case 0:
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{ID: "r", Name: "read_file", Arguments: `{"path":"b.txt"}`}}}
+		case 1:
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{ID: "w", Name: "write_file", Arguments: `{"path":"made.txt","content":"made\n"}`}}}
+		}
+		return llmtest.Response{Text: "done"}
+	})
+	t.Cleanup(srv.Close)
+	env := cleanEnv(t, "OPENAI_BASE_URL="+srv.URL)
+	if r := ralph(t, dir, env, nil, "hooks", "approve"); r.code != 0 {
+		t.Fatalf("approve: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r := ralph(t, dir, env, nil, "-y", "--agent", "def:tidy", "tidy up"); r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if c, _ := os.ReadFile(filepath.Join(dir, "c.txt")); !strings.Contains(string(c), "HOOKED") {
+		t.Fatalf("the hook did not run: %q", c)
+	}
+	if u := ralph(t, dir, env, nil, "undo"); u.code != 0 {
+		t.Fatalf("undo: exit %d\n%s%s", u.code, u.stdout, u.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "made.txt")); err == nil {
+		t.Errorf("undo left made.txt")
+	}
+	if c, _ := os.ReadFile(filepath.Join(dir, "c.txt")); strings.Contains(string(c), "HOOKED") {
+		t.Errorf("undo left the hook's change to c.txt: it was taken as the baseline: %q", c)
+	}
+}

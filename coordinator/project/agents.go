@@ -43,6 +43,9 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 		_, opts.Instructions = p.instructionFiles()
 	}
 	p.withDefinition(&opts)
+	if !p.pinLazily(opts.Hooks) {
+		g.pinNow()
+	}
 	if g.cps != nil {
 		opts.Checkpoints = g.cps
 	} else {

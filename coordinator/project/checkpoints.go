@@ -17,6 +17,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
+	"github.com/ralph-dev/ralph/workers/hooks"
 )
 
 // indexName is ralph's own git index for a session's checkpoints, in the
@@ -108,7 +109,8 @@ func (p *Project) openGit(ctx context.Context) *gitState {
 // system prompt. The pinning (git.Guard: the repository's config keys
 // read by a git process, the trust record written outside the project)
 // and the session's first checkpoint wait, in a repository, for the
-// first thing that needs them (pinLazily): the first tool that may change
+// first thing that needs them, unless the session runs programs of its
+// own before that (pinLazily, decided by Coordinator): the first tool that may change
 // a file (Checkpoints.Before), or ralph's own git (openGit). Nothing the
 // model does can change the repository before that, so the repository
 // is pinned as the session found it all the same; a change the person
@@ -155,11 +157,10 @@ func (p *Project) openGitBeside(ctx context.Context) *gitState {
 			git.Guard(context.WithoutCancel(ctx), p.Root, l.repo, writable, warn)
 		}()
 	})
-	lazy := l.repo != nil && p.pinLazily()
-	if !lazy {
-		g.pin()
-	}
 	if l.repo == nil {
+		// Outside a repository the record says there was none, for a
+		// repository the model's git init makes later.
+		g.pin()
 		return g
 	}
 	g.repo, g.context = l.repo, l.context
@@ -170,9 +171,7 @@ func (p *Project) openGitBeside(ctx context.Context) *gitState {
 		real, _, err := p.Tools.Workspace().Resolve(path)
 		return real, err
 	}
-	if !lazy {
-		g.cps.start()
-	}
+
 	if p.Resumed && logged {
 		g.waitGuarded()
 		g.context += p.sinceBaseline(ctx, first, g.cps.Now(ctx))
@@ -181,12 +180,23 @@ func (p *Project) openGitBeside(ctx context.Context) *gitState {
 }
 
 // pinLazily reports whether the pinning and the first checkpoint may
-// wait for the first thing that needs them (openGitBeside): only when no
-// program but the model's tools, which wait for them, can run before
-// that. Hooks run at the session's start and at every prompt, MCP servers
-// start before the first request, and a plugin brings either.
-func (p *Project) pinLazily() bool {
-	return !p.Hooks.Any() && len(p.Config.MCPServers) == 0 && len(p.Plugins) == 0
+// wait for the first thing that needs them (openGitBeside), for a main
+// agent that runs with hooks: only when no program but the model's tools,
+// which wait for them, can run before that. A hook runs at the session's
+// start, at every prompt and around every tool call, read-only ones too
+// (the session's and those of the main agent's definition); MCP servers
+// start before the first request; a plugin brings either.
+func (p *Project) pinLazily(hooks *hooks.Set) bool {
+	return !hooks.Any() && len(p.Config.MCPServers) == 0 && len(p.Plugins) == 0
+}
+
+// pinNow starts the pinning and the session's first checkpoint now,
+// beside the first request, rather than when something first needs them.
+func (g *gitState) pinNow() {
+	g.pin()
+	if g.cps != nil {
+		g.cps.start()
+	}
 }
 
 // beforeCommand holds a command ralph runs for the person (`!cmd`) or for
