@@ -2,6 +2,11 @@ package workers
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,15 +70,14 @@ func keptIn(kept []string, dir string) []string {
 	return keptUnder(kept, real, lex)
 }
 
-// privateTemp makes the private temporary directory of the commands
+// privateTemp names the private temporary directory of the commands
 // policy confines, when they need one: under workspace-write, when the
 // temporary directory programs are told of (the first of
-// sandbox.TempDirs) holds a kept path. It is made in that directory,
-// its links resolved, with a random name and mode 0700 by one mkdir,
-// which follows no link at the name (os.MkdirTemp), and granted whole
-// to commands. "" when none is needed, or when it cannot be made: then
-// the person cannot write the temporary directory either, and commands
-// fare no worse than their programs would.
+// sandbox.TempDirs) holds a kept path. It lies in that directory, its
+// links resolved, under a name of 64 random bits nobody else can foresee,
+// and is granted whole to commands; it is made (makeTemp) only when the
+// first program starts in the sandbox, so that a session that runs none
+// makes and removes nothing. "" when none is needed.
 func privateTemp(policy *sandbox.Policy, kept []string) string {
 	if policy.Mode != sandbox.WorkspaceWrite {
 		return ""
@@ -86,19 +90,41 @@ func privateTemp(policy *sandbox.Policy, kept []string) string {
 	if err != nil {
 		return ""
 	}
-	dir, err := os.MkdirTemp(real, "ralph-tmp-")
-	if err != nil {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
 		return ""
 	}
+	dir := filepath.Join(real, "ralph-tmp-"+hex.EncodeToString(b[:]))
 	policy.Writable = append(policy.Writable, dir)
 	return dir
+}
+
+// makeTemp makes the private temporary directory, once, mode 0700 by one
+// mkdir, which follows no link at the name. Something already at the name
+// nobody could foresee is refused: commands do not start. Where it cannot
+// be made otherwise, the person cannot write the temporary directory
+// either, and commands keep their own TMPDIR, faring no worse than their
+// programs would.
+func (w *Workspace) makeTemp() error {
+	if w.tmp == "" {
+		return nil
+	}
+	w.tmpOnce.Do(func() {
+		switch err := os.Mkdir(w.tmp, 0o700); {
+		case err == nil:
+			w.tmpMade.Store(true)
+		case errors.Is(err, fs.ErrExist):
+			w.tmpErr = fmt.Errorf("ralph did not make the commands' private temporary directory %s: something else is already there", w.tmp)
+		}
+	})
+	return w.tmpErr
 }
 
 // tempEnv is env for a program in w's sandbox: TMPDIR names the private
 // temporary directory, and so do TMP and TEMP where env sets them; env
 // itself when there is none.
 func (w *Workspace) tempEnv(env []string) []string {
-	if w.tmp == "" {
+	if !w.tmpMade.Load() {
 		return env
 	}
 	out := make([]string, 0, len(env)+1)
@@ -118,6 +144,9 @@ func (w *Workspace) tempEnv(env []string) []string {
 // model's commands, verify commands, hooks, a project's MCP servers)
 // starts here, with its environment's temporary directory made w's.
 func (w *Workspace) start(ctx context.Context, c sandbox.Command) (*sandbox.Process, error) {
+	if err := w.makeTemp(); err != nil {
+		return nil, err
+	}
 	c.Env = w.tempEnv(c.Env)
 	return w.runner.Start(ctx, c)
 }

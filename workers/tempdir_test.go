@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ralph-dev/ralph/workers/sandbox"
@@ -29,13 +30,14 @@ func tempLayout(t *testing.T) (proj, tmp, elsewhere string) {
 	return proj, tmp, elsewhere
 }
 
-// TestPrivateTempOnlyWhenTheTempDirHoldsAKeptPath: a Workspace makes its
+// TestPrivateTempOnlyWhenTheTempDirHoldsAKeptPath: a Workspace gives its
 // commands a private temporary directory when, and only when, the
 // temporary directory holds a kept path (a home under /tmp) and commands
-// may write: made 0700 in the temporary directory, granted to commands,
-// named by TMPDIR (and by TMP or TEMP where the environment sets them)
-// and removed on Close. Otherwise nothing is made and the environment
-// stays as it is.
+// may write: granted to commands from the start, made 0700 in the
+// temporary directory only when the first program starts (a session that
+// runs none makes and removes nothing), named by TMPDIR (and by TMP or
+// TEMP where the environment sets them) from then on, and removed on
+// Close. Otherwise nothing is made and the environment stays as it is.
 func TestPrivateTempOnlyWhenTheTempDirHoldsAKeptPath(t *testing.T) {
 	proj, tmp, elsewhere := tempLayout(t)
 	home := filepath.Join(tmp, "home")
@@ -75,12 +77,21 @@ func TestPrivateTempOnlyWhenTheTempDirHoldsAKeptPath(t *testing.T) {
 			if w.tmp == "" || filepath.Dir(w.tmp) != tmp {
 				t.Fatalf("the private temporary directory is %q, want one in %s", w.tmp, tmp)
 			}
+			if !slices.Contains(w.policy.Writable, w.tmp) {
+				t.Errorf("commands may not write %s: %q", w.tmp, w.policy.Writable)
+			}
+			if _, err := os.Lstat(w.tmp); !os.IsNotExist(err) {
+				t.Errorf("%s was made before any program started: %v", w.tmp, err)
+			}
+			if got := w.tempEnv(env); !slices.Equal(got, env) {
+				t.Errorf("the environment became %q before the directory was made", got)
+			}
+			if err := w.makeTemp(); err != nil {
+				t.Fatal(err)
+			}
 			fi, err := os.Lstat(w.tmp)
 			if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
 				t.Fatalf("the private temporary directory: %v, %v", fi, err)
-			}
-			if !slices.Contains(w.policy.Writable, w.tmp) {
-				t.Errorf("commands may not write %s: %q", w.tmp, w.policy.Writable)
 			}
 			if got, want := w.tempEnv(env), []string{"PATH=/bin", "TEMP=" + w.tmp, "TMPDIR=" + w.tmp}; !slices.Equal(got, want) {
 				t.Errorf("the environment is %q, want %q", got, want)
@@ -93,5 +104,36 @@ func TestPrivateTempOnlyWhenTheTempDirHoldsAKeptPath(t *testing.T) {
 				t.Errorf("%s outlived the Workspace: %v", w.tmp, err)
 			}
 		})
+	}
+}
+
+// TestPrivateTempRefusesWhatIsAlreadyThere: something at the private
+// temporary directory's name when the first program starts (a link
+// planted there, which the grant would otherwise bind) is never used: the
+// program does not start, and the sentence says why.
+func TestPrivateTempRefusesWhatIsAlreadyThere(t *testing.T) {
+	proj, tmp, elsewhere := tempLayout(t)
+	home := filepath.Join(tmp, "home")
+	w, err := NewWorkspace(Options{Root: proj, Sandbox: sandbox.WorkspaceWrite, Kept: []string{filepath.Join(home, ".ssh")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if w.tmp == "" {
+		t.Fatal("no private temporary directory")
+	}
+	if err := os.Symlink(elsewhere, w.tmp); err != nil {
+		t.Fatal(err)
+	}
+	_, err = w.start(t.Context(), sandbox.Command{Path: "/bin/true", Args: []string{"true"}, Dir: proj})
+	if err == nil || !strings.Contains(err.Error(), "something else is already there") {
+		t.Fatalf("a program started with a link at the private temporary directory's name: %v", err)
+	}
+	if tempEnv := w.tempEnv(nil); len(tempEnv) != 0 {
+		t.Errorf("TMPDIR names what was there: %q", tempEnv)
+	}
+	w.Close()
+	if fi, err := os.Lstat(w.tmp); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("Close removed what it did not make: %v %v", fi, err)
 	}
 }

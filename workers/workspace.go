@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/childenv"
@@ -140,8 +141,12 @@ type Workspace struct {
 	env     []string
 	shell   string
 	// tmp is the private temporary directory of the sandbox's commands
-	// (tempdir.go), "" when they use the shared one.
-	tmp string
+	// (tempdir.go), "" when they use the shared one; it is made when the
+	// first of them starts (makeTemp), and tmpMade says it was.
+	tmp     string
+	tmpOnce sync.Once
+	tmpMade atomic.Bool
+	tmpErr  error
 	// policy confines the model's commands; its Mode is
 	// danger-full-access when commands run as they are.
 	policy *sandbox.Policy
@@ -285,7 +290,9 @@ func (w *Workspace) Close() {
 	}
 	w.variants = nil
 	w.variantsMu.Unlock()
-	if w.tmp != "" {
+	// No command may make it once the Workspace closes.
+	w.tmpOnce.Do(func() {})
+	if w.tmpMade.Load() {
 		// Ralph's own directory, not the project's: removed through the
 		// person's door, which os.RemoveAll's walk is (no link followed).
 		_ = rootfs.Person().RemoveAll(w.tmp)
