@@ -109,15 +109,17 @@ func (p *Project) openGit(ctx context.Context) *gitState {
 // system prompt. The pinning (git.Guard: the repository's config keys
 // read by a git process, the trust record written outside the project)
 // and the session's first checkpoint wait, in a repository, for the
-// first thing that needs them, unless the session runs programs of its
-// own before that (pinLazily, decided by Coordinator): the first tool that may change
-// a file (Checkpoints.Before), or ralph's own git (openGit). Nothing the
-// model does can change the repository before that, so the repository
-// is pinned as the session found it all the same; a change the person
-// made meanwhile is theirs, as one made between sessions is. A session
-// that only answers and reads (`ralph "explain this"`) runs no git process
-// but its first look's, and writes no trust record and no checkpoint. Close
-// waits for a pinning that started before the process exits.
+// first thing that needs them: the first tool that may change a file
+// (Checkpoints.Before), a command of the person's or of a command file
+// (beforeCommand), or ralph's own git (openGit); Coordinator starts them
+// at once when the session runs programs of its own before that
+// (pinLazily). Nothing the model does can change the repository before
+// then, so the repository is pinned as the session found it all the
+// same; a change the person made meanwhile is theirs, as one made between
+// sessions is. A session that only answers and reads (`ralph "explain
+// this"`) runs no git process but its first look's, and writes no trust
+// record and no checkpoint. Close waits for a pinning that started before
+// the process exits.
 func (p *Project) openGitBeside(ctx context.Context) *gitState {
 	if p.git != nil {
 		return p.git
@@ -171,7 +173,6 @@ func (p *Project) openGitBeside(ctx context.Context) *gitState {
 		real, _, err := p.Tools.Workspace().Resolve(path)
 		return real, err
 	}
-
 	if p.Resumed && logged {
 		g.waitGuarded()
 		g.context += p.sinceBaseline(ctx, first, g.cps.Now(ctx))
