@@ -23,6 +23,18 @@ func sparePath(path string) string {
 	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".spare")
 }
 
+// makeSpare makes the empty spare of path ahead of its first save through
+// writeAtomicSpare, where the file system can exchange; it leaves alone
+// whatever is already at the spare's name.
+func makeSpare(fsys afero.Fs, path string) {
+	if _, ok := fsys.(exchanger); !ok {
+		return
+	}
+	if f, err := fsys.OpenFile(sparePath(path), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
+		_ = f.Close()
+	}
+}
+
 // writeAtomicSpare is writeAtomicAfter for a record saved again and
 // again (a session's session.json, at every task of a run): the new
 // bytes go into a spare kept beside path, which is then exchanged with

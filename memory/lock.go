@@ -142,6 +142,23 @@ type Lock struct {
 	hasPrev  bool
 	forced   bool
 	released bool
+	// stateDir closes once the .gitignore this acquisition wrote into a
+	// new .ralph/ is durable, or could not be made so (stateDirErr).
+	stateDir    chan struct{}
+	stateDirErr error
+}
+
+// StateDirDurable waits until the .gitignore AcquireLock wrote into the
+// .ralph/ it made is durable, and returns the error that kept it from
+// being so; at once when it wrote none. A new session waits for it before
+// it is recorded (CreateOptions.After), so that no crash of the machine
+// leaves a recorded session in a .ralph/ git would show.
+func (l *Lock) StateDirDurable() error {
+	if l == nil || l.stateDir == nil {
+		return nil
+	}
+	<-l.stateDir
+	return l.stateDirErr
 }
 
 // heldLocks keeps every held Lock reachable, so the *os.File inside is
@@ -168,8 +185,12 @@ func AcquireLock(fs afero.Fs, root string, sessionID string, force bool, secrets
 	path := filepath.Join(root, LockFile)
 	// The lock is the first thing ralph writes in a project, so this is
 	// where .ralph/ and its .gitignore come into being, and where a
-	// project ralph may not write to is found.
-	if err := EnsureStateDir(fs, root); err != nil {
+	// project ralph may not write to is found. The .gitignore is made
+	// durable beside what follows (StateDirDurable): its fsync cost a
+	// millisecond of every first run on the way to the first request,
+	// and many on a busy disk.
+	written, err := ensureStateDir(fs, root)
+	if err != nil {
 		return nil, NotWritable(filepath.Join(root, StateDir), fmt.Errorf("lock %s: %w", path, err))
 	}
 	me := selfInfo(sessionID)
@@ -177,9 +198,21 @@ func AcquireLock(fs afero.Fs, root string, sessionID string, force bool, secrets
 	a := &acquirer{fs: fs, path: path, me: me, force: force}
 	l, err := a.acquire()
 	if err != nil {
+		if written != "" {
+			_ = syncStateDir(fs, written)
+		}
 		return nil, err
 	}
 	l.prev, l.hasPrev, l.forced = a.prev, a.hasPrev, a.forced
+	l.stateDir = make(chan struct{})
+	if written == "" {
+		close(l.stateDir)
+	} else {
+		go func() {
+			defer close(l.stateDir)
+			l.stateDirErr = syncStateDir(fs, written)
+		}()
+	}
 	heldLocks.Store(l, struct{}{})
 	return l, nil
 }
@@ -452,6 +485,8 @@ func (l *Lock) SetSession(id string) error {
 // It is idempotent and safe from a signal handler's exit path: it only
 // takes in-process mutexes and never waits for another process.
 func (l *Lock) Release() error {
+	// The .gitignore's fsync is the Lock's: it ends before the lock does.
+	_ = l.StateDirDurable()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.released {

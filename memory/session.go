@@ -173,7 +173,23 @@ func (e *notRecorded) Unwrap() []error { return []error{ErrNotRecorded, e.err} }
 // SaveState). secrets are replaced by "[REDACTED]" in everything
 // the session writes.
 func CreateSession(fs afero.Fs, root, id string, state State, secrets ...string) (*Session, error) {
-	return createSession(fs, root, id, state, NewRedactor(secrets...), false)
+	return createSession(fs, root, id, state, NewRedactor(secrets...), CreateOptions{})
+}
+
+// CreateOptions are how CreateSessionWith records a new session.
+type CreateOptions struct {
+	// Beside makes it CreateSessionBeside.
+	Beside bool
+	// After, when set, must return before the session's directory takes
+	// its name; an error from it leaves the session unrecorded, as a
+	// failed fsync of its own does. It runs beside the request too: the
+	// lock's StateDirDurable, the .gitignore of a .ralph/ made for it.
+	After func() error
+}
+
+// CreateSessionWith is CreateSession, or CreateSessionBeside, as opts say.
+func CreateSessionWith(fs afero.Fs, root, id string, state State, opts CreateOptions, secrets ...string) (*Session, error) {
+	return createSession(fs, root, id, state, NewRedactor(secrets...), opts)
 }
 
 // CreateSessionBeside is CreateSession for the way to a one-shot's first
@@ -198,13 +214,14 @@ func CreateSession(fs afero.Fs, root, id string, state State, secrets ...string)
 // the rename (WaitInPlace); every save, Close, and WaitDurable wait for
 // the whole to be durable, and return its error if it failed.
 func CreateSessionBeside(fs afero.Fs, root, id string, state State, secrets ...string) (*Session, error) {
-	return createSession(fs, root, id, state, NewRedactor(secrets...), true)
+	return createSession(fs, root, id, state, NewRedactor(secrets...), CreateOptions{Beside: true})
 }
 
 // createSession is CreateSession with the redactor of the session it
 // follows (Next); beside leaves the placing to run on (see
 // CreateSessionBeside).
-func createSession(fs afero.Fs, root, id string, state State, redact *Redactor, beside bool) (*Session, error) {
+func createSession(fs afero.Fs, root, id string, state State, redact *Redactor, opts CreateOptions) (*Session, error) {
+	beside := opts.Beside
 	s := &Session{ID: id, Root: root, Dir: filepath.Join(root, SessionsDir, id), fs: fs, redact: redact}
 	state.Version = StateVersion
 	state.SessionID = id
@@ -247,6 +264,10 @@ func createSession(fs afero.Fs, root, id string, state State, redact *Redactor, 
 				logs <- s.createLogs(building)
 			}
 			syncDir(fs, building)
+			// The spare the saves of session.json write through
+			// (writeAtomicSpare) is made while session.json's fsync
+			// runs, not by a one-shot's only save, after its answer.
+			makeSpare(fs, filepath.Join(building, "session.json"))
 		}()
 		serr := syncFile(fs, filepath.Join(building, "session.json"))
 		<-synced
@@ -262,6 +283,9 @@ func createSession(fs afero.Fs, root, id string, state State, redact *Redactor, 
 		if serr == nil && pl.lateLog {
 			syncDir(fs, building)
 		}
+		if serr == nil && opts.After != nil {
+			serr = opts.After()
+		}
 		if serr == nil {
 			serr = fs.Rename(building, s.Dir)
 		}
@@ -276,7 +300,7 @@ func createSession(fs afero.Fs, root, id string, state State, redact *Redactor, 
 			// The summary is derived from the sessions' own records, and
 			// every save writes it again (and reports its failure): a
 			// session whose directory is in place is recorded without it.
-			_ = WriteFileAtomicUnsynced(fs, filepath.Join(root, SessionFile), data, 0o644)
+			_ = writeAtomicSpare(fs, filepath.Join(root, SessionFile), data, 0o644, false, nil)
 		}
 		close(pl.inPlace)
 		if serr == nil {

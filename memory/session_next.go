@@ -37,7 +37,7 @@ func (s *Session) Next(id string) error {
 		st.SessionID = id
 		st.Seal = Seal(s.sealKey, st)
 	}
-	next, err := createSession(s.fs, s.Root, id, st, s.redact, false)
+	next, err := createSession(s.fs, s.Root, id, st, s.redact, CreateOptions{})
 	if err != nil {
 		return err
 	}

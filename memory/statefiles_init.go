@@ -102,31 +102,54 @@ var ralphIgnores = []string{"/sessions/", "/archive/", "/*.lock", "/history", "/
 // out of git from its first byte. A .ralph/ that exists is left as it is:
 // its .gitignore, or its absence, is the person's choice; only the exact
 // text earlier versions wrote, which left .ralph/ showing in git status,
-// is replaced with today's.
+// and an empty file, which ralph never writes and a crash of the machine
+// can leave of the one it wrote (see AcquireLock), are replaced with
+// today's. The .gitignore is durable when it returns.
 func EnsureStateDir(fs afero.Fs, root string) error {
+	written, err := ensureStateDir(fs, root)
+	if err != nil || written == "" {
+		return err
+	}
+	return syncStateDir(fs, written)
+}
+
+// ensureStateDir is EnsureStateDir leaving the .gitignore it wrote, if
+// any, to be made durable by its caller (syncStateDir): it returns that
+// file's path, or "" when it wrote none.
+func ensureStateDir(fs afero.Fs, root string) (written string, err error) {
 	dir := filepath.Join(root, StateDir)
-	err := fs.Mkdir(dir, 0o755)
+	path := filepath.Join(dir, ".gitignore")
+	err = fs.Mkdir(dir, 0o755)
 	if errors.Is(err, os.ErrExist) {
-		path := filepath.Join(dir, ".gitignore")
-		if old, err := afero.ReadFile(fs, path); err == nil && oldStateGitignore(string(old)) {
-			return WriteFileAtomic(fs, path, []byte(stateGitignore), 0o644)
+		if old, err := afero.ReadFile(fs, path); err == nil && (oldStateGitignore(string(old)) || len(old) == 0) {
+			return path, WriteFileAtomicUnsynced(fs, path, []byte(stateGitignore), 0o644)
 		}
-		return nil
+		return "", nil
 	}
 	if errors.Is(err, os.ErrNotExist) {
 		// The root itself is missing: make it, then try again.
 		if err := fs.MkdirAll(root, 0o755); err != nil {
-			return fmt.Errorf("create %s: %w", dir, err)
+			return "", fmt.Errorf("create %s: %w", dir, err)
 		}
 		err = fs.Mkdir(dir, 0o755)
 		if errors.Is(err, os.ErrExist) {
-			return nil
+			return "", nil
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
+		return "", fmt.Errorf("create %s: %w", dir, err)
 	}
-	return WriteFileAtomic(fs, filepath.Join(dir, ".gitignore"), []byte(stateGitignore), 0o644)
+	return path, WriteFileAtomicUnsynced(fs, path, []byte(stateGitignore), 0o644)
+}
+
+// syncStateDir makes the .gitignore ensureStateDir wrote durable, with
+// its name in .ralph/.
+func syncStateDir(fs afero.Fs, gitignore string) error {
+	if err := syncFile(fs, gitignore); err != nil {
+		return &FileError{Op: "save", Path: gitignore, Err: err}
+	}
+	syncDir(fs, filepath.Dir(gitignore))
+	return nil
 }
 
 // InitResult reports what InitProject did, with paths relative to the root.

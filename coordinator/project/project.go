@@ -506,18 +506,20 @@ func (p *Project) start(opts Options) error {
 	if p.PriceOf(p.Config.Model) != nil {
 		cost = new(float64)
 	}
-	create := memory.CreateSession
+	// The session is recorded only once the .gitignore of a .ralph/ its
+	// lock made is durable.
+	create := memory.CreateOptions{After: p.Lock.StateDirDurable}
 	if runsOnce(p.Mode) {
 		// A one-shot's record becomes durable beside its first request,
 		// which changes nothing; every tool that may change a file waits
 		// for it (placedGate, checkpoints.Before), as every save does.
-		create, p.placing = memory.CreateSessionBeside, true
+		create.Beside, p.placing = true, true
 	}
 	st := memory.State{
 		SessionID: id, Status: memory.StatusRunning, Mode: p.Mode, Model: p.Config.Model, StartedAt: time.Now().UTC(), Run: run, CostUSD: cost,
 	}
 	p.seal(&st)
-	s, err := create(p.Fs, p.Root, id, st, p.secrets()...)
+	s, err := memory.CreateSessionWith(p.Fs, p.Root, id, st, create, p.secrets()...)
 	if err != nil {
 		return fmt.Errorf("cannot record the session under %s: %w", p.Root, err)
 	}
