@@ -6,19 +6,34 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/spf13/afero"
+
 	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // A record saved through its spare is whole after each save, with the
 // record before it in the spare, and no save makes a new file once the
 // spare exists; a link or a FIFO a command put at the spare's name is
-// removed, never written through, and the save still lands.
+// removed, never written through, and the save still lands: under a
+// project (rootfs.New) and in the person's own directories (the
+// registry's, rootfs.Person).
 func TestSpareSaveExchangesAndFollowsNothing(t *testing.T) {
-	dir := t.TempDir()
-	fsys, err := rootfs.New(dir)
-	if err != nil {
-		t.Fatal(err)
+	for _, door := range []string{"project", "person"} {
+		t.Run(door, func(t *testing.T) {
+			dir := t.TempDir()
+			fsys := rootfs.Person()
+			if door == "project" {
+				var err error
+				if fsys, err = rootfs.New(dir); err != nil {
+					t.Fatal(err)
+				}
+			}
+			spareSaves(t, fsys, dir)
+		})
 	}
+}
+
+func spareSaves(t *testing.T, fsys afero.Fs, dir string) {
 	path := filepath.Join(dir, "session.json")
 	spare := sparePath(path)
 	ino := func(p string) uint64 {
@@ -78,5 +93,37 @@ func TestSpareSaveExchangesAndFollowsNothing(t *testing.T) {
 		if got := read(outside); got != "keep" {
 			t.Fatalf("written through what was at the spare: %q", got)
 		}
+	}
+}
+
+// Every session updates the cross-project registry: once its spare
+// exists, an update makes and frees no file.
+func TestRegistryUpdatesMakeNoFile(t *testing.T) {
+	dir := t.TempDir()
+	r := OpenRegistry(rootfs.Person(), dir)
+	ino := func(p string) uint64 {
+		t.Helper()
+		fi, err := os.Lstat(filepath.Join(dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Sys().(*syscall.Stat_t).Ino
+	}
+	for i := range 2 {
+		if err := r.Update(RegistryEntry{Root: filepath.Join(dir, "p", string(rune('a'+i)))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := ino(registryFile), ino("."+registryFile+".spare")
+	if err := r.Update(RegistryEntry{Root: filepath.Join(dir, "p", "c")}); err != nil {
+		t.Fatal(err)
+	}
+	if ino(registryFile) != b || ino("."+registryFile+".spare") != a {
+		t.Errorf("an update made a new file")
+	}
+	entries, err := r.read()
+	if err != nil || len(entries) != 1 {
+		// The roots do not exist, so only the one being written stays.
+		t.Fatalf("entries = %v, %v", entries, err)
 	}
 }

@@ -132,8 +132,10 @@ func (r *Registry) Update(e RegistryEntry) error {
 	}
 	// Whole or not at all, but not fsynced: the registry only names the
 	// projects whose own records hold the sessions, and the next updates
-	// rebuild it if a crash of the machine damages it (see above).
-	return WriteFileAtomicUnsynced(r.fs, r.path(), append(b, '\n'), 0o644)
+	// rebuild it if a crash of the machine damages it (see above). It is
+	// written through its spare, as session.json is (writeAtomicSpare):
+	// every session updates it, and no update then makes or frees a file.
+	return writeAtomicSpare(r.fs, r.path(), append(b, '\n'), 0o644, false, nil)
 }
 
 // List returns the registered projects, most recently updated first,

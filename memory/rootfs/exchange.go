@@ -2,6 +2,8 @@ package rootfs
 
 import (
 	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 )
 
@@ -41,4 +43,22 @@ func (f *Fs) Exchange(a, b string) error {
 	}
 	defer dir.Close()
 	return f.linkErr(exchangeAt(dir, filepath.Base(ra), filepath.Base(rb)), a, b)
+}
+
+// Exchange swaps the files at a and b, two names in one directory of the
+// person's, in one step, as (*Fs).Exchange does under a project: the
+// cross-project registry, which every session updates, is saved through
+// a kept spare (memory's writeAtomicSpare). The directory is reached as
+// the person's own are, through links (see PersonFs); at the two names no
+// link is followed.
+func (p *PersonFs) Exchange(a, b string) error {
+	if filepath.Dir(a) != filepath.Dir(b) {
+		return &fs.PathError{Op: "exchange", Path: b, Err: ErrNoExchange}
+	}
+	dir, err := os.Open(filepath.Dir(a))
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	return exchangeAt(dir, filepath.Base(a), filepath.Base(b))
 }
