@@ -324,8 +324,6 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 	// Git, sockets and connections need the real file system; tests on
 	// a memory one have none of them.
 	real := rootfs.IsReal(opts.Fs)
-	// Beside the lock and the session record, which wait for the disk.
-	llm.Warm()
 	cfg, err := config.Load(config.Sources{Fs: opts.Fs, UserFs: person, ProjectRoot: root, UserConfigDir: config.UserConfigDir(), Getenv: opts.Getenv})
 	if err != nil {
 		return nil, err
@@ -341,6 +339,11 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 	if real {
 		look = lookAtGit(root)
 	}
+	// Beside the lock and the session record, which wait for the disk;
+	// after the look at git, whose status is the longer way to the first
+	// request: the goroutine started last waits for this one's processor
+	// (runnext), the one before it goes to the first idle one.
+	llm.Warm()
 	// A new session that cannot talk to its model fails before the lock
 	// is taken; a resumed one is checked once its mode is known.
 	if !opts.Resume && opts.Mode != ModeRun {
