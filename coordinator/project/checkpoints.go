@@ -76,14 +76,16 @@ func lookAtGit(root string) chan gitLook {
 		var (
 			repo    *git.Repo
 			openErr error
-			text    string
-			clean   bool
-			ctxErr  error
-			wg      sync.WaitGroup
 		)
-		wg.Go(func() { repo, openErr = git.Open(context.Background(), root) })
-		wg.Go(func() { text, clean, ctxErr = git.Context(context.Background(), root, ".ralph") })
-		wg.Wait()
+		opened := make(chan struct{})
+		go func() {
+			defer close(opened)
+			repo, openErr = git.Open(context.Background(), root)
+		}()
+		// The status, the longer way to the first request, starts on
+		// this goroutine, without waiting for another to be scheduled.
+		text, clean, ctxErr := git.Context(context.Background(), root, ".ralph")
+		<-opened
 		if openErr != nil {
 			return
 		}
