@@ -153,8 +153,8 @@ func TestSecondRalphOnTheProjectExits3(t *testing.T) {
 	if code, _ := exitCode(t, holder, 20*time.Second); code != 0 {
 		t.Fatalf("holder exit %d", code)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ".ralph", "session.lock")); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("lock not released: %v", err)
+	if b, err := os.ReadFile(filepath.Join(dir, ".ralph", "session.lock")); err != nil || len(b) > 0 {
+		t.Fatalf("lock not released: the lock file says %q (%v), want it empty", b, err)
 	}
 }
 

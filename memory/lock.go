@@ -499,12 +499,24 @@ func (l *Lock) Release() error {
 		defer noFlockMu.Unlock()
 	}
 	var err error
-	// Remove before unlocking: a newcomer that opened the old inode then
-	// sees it unlinked after its flock and retries on a fresh file. The
-	// removal is not fsynced: a lock file a crash of the machine brings
-	// back has no live owner, and the next ralph takes it as stale.
+	// With flock the file stays, emptied before it is unlocked, for the
+	// next ralph to lock: an empty lock file names no holder (ReadLock
+	// says free, and the next acquisition finds no previous one), and a
+	// newcomer that opened it meanwhile finds it empty after its flock.
+	// Made and removed by every session, it was an inode made and freed
+	// each time, and on a file system without a journal each new inode
+	// searches past those freed in the last half-minute. Without flock
+	// the file's existence is the lock, and it is removed. Neither is
+	// fsynced: a holder a crash of the machine brings back is not alive,
+	// and the next ralph takes it as stale.
 	if l.stillOurs() {
-		if rerr := l.fs.Remove(l.path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+		var rerr error
+		if l.f != nil {
+			rerr = l.f.Truncate(0)
+		} else if rerr = l.fs.Remove(l.path); errors.Is(rerr, os.ErrNotExist) {
+			rerr = nil
+		}
+		if rerr != nil {
 			err = fmt.Errorf("release %s: %w", l.path, rerr)
 		}
 	}

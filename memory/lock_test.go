@@ -53,8 +53,8 @@ func TestLockAcquireRelease(t *testing.T) {
 	}
 	mustRelease(t, l)
 	mustRelease(t, l) // idempotent
-	if _, err := os.Stat(filepath.Join(root, LockFile)); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("lock file left after Release: %v", err)
+	if b, err := os.ReadFile(filepath.Join(root, LockFile)); err != nil || len(b) > 0 {
+		t.Fatalf("after Release the lock file says %q (%v), want it kept, empty", b, err)
 	}
 	if err := l.SetSession("late"); err == nil {
 		t.Fatal("SetSession after Release succeeded")
