@@ -481,9 +481,11 @@ func (l *Lock) SetSession(id string) error {
 	return nil
 }
 
-// Release removes the lock file if it is still ours, then drops the flock.
+// Release empties the lock file if it is still ours (removes it where
+// there is no flock), then drops the flock.
 // It is idempotent and safe from a signal handler's exit path: it only
-// takes in-process mutexes and never waits for another process.
+// takes in-process mutexes, waits at most for the fsync of a .gitignore
+// AcquireLock wrote, and never waits for another process.
 func (l *Lock) Release() error {
 	// The .gitignore's fsync is the Lock's: it ends before the lock does.
 	_ = l.StateDirDurable()
