@@ -32,10 +32,14 @@ import (
 // when not nil, is subscribed to them (see SetSink); the subscriptions end
 // at Close.
 func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Event)) *coordinator.Coordinator {
+	// The system prompt's own part is built while the first look at git
+	// may still run, on the way to the first request: only the
+	// repository's description (g.prompt) waits for it.
+	system := p.SystemPrompt()
 	g := p.openGitBeside(context.Background())
 	opts := coordinator.Options{
 		Model: p.Client, ModelName: p.Config.Model, Tools: p.MainTools(), Store: besideLoop{p.Session, &p.loopControl}, Queue: queue,
-		SessionID: p.Session.ID, MaxTurns: p.Config.MaxTurns, System: p.SystemPrompt() + g.prompt(),
+		SessionID: p.Session.ID, MaxTurns: p.Config.MaxTurns, System: system + g.prompt(),
 		History: p.History, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(), RecordErr: p.RecordErr,
 		Children: p.Children(), PriceOf: p.PriceOf, NextSession: p.nextSession, Hooks: p.Hooks,
 	}
