@@ -141,7 +141,9 @@ func (p *Project) markCrashed(st memory.State, now time.Time, notify func(string
 	s, msgs, err := memory.OpenSession(p.Fs, p.Root, st.SessionID)
 	if err != nil {
 		// The session's directory is gone: only the summary remains to fix.
-		s, err = memory.CreateSession(p.Fs, p.Root, st.SessionID, st)
+		// Recorded, as every new session is, only once a .gitignore the
+		// lock wrote is durable.
+		s, err = memory.CreateSessionWith(p.Fs, p.Root, st.SessionID, st, memory.CreateOptions{After: p.Lock.StateDirDurable})
 		if err != nil {
 			return err
 		}
