@@ -140,9 +140,16 @@ func (r *Registry) Update(e RegistryEntry) error {
 
 // List returns the registered projects, most recently updated first,
 // without those whose root directory is gone. It takes no lock: Update
-// replaces the file atomically, so a reader sees one whole version.
+// replaces the file in one step, an exchange with its spare, so a fresh
+// open reads one whole version; a read that spans two updates can read
+// the old file while it is rewritten as the spare, so a file that does
+// not parse is read once more before it counts as corrupt.
 func (r *Registry) List() ([]RegistryEntry, error) {
 	entries, err := r.read()
+	var corrupt *corruptRegistryError
+	if errors.As(err, &corrupt) {
+		entries, err = r.read()
+	}
 	if err != nil {
 		return nil, err
 	}
