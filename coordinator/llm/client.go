@@ -171,8 +171,24 @@ func New(cfg Config) *Client {
 func (c *Client) BaseURL() string { return c.cfg.BaseURL }
 
 // stream is Stream on this client's endpoint alone: every attempt of one
-// model, without fallback models.
+// model, without fallback models. The request is offered in the model's
+// terms (Request.Faces) and its answer's calls come back in ralph's.
 func (c *Client) stream(ctx context.Context, req Request, emit func(Delta)) (Response, error) {
+	canonical := req
+	if f := req.Faces; f != nil {
+		req.Tools, req.Messages = f.Offer(req.Model, req.Tools, req.Messages)
+	}
+	resp, err := c.streamOffered(ctx, req, emit)
+	if err == nil && canonical.Faces != nil {
+		for i, call := range resp.Message.ToolCalls {
+			resp.Message.ToolCalls[i] = canonical.Faces.Canonical(req.Model, call)
+		}
+	}
+	return resp, err
+}
+
+// streamOffered is stream for a request in the model's own terms.
+func (c *Client) streamOffered(ctx context.Context, req Request, emit func(Delta)) (Response, error) {
 	var (
 		lastErr error
 		reached bool

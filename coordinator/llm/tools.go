@@ -113,12 +113,19 @@ func hashDefs(defs []conversation.ToolDef) uint64 {
 		_ = h.WriteByte(0)
 		_, _ = h.Write(d.Parameters)
 		_ = h.WriteByte(0)
+		if f := d.Format; f != nil {
+			_, _ = h.WriteString(f.Type + "\x00" + f.Syntax + "\x00" + f.Definition)
+		}
+		_ = h.WriteByte(0)
+		_, _ = h.WriteString(d.Builtin)
+		_ = h.WriteByte(0)
 	}
 	return h.Sum64()
 }
 
 func sameDef(a, b conversation.ToolDef) bool {
-	return a.Name == b.Name && a.Description == b.Description && bytes.Equal(a.Parameters, b.Parameters)
+	return a.Name == b.Name && a.Description == b.Description && bytes.Equal(a.Parameters, b.Parameters) &&
+		a.Builtin == b.Builtin && (a.Format == nil) == (b.Format == nil) && (a.Format == nil || *a.Format == *b.Format)
 }
 
 // checkTools applies go-openai's own check of a request with tools, which

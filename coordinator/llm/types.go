@@ -21,6 +21,35 @@ type Request struct {
 	Model    string
 	Messages []conversation.Message
 	Tools    []conversation.ToolDef
+	// Faces, when set, offers the tools to the model that answers as its
+	// family was trained on them; Tools and Messages are in ralph's own
+	// terms. Nil sends them as they are.
+	Faces ToolFaces
+	// CacheKey names the conversation to the endpoint's prompt cache (the
+	// Responses API's prompt_cache_key), so that its requests meet the
+	// same cached prefix: the session's id. "" sends none.
+	CacheKey string
+}
+
+// ToolFaces is how a model is offered ralph's tools: under the names,
+// descriptions and input shapes its family was trained on (Claude Code's
+// for Anthropic's models, codex's for OpenAI's). ralph keeps one
+// (canonical) name per tool in the conversation, its events, hooks,
+// approvals and records; the client turns a request into the answering
+// model's terms just before it is sent (Offer), and the tool calls of the
+// answer back into ralph's (Canonical), for whichever model answers, a
+// fallback model of another family too. *tools.Faces implements it.
+type ToolFaces interface {
+	// Offer returns the tools as model is offered them and the
+	// conversation with its tool calls and results in the same terms.
+	// It must give the same output for the same input, turn after turn
+	// (the endpoint caches the request's prefix), and leave its input
+	// unchanged.
+	Offer(model string, tools []conversation.ToolDef, msgs []conversation.Message) ([]conversation.ToolDef, []conversation.Message)
+	// Canonical returns a call the model made, under any family's name,
+	// as the call of ralph's tool with ralph's arguments; a call of no
+	// known name is returned as it is.
+	Canonical(model string, call conversation.ToolCall) conversation.ToolCall
 }
 
 // Response is one finished assistant turn.

@@ -184,6 +184,24 @@ type ToolDef struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
+	// Format, when set, makes the tool a freeform one: the model writes
+	// its input as raw text in this grammar instead of JSON arguments
+	// (the Responses API's custom tools, as codex offers apply_patch).
+	// Its call's Arguments are {"input": <the text>}; a wire that has no
+	// freeform tools offers it as a function taking that object.
+	Format *ToolFormat `json:"format,omitempty"`
+	// Builtin, when set, is a tool the API itself defines, offered by its
+	// type alone ("local_shell", the Responses API's for
+	// codex-mini-latest); Name is the name its calls get.
+	Builtin string `json:"builtin,omitempty"`
+}
+
+// ToolFormat is a freeform tool's grammar: Type "grammar" with Syntax
+// "lark" (or "regex") and the grammar's Definition.
+type ToolFormat struct {
+	Type       string `json:"type"`
+	Syntax     string `json:"syntax,omitempty"`
+	Definition string `json:"definition,omitempty"`
 }
 
 // Usage counts tokens as the endpoint reported them. Estimated marks

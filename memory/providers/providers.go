@@ -11,7 +11,6 @@
 package providers
 
 import (
-	"path"
 	"strings"
 )
 
@@ -21,6 +20,11 @@ const (
 	ProtocolOpenAI = "openai"
 	// ProtocolAnthropic is Anthropic's Messages API (POST /v1/messages).
 	ProtocolAnthropic = "anthropic"
+	// ProtocolResponses is OpenAI's Responses API (POST /responses): no
+	// provider's row names it, since OpenAI's endpoint speaks both its
+	// APIs; the model client chooses it per model (Wire), or always when
+	// the configuration names it (wire = "responses").
+	ProtocolResponses = "responses"
 )
 
 // Provider is one row of the table.
@@ -53,10 +57,6 @@ type Provider struct {
 	ModelPrefixes []string
 	// Local: it runs on the person's machine and needs no key.
 	Local bool
-	// PatchModels are the models, as path.Match patterns of the lower-case
-	// name, trained on codex's patch format: they are offered apply_patch
-	// beside edit_file (EditsWithPatch), wherever they are served.
-	PatchModels []string
 	// title is the provider's name as a sentence writes it (Title).
 	title string
 }
@@ -66,7 +66,7 @@ type Provider struct {
 // nothing named keeps today's choice.
 var table = []Provider{
 	{Name: "openai", title: "OpenAI", Protocol: ProtocolOpenAI, BaseURL: "https://api.openai.com/v1", KeyEnv: "OPENAI_API_KEY",
-		DefaultModel: "gpt-4o-mini", PatchModels: []string{"gpt-5*", "codex*", "o[0-9]*"}},
+		DefaultModel: "gpt-4o-mini"},
 	{Name: "anthropic", title: "Anthropic", Protocol: ProtocolAnthropic, BaseURL: "https://api.anthropic.com", KeyEnv: "ANTHROPIC_API_KEY",
 		TokenEnv: "ANTHROPIC_AUTH_TOKEN", BaseURLEnv: "ANTHROPIC_BASE_URL", ModelEnv: "ANTHROPIC_MODEL",
 		DefaultModel: "claude-sonnet-4-5", ModelPrefixes: []string{"claude-"}},
@@ -87,8 +87,11 @@ func Default() Provider { return table[0] }
 // Messages API"); "" is OpenAI's chat completions, as the model client
 // takes it.
 func ProtocolTitle(protocol string) string {
-	if protocol == ProtocolAnthropic {
+	switch protocol {
+	case ProtocolAnthropic:
 		return "Anthropic's Messages API"
+	case ProtocolResponses:
+		return "OpenAI's Responses API"
 	}
 	return "OpenAI's chat completions"
 }
@@ -132,27 +135,11 @@ func ForModel(model string) (Provider, bool) {
 	return Provider{}, false
 }
 
-// EditsWithPatch reports whether model is one a row of the table says is
-// trained on codex's patch format (OpenAI's GPT-5, codex and o-series
-// models), so that it is offered apply_patch. The name is matched as it
-// is and without a router's vendor prefix ("openai/gpt-5" on OpenRouter).
-func EditsWithPatch(model string) bool {
-	m := strings.ToLower(strings.TrimSpace(model))
-	names := []string{m}
-	if _, rest, ok := strings.Cut(m, "/"); ok {
-		names = append(names, rest)
-	}
-	for _, p := range table {
-		for _, pat := range p.PatchModels {
-			for _, n := range names {
-				if ok, _ := path.Match(pat, n); ok {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
+// EditsWithPatch reports whether model was trained on codex's patch
+// format (OpenAI's GPT-5, codex and o-series models, gpt-oss): its tool
+// family edits with apply_patch (FamilyOf). The name is matched as it is
+// and without a router's vendor prefix ("openai/gpt-5" on OpenRouter).
+func EditsWithPatch(model string) bool { return FamilyOf(model).Patches() }
 
 // KeyVariables returns every variable any provider reads a key or token
 // from: none of them may reach a process ralph starts for itself.
