@@ -34,7 +34,6 @@ import (
 	"github.com/ralph-dev/ralph/memory/gitcreds"
 	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/plugins"
-	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -430,7 +429,7 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 			n, config.ProjectFile))
 	}
 	withheld := childenv.Withheld(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv)
-	p.Tools, err = tools.NewToolset(tools.Options{Approver: p.Approval, AutoApprove: opts.Yes, Redact: p.Redactor, Patch: providers.EditsWithPatch(cfg.Model), WebFetchAllowPrivate: cfg.WebFetchAllowPrivate, Options: workers.Options{
+	p.Tools, err = tools.NewToolset(tools.Options{Approver: p.Approval, AutoApprove: opts.Yes, Redact: p.Redactor, WebFetchAllowPrivate: cfg.WebFetchAllowPrivate, Options: workers.Options{
 		Root: root, CommandTimeout: cfg.CommandTimeout,
 		Env:     childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv),
 		Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets,

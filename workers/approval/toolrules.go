@@ -52,7 +52,7 @@ func (r ToolRules) Empty() bool {
 // accepted and changes nothing, so a command line copied from Claude Code
 // still runs. The names ralph does have, and their Claude Code names, are
 // declared with each tool in workers' one list (tools.ByPeerName).
-var peerOnly = map[string]bool{"websearch": true, "todowrite": true, "notebookedit": true}
+var peerOnly = map[string]bool{"websearch": true, "notebookedit": true}
 
 // ignoredAllow reports whether allowing the tool changes nothing: every
 // tool of ralph's but run_command never asks before it runs (its row in

@@ -43,7 +43,7 @@ func TestApplyPatchCodexScenarios(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ts := newTestToolset(t, Options{Patch: true, Options: workers.Options{Root: root, Sandbox: sandbox.FullAccess}})
+			ts := newTestToolset(t, Options{Options: workers.Options{Root: root, Sandbox: sandbox.FullAccess}})
 			res := call(t, ts, ToolApplyPatch, ApplyPatchParams{Input: string(p)})
 			t.Logf("result (error %v): %s", res.IsError, res.Output)
 			want := treeOf(t, filepath.Join(dir, "expected"))

@@ -30,7 +30,7 @@ func (w *writeAsker) ApproveWrite(_ context.Context, tool string, paths ...strin
 
 func patchToolset(t *testing.T, approver Approver) (*Toolset, string) {
 	root := t.TempDir()
-	return newTestToolset(t, Options{Patch: true, Approver: approver, Options: workers.Options{Root: root, Sandbox: sandbox.FullAccess}}), root
+	return newTestToolset(t, Options{Approver: approver, Options: workers.Options{Root: root, Sandbox: sandbox.FullAccess}}), root
 }
 
 func TestApplyPatchAsksOnceNamingEveryFile(t *testing.T) {
@@ -98,12 +98,21 @@ func TestApplyPatchRefusesProtectedAndLinks(t *testing.T) {
 	}
 }
 
-func TestApplyPatchOnlyWhenOffered(t *testing.T) {
+// TestApplyPatchOnlyForTheFamiliesTrainedOnIt: every toolset has
+// apply_patch, so that a model of any family that calls it gets it, but
+// only the families trained on codex's patch format are offered it.
+func TestApplyPatchOnlyForTheFamiliesTrainedOnIt(t *testing.T) {
 	t.Parallel()
 	ts := newTestToolset(t, Options{Options: workers.Options{Sandbox: sandbox.FullAccess}})
-	for _, d := range ts.Definitions() {
-		if d.Name == ToolApplyPatch {
-			t.Fatal("apply_patch offered to a toolset without Patch")
+	for model, want := range map[string]bool{"gpt-4o-mini": false, "claude-sonnet-4-5": false, "gpt-5-codex": true, "gpt-oss-20b": true,
+		"gpt-5": false /* through its shell */} {
+		defs, _ := ts.Offer(model, ts.Definitions(), nil)
+		offered := false
+		for _, d := range defs {
+			offered = offered || d.Name == ToolApplyPatch
+		}
+		if offered != want {
+			t.Errorf("%s offered apply_patch: %v, want %v", model, offered, want)
 		}
 	}
 	if got := FileTools(newTestToolsetPatch(t).Definitions()); !strings.Contains(got, "apply_patch") {

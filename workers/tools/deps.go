@@ -171,54 +171,63 @@ func Offered(name string, role Role, m Mode) bool {
 
 // PeerTool is a tool's name among the peer agents (Claude Code's) and
 // how its input maps to ralph's arguments, for rules (--allowed-tools),
-// hooks and agent definitions written for Claude Code.
+// hooks and agent definitions written for Claude Code: the Claude
+// family's face of the tool (family_claude.go).
 type PeerTool struct {
 	// Name is Claude Code's name of the tool ("Bash"); Aliases are its
 	// other tools ralph answers with this one ("MultiEdit").
 	Name    string
 	Aliases []string
 	// Input maps Claude Code's input field to ralph's argument
-	// ("file_path" to "path").
+	// ("file_path" to "path") where the two shapes differ by names only.
 	Input map[string]string
 	// ToPeer and FromPeer map a tool whose input is not field for field
-	// Claude Code's (update_plan's plan and TodoWrite's todos) in place
-	// of Input: ralph's arguments to Claude Code's input, and a hook's
-	// updatedInput back onto ralph's arguments.
+	// Claude Code's (Bash's timeout in milliseconds, update_plan's plan
+	// and TodoWrite's todos) in place of Input: ralph's arguments to
+	// Claude Code's input, and Claude Code's input (a hook's
+	// updatedInput) to ralph's arguments, which the caller lays over the
+	// arguments it had.
 	ToPeer   func(args json.RawMessage) (map[string]json.RawMessage, bool)
-	FromPeer func(args json.RawMessage, updated map[string]any) (json.RawMessage, error)
+	FromPeer func(input json.RawMessage) (json.RawMessage, error)
 }
 
-// ByPeerName is ralph's name of the tool Claude Code calls name (or of
+// ByPeerName is ralph's name of the tool Claude Code calls name (or any
+// tool family does, shell_command and view_image among them; or of
 // ralph's own tool called name), case folded; "" when ralph has none.
 func ByPeerName(name string) string {
 	for _, row := range tools {
 		if strings.EqualFold(row.name, name) {
 			return row.name
 		}
-		if row.peer.Name == "" {
-			continue
-		}
-		if strings.EqualFold(row.peer.Name, name) {
-			return row.name
-		}
-		for _, a := range row.peer.Aliases {
-			if strings.EqualFold(a, name) {
-				return row.name
-			}
-		}
 	}
-	return ""
+	return byFamilyName(name)
 }
 
 // Peer is the Claude Code name and input shape of ralph's tool name;
 // the zero PeerTool when Claude Code has no such tool.
 func Peer(name string) PeerTool {
-	for _, row := range tools {
-		if row.name == name {
-			return row.peer
+	fc := peerFace(name)
+	if fc == nil {
+		return PeerTool{}
+	}
+	p := PeerTool{Name: fc.name, Aliases: fc.aliases, Input: fc.renames}
+	if fc.out != nil {
+		p.ToPeer = func(args json.RawMessage) (map[string]json.RawMessage, bool) {
+			b, ok := fc.out(args)
+			var m map[string]json.RawMessage
+			if !ok || json.Unmarshal(b, &m) != nil {
+				return nil, false
+			}
+			return m, true
 		}
 	}
-	return PeerTool{}
+	if fc.in != nil {
+		p.FromPeer = func(input json.RawMessage) (json.RawMessage, error) {
+			_, out, err := fc.in(input)
+			return out, err
+		}
+	}
+	return p
 }
 
 // Unnamed are the tools of the list Claude Code has no name for (ralph's
@@ -230,7 +239,7 @@ func Peer(name string) PeerTool {
 func Unnamed() []string {
 	var out []string
 	for _, row := range tools {
-		if row.peer.Name == "" && row.name != ToolSpawnAgent && !slices.Contains(out, row.name) {
+		if peerFace(row.name) == nil && row.name != ToolSpawnAgent && !slices.Contains(out, row.name) {
 			out = append(out, row.name)
 		}
 	}

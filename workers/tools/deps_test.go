@@ -119,8 +119,9 @@ func TestPeerNames(t *testing.T) {
 	if !ok || string(in["file_path"]) != `"a.go"` || string(in["old_string"]) != `"x"` || string(in["new_string"]) != `"y"` || len(in) != 3 {
 		t.Errorf("Edit input %v %v", in, ok)
 	}
+	// Claude Code's Bash takes its timeout in milliseconds.
 	in, ok = PeerInput(ToolRunCommand, json.RawMessage(`{"command":"ls","timeout_s":3}`))
-	if !ok || string(in["command"]) != `"ls"` || len(in) != 1 {
+	if !ok || string(in["command"]) != `"ls"` || string(in["timeout"]) != "3000" || len(in) != 2 {
 		t.Errorf("Bash input %v %v", in, ok)
 	}
 	if _, ok := PeerInput(ToolRemember, json.RawMessage(`{}`)); ok {

@@ -156,11 +156,24 @@ func fromHookInput(root, name string, args json.RawMessage, updated map[string]a
 	peer := Peer(name)
 	switch {
 	case peer.FromPeer != nil:
-		out, err := peer.FromPeer(args, updated)
+		// Claude Code's input, mapped as a model's call of the tool is,
+		// laid over the arguments ralph had: a field the hook left out
+		// keeps its value.
+		in, err := json.Marshal(updated)
 		if err != nil {
 			return nil, fmt.Errorf("a PreToolUse hook's updatedInput cannot be the arguments of %s: %w", name, err)
 		}
-		return out, nil
+		mapped, err := peer.FromPeer(in)
+		if err != nil {
+			return nil, fmt.Errorf("a PreToolUse hook's updatedInput cannot be the arguments of %s: %w", name, err)
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(mapped, &m); err != nil {
+			return nil, fmt.Errorf("a PreToolUse hook's updatedInput cannot be the arguments of %s: %w", name, err)
+		}
+		for k, v := range m {
+			ours[k] = v // as it was encoded, its fields in their order
+		}
 	case peer.Name == "":
 		ours = updated
 	default:

@@ -69,7 +69,7 @@ func TestRunCommandSandboxRefusesAndSaysSo(t *testing.T) {
 	if out != "ok\n" {
 		t.Fatalf("writes in the project and temp, reads anywhere: %q", out)
 	}
-	if def := ts.Definitions()[5]; !strings.Contains(def.Description, "Commands run in a sandbox (workspace-write)") || !strings.Contains(string(def.Parameters), `"unsandboxed"`) {
+	if def := ts.Definitions()[6]; !strings.Contains(def.Description, "Commands run in a sandbox (workspace-write)") || !strings.Contains(string(def.Parameters), `"unsandboxed"`) {
 		t.Errorf("run_command does not tell the model about the sandbox: %s", def.Description)
 	}
 }

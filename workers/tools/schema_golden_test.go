@@ -40,7 +40,6 @@ func goldenDefs(t *testing.T) []ToolDef {
 		newCompleteTaskTool(fs, "/p", memory.NewRedactor()).Def(),
 		newRecordDecisionTool(func(memory.DecisionRecord) error { return nil }).Def(),
 		newAskUserTool(nil).Def(),
-		Def("apply_patch"),
 		Def("complete_task_loop"),
 		Def("skill"),
 		Def("spawn_agent"),

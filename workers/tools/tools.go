@@ -82,8 +82,8 @@ type ToolInfo struct {
 // coordinator's spawn_agent included, in the one list: the key is the
 // name of its description, <key>.md beside its <tool>.go; the params are
 // its schema; the info is what it needs; roles are the agents it is
-// offered to; claude is its name and input in Claude Code, for rules,
-// hooks and agent definitions written for Claude Code; build is its
+// offered to (its names and shapes in the tool families the models were
+// trained on are families.go's); build is its
 // constructor, which takes its dependencies from Deps (deps.go) and
 // builds nothing when they are absent. Build is the one way a tool of
 // the list is made, and Toolset.For the one way a role sees them, so the
@@ -97,42 +97,29 @@ func init() {
 	tools = []toolSpec{
 		{key: "read_file", name: ToolReadFile, params: ReadFileParams{}, roles: AllRoles,
 			info:  ToolInfo{ReadOnly: true, Paths: true},
-			peer:  PeerTool{Name: "Read", Input: map[string]string{"file_path": "path", "offset": "offset", "limit": "limit"}},
 			build: func(d Deps) Tool { return d.files((*Toolset).readFileTool) }},
 		{key: "write_file", name: ToolWriteFile, params: WriteFileParams{}, roles: Doers,
 			info:  ToolInfo{WritesPaths: true, WritesInProcess: true, Paths: true},
-			peer:  PeerTool{Name: "Write", Input: map[string]string{"file_path": "path", "content": "content"}},
 			build: func(d Deps) Tool { return d.files((*Toolset).writeFileTool) }},
 		{key: "edit_file", name: ToolEditFile, params: EditFileParams{}, roles: Doers,
-			info: ToolInfo{WritesPaths: true, WritesInProcess: true, Paths: true},
-			peer: PeerTool{Name: "Edit", Aliases: []string{"MultiEdit"},
-				Input: map[string]string{"file_path": "path", "old_string": "old_string", "new_string": "new_string",
-					"replace_all": "replace_all", "edits": "edits"}},
+			info:  ToolInfo{WritesPaths: true, WritesInProcess: true, Paths: true},
 			build: func(d Deps) Tool { return d.files((*Toolset).editFileTool) }},
-		// apply_patch is codex's tool, offered beside edit_file to the
-		// models trained on it (Options.Patch); hooks see it by its own
-		// name, as codex's hooks do.
+		// apply_patch is codex's tool: the families trained on it are
+		// offered it (families.go), and a model of any family that calls
+		// it gets it.
 		{key: "apply_patch", name: ToolApplyPatch, params: ApplyPatchParams{}, roles: Doers,
-			info: ToolInfo{WritesInProcess: true},
-			build: func(d Deps) Tool {
-				if d.Files == nil || !d.Files.opts.Patch {
-					return nil
-				}
-				return d.Files.applyPatchTool()
-			}},
+			info:  ToolInfo{WritesInProcess: true},
+			build: func(d Deps) Tool { return d.files((*Toolset).applyPatchTool) }},
 		{key: "list_files", name: ToolListFiles, params: ListFilesParams{}, roles: AllRoles,
 			info:  ToolInfo{ReadOnly: true, Paths: true},
-			peer:  PeerTool{Name: "Glob", Aliases: []string{"LS"}, Input: map[string]string{"pattern": "pattern", "path": "path"}},
 			build: func(d Deps) Tool { return d.files((*Toolset).listFilesTool) }},
 		{key: "search", name: ToolSearch, params: SearchParams{}, roles: AllRoles,
 			info:  ToolInfo{ReadOnly: true, Paths: true},
-			peer:  PeerTool{Name: "Grep", Input: map[string]string{"pattern": "pattern", "path": "path"}},
 			build: func(d Deps) Tool { return d.files((*Toolset).searchTool) }},
 		// run_command stays in read-only and without the network: the sandbox
 		// holds the command to the mode, and reading needs commands too.
 		{key: "run_command", name: ToolRunCommand, params: RunCommandParams{}, roles: Doers,
 			info:  ToolInfo{Asks: true},
-			peer:  PeerTool{Name: "Bash", Input: map[string]string{"command": "command", "run_in_background": "background"}},
 			build: func(d Deps) Tool { return d.files((*Toolset).runCommandTool) }},
 		// The background commands' tools read and stop only what
 		// run_command started, so they ask nobody and change no file
@@ -140,14 +127,10 @@ func init() {
 		// (TaskOutput, TaskStop), with the older BashOutput and KillShell
 		// as aliases and both ids in the input.
 		{key: "command_output", name: ToolCommandOutput, params: CommandOutputParams{}, roles: Doers,
-			info: ToolInfo{ReadOnly: true},
-			peer: PeerTool{Name: "TaskOutput", Aliases: []string{"BashOutput", "BashOutputTool"},
-				Input: map[string]string{"task_id": "id", "bash_id": "id", "filter": "filter"}},
+			info:  ToolInfo{ReadOnly: true},
 			build: func(d Deps) Tool { return d.files((*Toolset).commandOutputTool) }},
 		{key: "stop_command", name: ToolStopCommand, params: StopCommandParams{}, roles: Doers,
-			info: ToolInfo{ReadOnly: true},
-			peer: PeerTool{Name: "TaskStop", Aliases: []string{"KillShell", "KillBash"},
-				Input: map[string]string{"task_id": "id", "shell_id": "id"}},
+			info:  ToolInfo{ReadOnly: true},
 			build: func(d Deps) Tool { return d.files((*Toolset).stopCommandTool) }},
 		// web_fetch reaches the network from ralph's own process, outside
 		// the sandbox: --no-network does not offer it (Network), the
@@ -155,7 +138,6 @@ func init() {
 		// so read-only keeps it, as the sandbox keeps commands' network.
 		{key: "web_fetch", name: ToolWebFetch, params: WebFetchParams{}, roles: Doers,
 			info:  ToolInfo{ReadOnly: true, Network: true, Asks: true},
-			peer:  PeerTool{Name: "WebFetch", Input: map[string]string{"url": "url", "prompt": "prompt"}},
 			build: func(d Deps) Tool { return d.files((*Toolset).webFetchTool) }},
 		{key: "remember", name: ToolRemember, params: RememberParams{}, roles: Doers,
 			info:  ToolInfo{WritesInProcess: true, Records: true},
@@ -196,7 +178,6 @@ func init() {
 		// write_plan's RALPH_TASKS.md; a review's agents keep none.
 		{key: "update_plan", name: ToolUpdatePlan, params: UpdatePlanParams{}, roles: RoleMain | RoleChild | RoleWorker,
 			info: ToolInfo{ReadOnly: true, Records: true},
-			peer: PeerTool{Name: "TodoWrite", ToPeer: todoToPeer, FromPeer: todoFromPeer},
 			build: func(d Deps) Tool {
 				if d.Todo == nil {
 					return nil
@@ -208,7 +189,6 @@ func init() {
 		// the tool: coordinator.Children.Skills).
 		{key: "skill", name: ToolSkill, params: SkillParams{}, roles: Doers,
 			info: ToolInfo{ReadOnly: true},
-			peer: PeerTool{Name: "Skill", Input: map[string]string{"skill": "skill"}},
 			build: func(d Deps) Tool {
 				if d.Skills == nil || len(d.Skills.ForModel()) == 0 {
 					return nil
@@ -218,7 +198,6 @@ func init() {
 		// spawn_agent is run by the coordinator, which alone starts agents;
 		// its row says who is offered it.
 		{key: "spawn_agent", name: ToolSpawnAgent, params: SpawnAgentParams{}, roles: RoleMain,
-			peer:  PeerTool{Name: "Task", Aliases: []string{"Agent"}, Input: map[string]string{"prompt": "task"}},
 			build: func(d Deps) Tool { return d.run("spawn_agent", d.Spawn) }},
 		{key: "report_findings", name: ToolReportFindings, params: ReportFindingsParams{}, roles: RoleReviewer,
 			info:  ToolInfo{ReadOnly: true, Records: true},
@@ -239,7 +218,6 @@ type toolSpec struct {
 	params any
 	info   ToolInfo
 	roles  Role
-	peer   PeerTool
 	build  func(Deps) Tool
 }
 

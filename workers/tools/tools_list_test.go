@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/workers/workerstest"
 )
 
@@ -29,10 +30,26 @@ func TestEveryToolIsInTheOneList(t *testing.T) {
 			t.Errorf("tool %s has no file %s.go of its own", row.key, row.key)
 		}
 	}
+	// A family's face of a tool has its description beside the tool's
+	// (families.go).
+	for _, fam := range providers.Families() {
+		for _, fc := range familyOf(fam).faces {
+			if fc.hiddenFace {
+				continue
+			}
+			if _, err := os.Stat(fc.doc + ".md"); err != nil {
+				t.Errorf("the %s face %s of %s has no %s.md", fam.Name(), fc.name, fc.tool, fc.doc)
+			}
+			if !isListName(fc.tool) {
+				t.Errorf("the %s face %s is of %s, which is no tool of the list", fam.Name(), fc.name, fc.tool)
+			}
+			keys[fc.doc] = true
+		}
+	}
 	mds, _ := filepath.Glob("*.md")
 	for _, md := range mds {
 		if !keys[strings.TrimSuffix(md, ".md")] {
-			t.Errorf("%s describes no tool of the list in tools.go", md)
+			t.Errorf("%s describes no tool of the list in tools.go, nor a family's face of one (families.go)", md)
 		}
 	}
 	for _, d := range goldenDefs(t) {
@@ -58,6 +75,10 @@ var toolSites = map[string]string{
 	// `ralph doctor` asks whether the endpoint takes tools at all; the
 	// probe's tool is never offered to a model at work.
 	"coordinator/llm/endpoint.go": "ralph doctor's probe of whether the endpoint takes tools",
+	// A family's face of a tool of the list: the same tool under the
+	// name, description and input shape a model was trained on, made
+	// from the list's definition as the mode and role filtered it.
+	"workers/tools/families.go": "a tool family's face of a tool of the list (its definition as a model family is offered it)",
 }
 
 // listConstructors are the functions of package tools that make a tool of the list

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -43,9 +45,10 @@ type Tool interface {
 type Options struct {
 	workers.Options
 	Approver Approver // nil refuses every command
-	// Patch offers apply_patch beside edit_file: the session's model is
-	// one trained on codex's patch format (providers.EditsWithPatch).
-	Patch bool
+	// Family, when set, is the tool family every model is offered,
+	// whatever its name (tool_family in the configuration); nil follows
+	// each model's (Faces).
+	Family *providers.ToolFamily
 	// AutoApprove says approvals are automatic (--yes): nobody would see a
 	// request to leave the sandbox, so such requests are refused.
 	AutoApprove bool
@@ -88,6 +91,10 @@ type Toolset struct {
 	// added are the directories of --add-dir (adddirs.go).
 	added []*Toolset
 
+	// faces offers the tools to each model in its family's terms
+	// (families.go).
+	faces *Faces
+
 	// todos is each agent's todo list as its last TodoWrite hook input
 	// had it ([]peerTodoItem by agent), for the next call's oldTodos.
 	todos sync.Map
@@ -107,6 +114,7 @@ func NewToolset(opts Options) (*Toolset, error) {
 		autoApprove: opts.AutoApprove,
 		approver:    opts.Approver,
 		tools:       make(map[string]Tool),
+		faces:       &Faces{Family: opts.Family},
 	}
 	if t.approver == nil {
 		t.approver = refuseAll{}
@@ -120,6 +128,21 @@ func NewToolset(opts Options) (*Toolset, error) {
 	}
 	return t, nil
 }
+
+// Offer is the tools and the conversation in model's terms: its tool
+// family's names, descriptions and input shapes (llm.ToolFaces).
+func (t *Toolset) Offer(model string, defs []ToolDef, msgs []conversation.Message) ([]ToolDef, []conversation.Message) {
+	return t.faces.Offer(model, defs, msgs)
+}
+
+// Canonical is a call model made as the call of ralph's tool
+// (llm.ToolFaces).
+func (t *Toolset) Canonical(model string, call conversation.ToolCall) conversation.ToolCall {
+	return t.faces.Canonical(model, call)
+}
+
+// Family is the tool family model is offered.
+func (t *Toolset) Family(model string) providers.ToolFamily { return t.faces.FamilyFor(model) }
 
 // Workspace is where t's tools work: its root, files and sandbox, for
 // the programs that run there too (verify commands, MCP servers).

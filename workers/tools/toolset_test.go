@@ -48,7 +48,7 @@ func TestRootResolvesSymlink(t *testing.T) {
 
 func TestDefinitions(t *testing.T) {
 	ts := newTestToolset(t, Options{})
-	want := []string{"read_file", "write_file", "edit_file", "list_files", "search", "run_command", "command_output", "stop_command", "web_fetch"}
+	want := []string{"read_file", "write_file", "edit_file", "apply_patch", "list_files", "search", "run_command", "command_output", "stop_command", "web_fetch"}
 	var got []string
 	for _, d := range ts.Definitions() {
 		got = append(got, d.Name)
@@ -95,7 +95,7 @@ func TestRegisterAddsAndReplacesInPlace(t *testing.T) {
 	ts.Register(fakeTool{name: "other", out: "x"})
 	ts.Register(fakeTool{name: "spawn_agent", out: "two"})
 	defs := ts.Definitions()
-	if len(defs) != 11 || defs[9].Name != "spawn_agent" || defs[10].Name != "other" {
+	if len(defs) != 12 || defs[10].Name != "spawn_agent" || defs[11].Name != "other" {
 		t.Fatalf("unexpected order: %v", defs)
 	}
 	if out := mustOK(t, call(t, ts, "spawn_agent", nil)); out != "two" {
@@ -122,7 +122,7 @@ func TestUnknownTool(t *testing.T) {
 	ts := newTestToolset(t, Options{})
 	res := call(t, ts, "delete_everything", nil)
 	mustErr(t, res, `unknown tool "delete_everything"`)
-	mustErr(t, res, "read_file, write_file, edit_file, list_files, search, run_command")
+	mustErr(t, res, "read_file, write_file, edit_file, apply_patch, list_files, search, run_command")
 }
 
 func TestInvalidArguments(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -127,6 +129,20 @@ func (v *View) hidden(name string) bool {
 	tool := v.tool(name)
 	return tool != nil && !v.visible(tool)
 }
+
+// Offer is the base's (llm.ToolFaces): a view offers its tools in the
+// model's terms as its base does.
+func (v *View) Offer(model string, defs []ToolDef, msgs []conversation.Message) ([]ToolDef, []conversation.Message) {
+	return v.base.Offer(model, defs, msgs)
+}
+
+// Canonical is the base's (llm.ToolFaces).
+func (v *View) Canonical(model string, call conversation.ToolCall) conversation.ToolCall {
+	return v.base.Canonical(model, call)
+}
+
+// Family is the base's.
+func (v *View) Family(model string) providers.ToolFamily { return v.base.Family(model) }
 
 // Prepare prepares the base's sources: a view shares them.
 func (v *View) Prepare(ctx context.Context) { v.base.Prepare(ctx) }
