@@ -82,13 +82,30 @@ func openAITools(defs []conversation.ToolDef) any {
 	return tools
 }
 
-// toolSchema is a definition's parameters, or an object without any.
+// toolSchema is a definition's parameters, or an object without any. A
+// freeform or built-in tool (conversation.ToolDef's Format, Builtin),
+// which only the Responses API has, is a function on the other wires:
+// a freeform tool's text is its "input" argument, which is how its calls
+// come back from every wire, and local_shell's action is its arguments.
 func toolSchema(d conversation.ToolDef) json.RawMessage {
-	if len(d.Parameters) == 0 {
+	switch {
+	case d.Format != nil:
+		return freeformSchema
+	case d.Builtin == "local_shell":
+		return localShellSchema
+	case len(d.Parameters) == 0:
 		return json.RawMessage(`{"type":"object","properties":{}}`)
 	}
 	return d.Parameters
 }
+
+// freeformSchema is a freeform tool's as a function's: its whole input,
+// in the grammar its description names, as one string.
+var freeformSchema = json.RawMessage(`{"type":"object","properties":{"input":{"type":"string","description":"The whole input, as raw text in the tool's format (not JSON)."}},"required":["input"]}`)
+
+// localShellSchema is the Responses API's local_shell action as a
+// function's arguments.
+var localShellSchema = json.RawMessage(`{"type":"object","properties":{"type":{"type":"string","enum":["exec"]},"command":{"type":"array","items":{"type":"string"},"description":"The command to execute, as its arguments"},"working_directory":{"type":"string"},"timeout_ms":{"type":"number"}},"required":["command"]}`)
 
 // wireTool is a tool as the chat completions API takes it; the fields are
 // go-openai's Tool and FunctionDefinition, as they encode.
