@@ -207,45 +207,63 @@ func fromHookInput(root, name string, args json.RawMessage, updated map[string]a
 func hooked(ctx context.Context, h *HookCall, t *Toolset, name string, args json.RawMessage,
 	run func(context.Context, json.RawMessage) workers.Result) workers.Result {
 	root, approver := t.Root(), t.approver
-	hookName := hookNameFor(name, args)
-	var input map[string]any
+	// A call is one hook event a piece: one for most calls, one for each
+	// file a patch changes (hookpatch.go).
+	pieces := t.hookPieces(root, name, args)
 	// The approval's permission hooks see the call as the tool hooks do.
-	pc := &permCall{h: h, name: hookName, root: root, tool: name, args: args}
+	pc := &permCall{h: h, name: pieces[0].name, root: root, tool: name, args: args}
 	ctx = withPermCall(ctx, pc)
 	if h.Set.Has(hooks.PreToolUse) {
 		// The project's hooks that wait for approval are asked about
 		// first (once a session), under this call's context.
 		h.Set.Settle(ctx)
-		if refused := h.Set.RefusedFor(hooks.PreToolUse, hookName); len(refused) > 0 {
-			g := refused[0]
-			return workers.Result{IsError: true, Denied: true, DeniedBy: workers.DeniedByGuard,
-				DeniedHook: fmt.Sprintf("the %s hook `%s` from %s", g.Event, text.Visible(g.Command), text.Visible(g.File)),
-				Output:     refusedGuard(g, hookName)}
-		}
-		input = hookInput(root, name, args)
-		pre := h.Set.Fire(ctx, hooks.PreToolUse, &hooks.PreToolUseInput{Common: h.Common, ToolName: hookName, ToolInput: input, ToolUseID: h.ToolUseID})
-		h.warn(pre.Errors...)
-		h.warn(pre.SystemMessages...)
-		if o, ok := unrun(pre); ok {
-			return workers.Result{IsError: true, Output: fmt.Sprintf("refused: the PreToolUse hook %q (%s) guards %s calls and could not run (%v); "+
-				"a guard that does not run guards nothing, so the call was not made", o.Hook.Command, o.Hook.Source, hookName, o.Err)}
-		}
-		switch {
-		case pre.Decision == hooks.Deny || pre.Block:
-			return workers.Result{IsError: true, Output: "a PreToolUse hook refused this call: " + firstOf(pre.DecisionReason, pre.BlockReason, "no reason given")}
-		case pre.StopAll:
-			return workers.Result{IsError: true, Output: "a PreToolUse hook stopped this call: " + firstOf(pre.StopReason, "no reason given")}
-		}
-		if pre.UpdatedInput != nil {
-			mapped, err := fromHookInput(root, name, args, pre.UpdatedInput)
-			if err != nil {
-				return workers.Result{IsError: true, Output: err.Error()}
+		var asks []string
+		for _, p := range pieces {
+			what, of := p.name, ""
+			if len(pieces) > 1 || p.name != hookNameFor(name, args) {
+				what = fmt.Sprintf("%s of %s, a file of this apply_patch call", p.name, text.Visible(fmt.Sprint(p.input["file_path"])))
+				of = " (" + what + ")"
 			}
-			args, input = mapped, hookInput(root, name, mapped)
+			if refused := h.Set.RefusedFor(hooks.PreToolUse, p.name); len(refused) > 0 {
+				g := refused[0]
+				return workers.Result{IsError: true, Denied: true, DeniedBy: workers.DeniedByGuard,
+					DeniedHook: fmt.Sprintf("the %s hook `%s` from %s", g.Event, text.Visible(g.Command), text.Visible(g.File)),
+					Output:     refusedGuard(g, p.name)}
+			}
+			pre := h.Set.Fire(ctx, hooks.PreToolUse, &hooks.PreToolUseInput{Common: h.Common, ToolName: p.name, ToolInput: p.input, ToolUseID: h.ToolUseID})
+			h.warn(pre.Errors...)
+			h.warn(pre.SystemMessages...)
+			if o, ok := unrun(pre); ok {
+				return workers.Result{IsError: true, Output: fmt.Sprintf("refused: the PreToolUse hook %q (%s) guards %s calls and could not run (%v); "+
+					"a guard that does not run guards nothing, so the call was not made", o.Hook.Command, o.Hook.Source, p.name, o.Err)}
+			}
+			switch {
+			case pre.Decision == hooks.Deny || pre.Block:
+				return workers.Result{IsError: true, Output: "a PreToolUse hook refused this call" + of + ": " + firstOf(pre.DecisionReason, pre.BlockReason, "no reason given")}
+			case pre.StopAll:
+				return workers.Result{IsError: true, Output: "a PreToolUse hook stopped this call" + of + ": " + firstOf(pre.StopReason, "no reason given")}
+			}
+			if pre.UpdatedInput != nil {
+				if of != "" {
+					// A patch is one call: its files cannot be rewritten
+					// one at a time.
+					return workers.Result{IsError: true, Output: fmt.Sprintf("a PreToolUse hook rewrote the input of %s; a patch is applied whole, not rewritten a file at a time, "+
+						"so it was not applied: make that change with Edit or Write (edit_file, write_file) instead", what)}
+				}
+				mapped, err := fromHookInput(root, name, args, pre.UpdatedInput)
+				if err != nil {
+					return workers.Result{IsError: true, Output: err.Error()}
+				}
+				args = mapped
+				pieces = []hookPiece{{name: p.name, input: hookInput(root, name, mapped)}}
+			}
+			if pre.Decision == hooks.Ask {
+				asks = append(asks, firstOf(pre.DecisionReason, what))
+			}
 		}
-		if pre.Decision == hooks.Ask {
+		if len(asks) > 0 {
 			pc.setArgs(args)
-			if d := askFor(ctx, approver, name, args, pre.DecisionReason); !d.Allowed {
+			if d := askFor(ctx, approver, name, args, strings.Join(asks, "; ")); !d.Allowed {
 				d.Reason += pc.permissionDenied(ctx)
 				return workers.Result{IsError: true, Denied: d.Unasked, DeniedBy: workers.DeniedByHookAsk, Output: d.Reason}
 			}
@@ -253,12 +271,11 @@ func hooked(ctx context.Context, h *HookCall, t *Toolset, name string, args json
 	}
 	// Write's and Edit's tool_response carry the file as it was
 	// (originalFile), read before the call only when a hook will read it.
-	var was before
+	was := make([]before, len(pieces))
 	if h.Set.Has(hooks.PostToolUse) {
-		if input == nil {
-			input = hookInput(root, name, args)
+		for i, p := range pieces {
+			was[i] = t.snapshot(ctx, p.name, p.input)
 		}
-		was = t.snapshot(ctx, hookName, input)
 	}
 	pc.setArgs(args)
 	res := run(ctx, args)
@@ -272,27 +289,29 @@ func hooked(ctx context.Context, h *HookCall, t *Toolset, name string, args json
 	if !h.Set.Has(event) {
 		return res
 	}
-	if input == nil {
-		input = hookInput(root, name, args)
-	}
-	var in hooks.Input
-	if res.IsError {
-		in = &hooks.PostToolUseFailureInput{Common: h.Common, ToolName: hookName, ToolInput: input, ToolUseID: h.ToolUseID,
-			Error: res.Output, IsInterrupt: ctx.Err() != nil}
-	} else {
-		in = &hooks.PostToolUseInput{Common: h.Common, ToolName: hookName, ToolInput: input, ToolUseID: h.ToolUseID,
-			ToolResponse: t.toolResponse(ctx, hookName, input, was, res)}
-	}
-	// A hard stop kills these hooks as it kills every hook still
-	// running (Runner): the stop must not wait for a formatter.
-	post := h.Set.Fire(ctx, event, in)
-	h.warn(post.Errors...)
-	h.warn(post.SystemMessages...)
-	if post.Block {
-		res.Output += fmt.Sprintf("\n\n[%s hook: %s]", event, firstOf(post.BlockReason, "it blocked, giving no reason"))
-	}
-	if post.AdditionalContext != "" {
-		res.Output += fmt.Sprintf("\n\n[%s hook context: %s]", event, post.AdditionalContext)
+	for i, p := range pieces {
+		if p.deletes {
+			continue // no file is left for a PostToolUse hook
+		}
+		var in hooks.Input
+		if res.IsError {
+			in = &hooks.PostToolUseFailureInput{Common: h.Common, ToolName: p.name, ToolInput: p.input, ToolUseID: h.ToolUseID,
+				Error: res.Output, IsInterrupt: ctx.Err() != nil}
+		} else {
+			in = &hooks.PostToolUseInput{Common: h.Common, ToolName: p.name, ToolInput: p.input, ToolUseID: h.ToolUseID,
+				ToolResponse: t.toolResponse(ctx, p.name, p.input, was[i], res)}
+		}
+		// A hard stop kills these hooks as it kills every hook still
+		// running (Runner): the stop must not wait for a formatter.
+		post := h.Set.Fire(ctx, event, in)
+		h.warn(post.Errors...)
+		h.warn(post.SystemMessages...)
+		if post.Block {
+			res.Output += fmt.Sprintf("\n\n[%s hook: %s]", event, firstOf(post.BlockReason, "it blocked, giving no reason"))
+		}
+		if post.AdditionalContext != "" {
+			res.Output += fmt.Sprintf("\n\n[%s hook context: %s]", event, post.AdditionalContext)
+		}
 	}
 	return res
 }
