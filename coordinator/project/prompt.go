@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // SystemPromptVersion names the words of system_prompt.md. It is raised
 // with them (the file's first line names it, which a test checks), so a
 // change of the words that every session sends is a deliberate step.
-const SystemPromptVersion = 2
+const SystemPromptVersion = 3
 
 // systemPrompt is ralph's own part of the system prompt, one file so that
 // its words are read and reviewed as text.
@@ -25,17 +26,45 @@ const SystemPromptVersion = 2
 //go:embed system_prompt.md
 var systemPromptText string
 
-// systemPromptTemplate is parsed at its first use, not at every start of
-// ralph (--version, ralph status) that never builds a prompt.
-var systemPromptTemplate = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("system").Option("missingkey=error").Parse(systemPromptText))
-})
+// codexPromptText is the system prompt's own part for the models trained
+// on codex's tools (OpenAI's GPT-5 family, o-series and codex models),
+// written for those tools and the habits OpenAI's guide for them asks for.
+//
+//go:embed system_prompt_codex.md
+var codexPromptText string
 
-// promptFacts are what system_prompt.md is filled with.
+// The templates are parsed at their first use, not at every start of
+// ralph (--version, ralph status) that never builds a prompt.
+var (
+	systemPromptTemplate = sync.OnceValue(func() *template.Template {
+		return template.Must(template.New("system").Option("missingkey=error").Parse(systemPromptText))
+	})
+	codexPromptTemplate = sync.OnceValue(func() *template.Template {
+		return template.Must(template.New("codex").Option("missingkey=error").Parse(codexPromptText))
+	})
+)
+
+// promptTemplate is the template of the system prompt for a family's
+// models.
+func promptTemplate(fam providers.ToolFamily) *template.Template {
+	if fam.Patches() {
+		return codexPromptTemplate()
+	}
+	return systemPromptTemplate()
+}
+
+// promptFacts are what system_prompt.md (and system_prompt_codex.md) is
+// filled with.
 type promptFacts struct {
 	Root, Tools, Learnings, Added, Where, Today, Environment string
 	// Todo is the todo list tool's name when the coordinator has one.
 	Todo string
+	// Patch is how a codex family applies a patch: "tool" (apply_patch
+	// is a tool of its own) or "shell" (run through its shell tool).
+	Patch string
+	// Escalate is how a codex family's command asks to leave the
+	// sandbox, "" where its command tool cannot.
+	Escalate string
 }
 
 // SystemPrompt is the coordinator's system prompt: who it is, its tools,
@@ -43,9 +72,12 @@ type promptFacts struct {
 // where it left off.
 func (p *Project) SystemPrompt() string {
 	var b strings.Builder
-	facts := promptFacts{Root: p.Root, Tools: p.fileTools(), Learnings: memory.LearningsFile(p.Fs, p.Root), Added: p.addedNote(),
-		Where: p.whereNote(), Today: time.Now().Format("2006-01-02"), Environment: p.environment(), Todo: p.todoTool()}
-	if err := systemPromptTemplate().Execute(&b, facts); err != nil {
+	fam := p.toolFamily()
+	offered := p.offeredTools()
+	facts := promptFacts{Root: p.Root, Tools: fileTools(offered), Learnings: memory.LearningsFile(p.Fs, p.Root), Added: p.addedNote(),
+		Where: p.whereNote(), Today: time.Now().Format("2006-01-02"), Environment: p.environment(), Todo: todoTool(offered),
+		Patch: patchWay(offered), Escalate: escalation(fam)}
+	if err := promptTemplate(fam).Execute(&b, facts); err != nil {
 		// The template is ralph's own, checked by its tests.
 		panic(fmt.Sprintf("system prompt: %v", err))
 	}
@@ -111,27 +143,64 @@ func startDir(given string) string {
 	return wd
 }
 
-// todoTool is the name of the todo list tool the coordinator is offered,
-// or "" when it has none.
-func (p *Project) todoTool() string {
+// toolFamily is the tool family the session's model is offered: the
+// system prompt is written for its tools.
+func (p *Project) toolFamily() providers.ToolFamily {
 	if p.Tools == nil {
-		return ""
+		return providers.FamilyOf(p.Config.Model)
 	}
-	for _, d := range p.MainTools().Definitions() {
-		if d.Name == "update_plan" {
+	return p.Tools.Family(p.Config.Model)
+}
+
+// offeredTools are the coordinator's tools as the session's model is
+// offered them (its family's names), nil without tools.
+func (p *Project) offeredTools() []tools.ToolDef {
+	if p.Tools == nil {
+		return nil
+	}
+	defs, _ := p.Tools.Offer(p.Config.Model, p.MainTools().Definitions(), nil)
+	return defs
+}
+
+// todoTool is the name under which the coordinator is offered its todo
+// list tool (update_plan, Claude's TodoWrite), or "" when it has none.
+func todoTool(offered []tools.ToolDef) string {
+	for _, d := range offered {
+		if tools.ByPeerName(d.Name) == tools.ToolUpdatePlan {
 			return d.Name
 		}
 	}
 	return ""
 }
 
-// fileTools names the file tools and run_command the session's mode
-// offers the coordinator (read-only offers none that writes).
-func (p *Project) fileTools() string {
-	if p.Tools == nil {
+// fileTools names the file tools and the command tool the coordinator
+// is offered (read-only offers none that writes), as its family names
+// them.
+func fileTools(offered []tools.ToolDef) string {
+	if offered == nil {
 		return "the tools you are given"
 	}
-	return tools.FileTools(p.MainTools().Definitions())
+	return tools.FileTools(offered)
+}
+
+// patchWay is how the model applies a patch: "tool" when apply_patch is
+// offered, "shell" otherwise (codex's GPT-5 runs it through its shell).
+func patchWay(offered []tools.ToolDef) string {
+	for _, d := range offered {
+		if d.Name == tools.ToolApplyPatch {
+			return "tool"
+		}
+	}
+	return "shell"
+}
+
+// escalation is how a family's command asks to leave the sandbox, ""
+// where its command tool has no way to (the built-in local_shell).
+func escalation(fam providers.ToolFamily) string {
+	if fam == providers.FamilyCodexMini {
+		return ""
+	}
+	return `sandbox_permissions "require_escalated" with a one-sentence justification`
 }
 
 // addedNote names the directories of --add-dir for the model.

@@ -40,3 +40,41 @@ func TestSystemPromptFileIsVersionedAndComplete(t *testing.T) {
 		t.Errorf("template text left in the prompt:\n%s", plain)
 	}
 }
+
+// The codex families' prompt names its version too, says how each of
+// them applies a patch, and what it must not do with the person's work.
+func TestCodexPromptFileIsVersionedAndComplete(t *testing.T) {
+	t.Parallel()
+	if !strings.Contains(strings.SplitN(codexPromptText, "\n", 2)[0], fmt.Sprintf("version %d:", SystemPromptVersion)) {
+		t.Fatalf("system_prompt_codex.md's first line does not name version %d", SystemPromptVersion)
+	}
+	render := func(f promptFacts) string {
+		var b strings.Builder
+		if err := codexPromptTemplate().Execute(&b, f); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	facts := promptFacts{Root: "/p", Tools: "apply_patch and shell_command", Learnings: "AGENTS.md", Today: "2026-11-26", Environment: "<env/>",
+		Todo: "update_plan", Patch: "tool", Escalate: `sandbox_permissions "require_escalated"`}
+	tool := render(facts)
+	for _, want := range []string{"You are ralph", "Edit files with the apply_patch tool", "rg --files", "never revert them",
+		"a check that did not run is not a pass", "require_escalated", "Keep a plan with update_plan", "Today is 2026-11-26", "<env/>"} {
+		if !strings.Contains(tool, want) {
+			t.Errorf("the prompt lacks %q:\n%s", want, tool)
+		}
+	}
+	if strings.Contains(tool, "*** Add File") {
+		t.Error("a model with the apply_patch tool is told the patch format, which its tool's grammar holds")
+	}
+	facts.Patch, facts.Escalate = "shell", ""
+	shell := render(facts)
+	for _, want := range []string{`running apply_patch through your shell tool`, `"apply_patch", "*** Begin Patch`, "*** Update File: <path>"} {
+		if !strings.Contains(shell, want) {
+			t.Errorf("a model that patches through its shell is not told %q:\n%s", want, shell)
+		}
+	}
+	if strings.Contains(shell, "require_escalated") || strings.Contains(shell, "{{") || shell != render(facts) {
+		t.Errorf("the prompt without a way to leave the sandbox:\n%s", shell)
+	}
+}

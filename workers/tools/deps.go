@@ -270,12 +270,14 @@ func PeerInput(name string, args json.RawMessage) (input map[string]json.RawMess
 
 // FileTools names the file tools and run_command among defs, in their
 // order, as a system prompt lists them ("read_file, list_files, search
-// and run_command"): the ones the agent's role and the session's mode
-// offer.
+// and run_command", or a family's names for them): the ones the agent's
+// role and the session's mode offer.
 func FileTools(defs []ToolDef) string {
 	var names []string
 	for _, d := range defs {
-		switch d.Name {
+		// A family's face is named as the family names it ("Read",
+		// "shell_command").
+		switch ByPeerName(d.Name) {
 		case ToolReadFile, ToolWriteFile, ToolEditFile, ToolApplyPatch, ToolListFiles, ToolSearch, ToolRunCommand:
 			names = append(names, d.Name)
 		}
