@@ -39,6 +39,15 @@ NPM_PACKAGES=(
 )
 # The programs of those packages the tests run, linked into bin/.
 NPM_BINS=(claude codex opencode gemini mcp-server-filesystem mcp-server-everything mcp-inspector)
+# Reference copies of what the models' makers ship, read to check the
+# tools ralph offers each model family against theirs: codex 0.77.0 is the
+# last codex whose own table of models still names gpt-5-codex, gpt-5 and
+# o3 (later ones give those names generic metadata), linked as codex-0.77
+# beside the pinned codex (TestCodexToolsAreRecorded); the Claude Agent
+# SDK's sdk-tools.d.ts is Claude Code's published tool input types
+# (TestClaudeFamilyMatchesTheSDKTypes), of which only that file is kept.
+CODEX_REFERENCE=0.77.0
+AGENT_SDK_REFERENCE=0.3.332
 
 say() { echo "e2e/setup.sh: $*" >&2; }
 
@@ -111,6 +120,28 @@ for b in "${NPM_BINS[@]}"; do
 	[ -e "$npm_dir/node_modules/.bin/$b" ] || { say "npm installed no $b in $npm_dir"; exit 1; }
 	ln -sfn "$npm_dir/node_modules/.bin/$b" "$cache/bin/$b"
 done
+
+# --- Reference copies (see CODEX_REFERENCE above) ------------------------
+ref_dir="$cache/codex-$CODEX_REFERENCE"
+if [ ! -f "$ref_dir/.complete" ]; then
+	say "installing @openai/codex@$CODEX_REFERENCE into $ref_dir (a reference for the codex families' tools)"
+	rm -rf "$ref_dir" && mkdir -p "$ref_dir"
+	echo '{"private":true}' >"$ref_dir/package.json"
+	npm install --prefix "$ref_dir" --no-audit --no-fund --no-update-notifier --loglevel=error --save-exact "@openai/codex@$CODEX_REFERENCE" >&2
+	touch "$ref_dir/.complete"
+fi
+[ -e "$ref_dir/node_modules/.bin/codex" ] || { say "npm installed no codex in $ref_dir"; exit 1; }
+ln -sfn "$ref_dir/node_modules/.bin/codex" "$cache/bin/codex-0.77"
+sdk_dir="$cache/claude-agent-sdk-$AGENT_SDK_REFERENCE"
+if [ ! -f "$sdk_dir/sdk-tools.d.ts" ]; then
+	say "fetching @anthropic-ai/claude-agent-sdk@$AGENT_SDK_REFERENCE's sdk-tools.d.ts into $sdk_dir"
+	rm -rf "$sdk_dir.tmp" && mkdir -p "$sdk_dir.tmp"
+	(cd "$sdk_dir.tmp" && npm pack --silent --no-update-notifier "@anthropic-ai/claude-agent-sdk@$AGENT_SDK_REFERENCE" >/dev/null &&
+		tar -xzf ./*.tgz package/sdk-tools.d.ts && mv package/sdk-tools.d.ts . && rm -rf package ./*.tgz)
+	rm -rf "$sdk_dir" && mv "$sdk_dir.tmp" "$sdk_dir"
+fi
+mkdir -p "$cache/ref"
+ln -sfn "$sdk_dir/sdk-tools.d.ts" "$cache/ref/sdk-tools.d.ts"
 
 # --- Go: bd and the Temporal dev server ----------------------------------
 # go_build DIR NAME COMMAND...: run COMMAND (which writes DIR/NAME.tmp)
