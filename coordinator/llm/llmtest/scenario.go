@@ -76,6 +76,15 @@ type Scenario struct {
 	// default 0 caches every marked prefix, so short test conversations
 	// show cache reads.
 	CacheMinTokens int `json:"cache_min_tokens,omitempty"`
+	// Translates makes the server translate every model onto chat
+	// completions, as a router does (OpenRouter serves
+	// "openai/gpt-5-codex" there): without it, the openai flavor (the
+	// default) refuses a chat completions request for a model OpenAI
+	// serves only on the Responses API (providers.ResponsesOnly: every
+	// codex model, o1-pro, o3-pro) with OpenAI's HTTP 404 "This model is
+	// only supported in v1/responses and not in v1/chat/completions.",
+	// and consumes no response for it.
+	Translates bool `json:"translates,omitempty"`
 	// ContextWindow, when set, refuses a Messages API request whose
 	// prompt (estimated as usage estimates it) is longer, with the real
 	// API's HTTP 400 "prompt is too long: N tokens > M maximum", and

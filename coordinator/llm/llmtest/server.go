@@ -310,6 +310,8 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		} else if s.scenario != nil && s.scenario.Model != "" && x.rec.Request.Model != s.scenario.Model {
 			st, b := s.flavor().modelNotFound(x.rec.Request.Model)
 			rej = &rejection{status: st, body: b}
+		} else if s.refusesResponsesOnly(x.rec.Request.Model) {
+			rej = &rejection{status: http.StatusNotFound, body: responsesOnlyBody}
 		} else if s.scenario != nil && s.scenario.NoTools && len(x.rec.Request.Tools) > 0 {
 			st, b := s.flavor().noTools(x.rec.Request.Model)
 			rej = &rejection{status: st, body: b}
