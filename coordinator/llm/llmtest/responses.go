@@ -235,7 +235,9 @@ func (a *rsAnswer) final() responseObject {
 func (responsesAPI) writeMessage(x *exchange, rp *reply) {
 	a := x.answer(rp)
 	x.commitCache(rp)
-	x.remember(a)
+	if len(rp.resp.Raw) == 0 {
+		x.remember(a)
+	}
 	x.writeBody(rp.resp, a.final())
 }
 
@@ -305,7 +307,7 @@ func (responsesAPI) writeStream(x *exchange, rp *reply) {
 	}
 	final := a.final()
 	var end []sseEvent
-	if f := rp.resp.Failure; f != nil && rp.resp.StreamError == "" {
+	if f := rp.resp.Failure; f != nil {
 		// As recorded (testdata/openai-responses/error_failed.sse): the
 		// error event carries an error object, then response.failed.
 		if f.Only != "failed" {
@@ -314,14 +316,13 @@ func (responsesAPI) writeStream(x *exchange, rp *reply) {
 		if f.Only != "error" {
 			end = append(end, ev("response.failed", map[string]any{"response": final}))
 		}
-		x.writeSSE(rp.resp, append(body, end...))
-		return
+	} else {
+		terminal := "response.completed"
+		if final.Status == "incomplete" {
+			terminal = "response.incomplete"
+		}
+		end = append(end, ev(terminal, map[string]any{"response": final}))
 	}
-	terminal := "response.completed"
-	if final.Status == "incomplete" {
-		terminal = "response.incomplete"
-	}
-	end = append(end, ev(terminal, map[string]any{"response": final}))
 	x.writeSSE(rp.resp, scriptedEvents(rp.resp, body, end))
 }
 

@@ -479,7 +479,7 @@ func (s *Server) checkResponses(req *responsesRequest, body []byte) *rsRefusal {
 				return refuse(rsItemNotFound, "input", it.id, suffix)
 			}
 		case it.typ == "reasoning" && !req.stored():
-			return refuse(rsReasoningNoState, "")
+			return refuse(rsReasoningNoState, "input")
 		}
 		all = append(all, it)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -30,6 +31,12 @@ func errorOf(m map[string]any) map[string]any {
 	e, _ := m["error"].(map[string]any)
 	return e
 }
+
+// paramPattern and memberPattern make a param the table's pattern.
+var (
+	paramPattern  = regexp.MustCompile(`\[\d+\]`)
+	memberPattern = regexp.MustCompile(`\]\.\w+$`)
+)
 
 func rsBody(input string, extra ...string) string {
 	return `{"model":"gpt-5-codex","store":false,"include":["reasoning.encrypted_content"],` + strings.Join(append(extra, ""), ",") + `"input":` + input + `}`
@@ -72,7 +79,7 @@ func TestResponsesChecks(t *testing.T) {
 		{rsItemNotFound, rsBody(`[` + userItem + `,{"type":"reasoning","id":"rs_123","summary":[]},` + fcItem + `,` + fcoItem + `]`), "input",
 			"Item with id 'rs_123' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input."},
 		{rsItemNotFound, `{"model":"m","input":[{"type":"item_reference","id":"msg_9"}]}`, "input", "Item with id 'msg_9' not found."},
-		{rsReasoningNoState, rsBody(`[` + userItem + `,{"type":"reasoning","summary":[],"content":null},` + fcItem + `,` + fcoItem + `]`), "",
+		{rsReasoningNoState, rsBody(`[` + userItem + `,{"type":"reasoning","summary":[],"content":null},` + fcItem + `,` + fcoItem + `]`), "input",
 			"Reasoning input items must have `encrypted_content` when `store` is false"},
 		{rsEncryptedContent, rsBody(`[` + userItem + `,{"type":"reasoning","summary":[],"encrypted_content":"gAAAAforgedDQ=="},` + fcItem + `,` + fcoItem + `]`), "",
 			"The encrypted content gAAA...DQ== could not be verified."},
@@ -99,6 +106,9 @@ func TestResponsesChecks(t *testing.T) {
 		param, _ := e["param"].(string)
 		if status != rule.status || e["type"] != "invalid_request_error" || e["message"] != c.want || param != c.param || code != rule.code {
 			t.Errorf("%s: %d %v\nwant %d param %q code %q %q", c.rule, status, m, rule.status, c.param, rule.code, c.want)
+		}
+		if p := paramPattern.ReplaceAllString(c.param, "[N]"); p != rule.param && memberPattern.ReplaceAllString(p, "].F") != rule.param {
+			t.Errorf("%s: param %q is not the table's %q", c.rule, c.param, rule.param)
 		}
 		for _, k := range []string{"param", "code"} {
 			if _, ok := e[k]; !ok {
