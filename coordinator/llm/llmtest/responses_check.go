@@ -126,11 +126,10 @@ var responsesRules = map[string]responsesRule{
 	rsNoCustomOutput: {http.StatusBadRequest, "input", "", "No tool output found for custom tool call %s."},
 	// No report found: the stand-in's words, after the two above.
 	rsNoShellOutput: {http.StatusBadRequest, "input", "", "No tool output found for local shell call %s."},
-	// Item ids link an answer's items to the reasoning before them; given
-	// back without it: "Item 'fc_…' of type 'function_call' was provided
-	// without its required 'reasoning' item: 'rs_…'." (param input, code
-	// null, quoted whole in a developer's notes; Azure's variant in
-	// vercel/ai's changelog), for a message too (continuedev/continue#12620).
+	// Item ids link an answer's items to the reasoning before them; an
+	// item given back without it: continuedev/continue#10018, #10880 and
+	// mastra-ai/mastra#8738 (HTTP 400, the body whole), for a message too
+	// (continuedev/continue#12620).
 	rsWithoutReasoning: {http.StatusBadRequest, "input", "", "Item '%s' of type '%s' was provided without its required 'reasoning' item: '%s'."},
 	// continuedev/continue#8933, #10428 (the body whole).
 	rsReasoningFollowed: {http.StatusBadRequest, "input", "", "Item '%s' of type 'reasoning' was provided without its required following item."},
