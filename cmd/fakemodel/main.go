@@ -2,8 +2,8 @@
 // and demos. It prints its base URL (ending in /v1) as the first line of
 // stdout, so a script can start it in the background, read the URL and point
 // ralph at it with OPENAI_BASE_URL. The same scenario is served as
-// Anthropic's Messages API; -anthropic prints the base URL that API's
-// clients take instead (without /v1).
+// OpenAI's Responses API and Anthropic's Messages API; -anthropic prints
+// the base URL the Messages API's clients take instead (without /v1).
 package main
 
 import (
@@ -30,12 +30,29 @@ http://127.0.0.1:41234/v1. It serves until SIGINT/SIGTERM, or until stdin
 reaches EOF when -stdin-close is given (so it dies with the script that
 started it).
 
-The same responses are served as Anthropic's Messages API (POST
-/v1/messages: thinking, tool_use blocks, the prompt cache, the real API's
-request checks and error shapes; a response's "replay" sends a recording
-of testdata/anthropic). With -anthropic the first line is the base URL
-without /v1, as ANTHROPIC_BASE_URL and ralph's --base-url with
---provider anthropic take it, e.g.
+As OpenAI does, chat completions answers HTTP 404 "This model is only
+supported in v1/responses and not in v1/chat/completions." for the models
+OpenAI serves only on the Responses API (every codex model, o1-pro,
+o3-pro), unless the scenario says "translates": true, as a router that
+serves them on chat completions does.
+
+The same responses are served as OpenAI's Responses API (POST
+/v1/responses, the base URL above, as codex's model providers and ralph's
+Responses wire take it): a response's "reasoning" as a reasoning item with
+its summary and encrypted_content when the request asks for them, tool
+calls as function, custom ("type": "custom", freeform input) or local
+shell ("type": "local_shell") calls, "failure" as a stream that fails;
+requests are checked as the real API checks them (tool calls paired with
+their outputs, reasoning given back with its encrypted_content or by the id
+of a stored response), and a response's "replay" sends a recording of
+testdata/openai-responses.
+
+And as Anthropic's Messages API (POST /v1/messages: thinking, tool_use
+blocks, the prompt cache, the real API's request checks and error shapes;
+a response's "replay" sends a recording of testdata/anthropic). With
+-anthropic the first line is the base URL without /v1, as
+ANTHROPIC_BASE_URL and ralph's --base-url with --provider anthropic take
+it, e.g.
   ralph --provider anthropic --base-url "$(head -1 url)" "say hi"
 with ANTHROPIC_API_KEY set (to -api-key's value when it is given).
 

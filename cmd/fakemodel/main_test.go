@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -202,5 +203,47 @@ func TestBinaryServesMessagesAPI(t *testing.T) {
 	code, body := post("k")
 	if code != http.StatusOK || !strings.Contains(body, `"type":"thinking"`) || strings.Count(body, `"type":"tool_use"`) != 2 {
 		t.Errorf("messages: %d %s (stderr %s)", code, body, stderr)
+	}
+}
+
+// Chat completions refuses gpt-5-codex with OpenAI's 404 and uses no
+// response for it; the Responses API serves the scenario, its reasoning
+// with a summary and encrypted_content, a custom tool call as such.
+func TestBinaryServesResponsesAPI(t *testing.T) {
+	bin := buildBinary(t)
+	cmd, stdin, url, stderr := startBinary(t, bin, "-scenario", "../../testdata/scenarios/responses_codex.json", "-stdin-close", "-api-key", "k")
+	post := func(path, body string) (int, string) {
+		req, err := http.NewRequest(http.MethodPost, url+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer k")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	code, body := post("/chat/completions", `{"model":"gpt-5-codex","stream":true,"messages":[{"role":"user","content":"add hello.txt"}]}`)
+	if want := `{"error":{"message":"This model is only supported in v1/responses and not in v1/chat/completions.","type":"invalid_request_error","param":"model","code":null}}`; code != http.StatusNotFound || body != want {
+		t.Errorf("chat completions for gpt-5-codex: %d %s", code, body)
+	}
+	code, body = post("/responses", `{"model":"gpt-5-codex","stream":true,"store":false,"include":["reasoning.encrypted_content"],`+
+		`"reasoning":{"effort":"medium","summary":"auto"},"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"add hello.txt"}]}]}`)
+	enc := llmtest.EncryptedContent("**Planning** I add hello.txt with a patch.", 1)
+	for _, want := range []string{"event: response.reasoning_summary_text.delta", `"encrypted_content":"` + enc + `"`,
+		"event: response.custom_tool_call_input.delta", `"type":"custom_tool_call"`, `"name":"apply_patch"`, "event: response.completed"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the Responses stream has no %s: %d\n%s", want, code, body)
+		}
+	}
+	stdin.Close()
+	if err := waitExit(t, cmd); err != nil {
+		t.Errorf("exit: %v (stderr: %s)", err, stderr)
+	}
+	if !strings.Contains(stderr.String(), "served 2 requests\n") {
+		t.Errorf("stderr = %q", stderr)
 	}
 }

@@ -27,7 +27,7 @@ type wireAPI interface {
 }
 
 // requestChecker is an API that checks a request's content as the real
-// server does before serving it (the Messages API's).
+// server does before serving it (the Messages and Responses APIs).
 type requestChecker interface {
 	check(x *exchange, body []byte) (status int, message string)
 }
@@ -68,6 +68,9 @@ func (s *Server) handleAPI(api wireAPI) http.HandlerFunc {
 			status, msg = http.StatusBadRequest, "fake model: the request body is not a JSON object"
 		case s.scenario != nil && s.scenario.Model != "" && in.Model != s.scenario.Model:
 			status, msg = http.StatusNotFound, "model: "+in.Model
+			if m, ok := api.(interface{ modelNotFound(string) string }); ok {
+				x.errBody = m.modelNotFound(in.Model)
+			}
 		}
 		if c, ok := api.(requestChecker); ok && status == 0 {
 			status, msg = c.check(x, body)
@@ -77,6 +80,9 @@ func (s *Server) handleAPI(api wireAPI) http.HandlerFunc {
 		resp, ok, seq := s.begin(&x.rec, status == 0)
 		defer x.settle(false)
 		switch {
+		case status != 0 && x.errBody != "":
+			x.settle(false)
+			writeRaw(w, status, "application/json", x.errBody)
 		case status != 0:
 			x.settle(false)
 			writeRaw(w, status, "application/json", api.errorBody(status, msg))

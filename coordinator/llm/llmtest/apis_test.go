@@ -135,7 +135,8 @@ func TestAPIErrorShapes(t *testing.T) {
 	}
 	resp = postAPI(t, srv, "/v1/responses", `{"model":"other","input":"hi"}`, "Authorization", "Bearer k")
 	m = decode(t, resp.Body)
-	if e, _ := m["error"].(map[string]any); resp.StatusCode != 404 || e["message"] != "model: other" {
+	if e, _ := m["error"].(map[string]any); resp.StatusCode != 404 || e["code"] != "model_not_found" ||
+		e["message"] != "The model `other` does not exist or you do not have access to it." {
 		t.Errorf("responses with an unknown model: %d %v", resp.StatusCode, m)
 	}
 	if n := len(srv.Requests()); n != 4 {

@@ -22,13 +22,22 @@
 // (POST /v1beta/models/MODEL:streamGenerateContent, gemini.go), so that
 // the coding agents' own CLIs — claude with ANTHROPIC_BASE_URL, codex with
 // a model provider, gemini with GOOGLE_GEMINI_BASE_URL — can be run
-// against the server (see apis.go). The Messages API is also the one
-// ralph's own Messages client meets, so it behaves as the real API does:
-// it checks requests (messages_check.go), simulates the prompt cache
-// from the cache_control breakpoints (messages_cache.go), streams
-// thinking with signatures, pings and padded data, answers errors and
-// rate limits in Anthropic's shapes, and replays recorded real output
-// (replay.go, testdata/anthropic).
+// against the server (see apis.go). The Messages and Responses APIs are
+// also the ones ralph's own clients meet, so they behave as the real
+// APIs do. The Messages API checks requests (messages_check.go),
+// simulates the prompt cache from the cache_control breakpoints
+// (messages_cache.go), streams thinking with signatures, pings and
+// padded data, answers errors and rate limits in Anthropic's shapes, and
+// replays recorded real output (replay.go, testdata/anthropic). The
+// Responses API checks the input as OpenAI does (responses_check.go: the
+// pairing of tool calls and outputs, reasoning items given back by id or
+// by encrypted_content, every refusal with OpenAI's status and words),
+// streams reasoning summaries, encrypted reasoning, custom tool and local
+// shell calls, ends a response incomplete or failed, can simulate
+// OpenAI's prompt cache (responses_cache.go), and replays recorded real
+// streams (testdata/openai-responses). Chat completions refuses the
+// models OpenAI serves only on the Responses API, as OpenAI does
+// (Scenario.Translates serves them, as a router does).
 //
 // Every request is recorded (see RecordedRequest) so tests can check what
 // the client sent, and ServerTime lets benchmarks separate the client's own

@@ -14,8 +14,13 @@ type exchange struct {
 	api wireAPI // nil: chat completions
 	// msg is a Messages request as checked, cache what it reads from and
 	// writes to the prompt cache; both nil for the other APIs.
-	msg     *messagesRequest
-	cache   *cacheUse
+	msg   *messagesRequest
+	cache *cacheUse
+	// rsp is a Responses request as checked, nil for the other APIs.
+	rsp *responsesRequest
+	// errBody, when set, is the whole body of the refusal a check made,
+	// in place of the API's error shape around its words.
+	errBody string
 	settled bool // only touched by the handler's goroutine
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/ralph-dev/ralph/memory/providers"
 )
 
 // Fields a scenario's server may refuse (Scenario.Refuse).
@@ -49,6 +51,24 @@ var openaiFlavor = flavor{
 	noTools: func(string) (int, string) {
 		return http.StatusNotFound, `{"error":{"code":404,"message":"No endpoints found that support tool use. To learn more about provider routing, visit: https://openrouter.ai/docs/provider-routing"}}`
 	},
+}
+
+// responsesOnlyBody is OpenAI's answer to a chat completions request for a
+// model it serves only on the Responses API, HTTP 404, byte for byte as
+// reported (alvinunreal/tmuxai#82; the status in docker/docker-agent#313
+// and aaif-goose/goose#2564, for gpt-5-codex, codex-mini-latest and
+// o3-pro).
+const responsesOnlyBody = `{"error":{"message":"This model is only supported in v1/responses and not in v1/chat/completions.","type":"invalid_request_error","param":"model","code":null}}`
+
+// refusesResponsesOnly reports whether a chat completions request for
+// model is refused because OpenAI serves the model only on the Responses
+// API: in the openai flavor (a server without a scenario is OpenAI),
+// unless the scenario's server translates, as a router does.
+func (s *Server) refusesResponsesOnly(model string) bool {
+	if sc := s.scenario; sc != nil && (sc.Translates || strings.ToLower(sc.Flavor) != "" && strings.ToLower(sc.Flavor) != "openai") {
+		return false
+	}
+	return providers.ResponsesOnly(model)
 }
 
 // Ollama: its root answers "Ollama is running" and every other path

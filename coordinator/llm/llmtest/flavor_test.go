@@ -100,3 +100,39 @@ func TestStreamErrorStallEmptyBodyNoUsage(t *testing.T) {
 		t.Errorf("stalled stream: read %q, err %v; want the text, then a timeout", b, err)
 	}
 }
+
+// Chat completions refuses the models OpenAI serves only on the Responses
+// API with OpenAI's 404, byte for byte, and uses no response for them;
+// a router's name for one, a server that translates, another flavor and
+// the Responses API serve them.
+func TestChatRefusesResponsesOnlyModels(t *testing.T) {
+	srv := NewServer(&Scenario{Responses: []Response{{Text: "served"}, {Text: "served too"}}})
+	defer srv.Close()
+	for _, model := range []string{"gpt-5-codex", "gpt-5.1-codex", "gpt-5.1-codex-mini", "gpt-5.1-codex-max", "gpt-5.2-codex",
+		"codex-mini-latest", "o1-pro", "o3-pro"} {
+		status, _, body := post(t, srv.URL+"/chat/completions", `{"model":"`+model+`","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+		if status != http.StatusNotFound || body != responsesOnlyBody {
+			t.Errorf("%s: %d %s", model, status, body)
+		}
+	}
+	if responsesOnlyBody != `{"error":{"message":"This model is only supported in v1/responses and not in v1/chat/completions.","type":"invalid_request_error","param":"model","code":null}}` {
+		t.Errorf("body %s", responsesOnlyBody)
+	}
+	if status, _, body := post(t, srv.URL+"/chat/completions", `{"model":"openai/gpt-5-codex","messages":[{"role":"user","content":"hi"}]}`); status != http.StatusOK || !strings.Contains(body, `"served"`) {
+		t.Errorf("a router's name: %d %s", status, body)
+	}
+	if status, _, body := post(t, srv.URL+"/responses", `{"model":"gpt-5-codex","input":"hi"}`); status != http.StatusOK || !strings.Contains(body, "served too") {
+		t.Errorf("the Responses API: %d %s", status, body)
+	}
+	for _, sc := range []*Scenario{{Translates: true}, {Flavor: "vllm"}} {
+		sc.Responses = []Response{{Text: "translated"}}
+		other := NewServer(sc)
+		if status, _, body := post(t, other.URL+"/chat/completions", `{"model":"gpt-5-codex","messages":[{"role":"user","content":"hi"}]}`); status != http.StatusOK {
+			t.Errorf("%+v: %d %s", sc, status, body)
+		}
+		other.Close()
+	}
+	if _, err := ParseScenario([]byte(`{"translates":true,"responses":[{"text":"x"}]}`)); err != nil {
+		t.Errorf("translates in a scenario file: %v", err)
+	}
+}

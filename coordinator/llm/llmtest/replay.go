@@ -114,12 +114,15 @@ func readRecording(path string) ([]byte, http.Header, error) {
 }
 
 // opaqueField finds the signatures of thinking blocks and the data of
-// redacted ones in a recorded body, streamed or whole.
-var opaqueField = regexp.MustCompile(`"(?:signature|data)"\s*:\s*"([^"]+)"`)
+// redacted ones (the Messages API's), and the encrypted_content of
+// reasoning items (the Responses API's), in a recorded body, streamed or
+// whole.
+var opaqueField = regexp.MustCompile(`"(?:signature|data|encrypted_content)"\s*:\s*"([^"]+)"`)
 
-// rememberOpaque keeps the signatures and redacted data a replayed body
-// carries, so that a client sending them back is not refused: they are
-// the real API's, which the stand-in cannot check.
+// rememberOpaque keeps the signatures, redacted data and encrypted
+// reasoning a replayed body carries, so that a client sending them back
+// is not refused: they are the real API's, which the stand-in cannot
+// check.
 func (s *Server) rememberOpaque(body []byte) {
 	found := opaqueField.FindAllSubmatch(body, -1)
 	if len(found) == 0 {

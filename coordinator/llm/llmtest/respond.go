@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -17,8 +18,11 @@ type reply struct {
 	resp    Response   // as scripted; use calls for the tool calls
 	usage   wireUsage  // effective token counts
 	finish  string     // effective finish reason
-	calls   []ToolCall // resp.ToolCalls with default ids
-	ollama  bool       // answer as Ollama's /v1 layer does
+	calls   []ToolCall // resp.ToolCalls with default ids, as function calls
+	// typed are the same calls as scripted, custom and local shell calls
+	// kept as such, for the Responses API.
+	typed  []ToolCall
+	ollama bool // answer as Ollama's /v1 layer does
 }
 
 // respond plays one scripted response, recording whether the client went
@@ -57,6 +61,14 @@ func (x *exchange) respond(resp Response) {
 		return
 	}
 	rp := x.s.newReply(&x.rec, resp)
+	if f := resp.Failure; f != nil && resp.StreamError == "" {
+		switch x.api.(type) {
+		case nil:
+			rp.resp.StreamError = chatFailure(f)
+		case messagesAPI:
+			rp.resp.StreamError = messagesFailure(f)
+		}
+	}
 	switch {
 	case resp.Usage != nil:
 		rp.usage.cacheRead, rp.usage.cacheWrite = resp.Usage.CacheReadTokens, resp.Usage.CacheWriteTokens
@@ -120,12 +132,14 @@ func (s *Server) newReply(rec *RecordedRequest, resp Response) *reply {
 		ollama:  s.isOllama(),
 	}
 	rp.calls = make([]ToolCall, len(resp.ToolCalls))
+	rp.typed = make([]ToolCall, len(resp.ToolCalls))
 	outChars := utf8.RuneCountInString(joinedText(resp))
 	for i, tc := range resp.ToolCalls {
 		if tc.ID == "" {
 			tc.ID = fmt.Sprintf("call_%d", s.callSeq.Add(1))
 		}
-		rp.calls[i] = tc
+		rp.typed[i] = tc
+		rp.calls[i] = tc.asFunction()
 		outChars += utf8.RuneCountInString(tc.Name) + utf8.RuneCountInString(tc.fullArguments())
 	}
 	if rp.finish == "" {
@@ -151,6 +165,27 @@ func (s *Server) newReply(rec *RecordedRequest, resp Response) *reply {
 	}
 	rp.usage.TotalTokens = rp.usage.PromptTokens + rp.usage.CompletionTokens
 	return rp
+}
+
+// chatFailure is a Failure as chat completions reports one in its stream:
+// a data line with OpenAI's error object.
+func chatFailure(f *Failure) string {
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": f.Message, "type": "server_error", "param": nil, "code": f.Code}})
+	return string(b)
+}
+
+// messagesFailure is a Failure as the Messages API reports one in its
+// stream: an error event whose type matches the code.
+func messagesFailure(f *Failure) string {
+	typ := "api_error"
+	switch {
+	case strings.Contains(f.Code, "rate_limit"):
+		typ = "rate_limit_error"
+	case strings.Contains(f.Code, "overloaded"):
+		typ = "overloaded_error"
+	}
+	b, _ := json.Marshal(map[string]any{"type": "error", "error": map[string]string{"type": typ, "message": f.Message}})
+	return string(b)
 }
 
 // quarter is the rough "four characters per token" estimate, rounded up so

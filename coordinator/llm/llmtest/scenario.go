@@ -70,12 +70,31 @@ type Scenario struct {
 	// accept a request and answer nothing until the client goes away, as
 	// an Ollama busy loading a model on a slow machine can.
 	APIHang bool `json:"api_hang,omitempty"`
+	// PromptCache simulates the prompt cache OpenAI keeps without being
+	// asked, in the Responses API (responses_cache.go): a request that
+	// repeats an earlier one's prefix reads it from the cache, reported
+	// as usage.input_tokens_details.cached_tokens. It is off by default,
+	// because it changes the usage, and so the cost, of every
+	// conversation a test has with a Responses client (the real API's
+	// would: codex's second request reads about half its prompt from it).
+	PromptCache bool `json:"prompt_cache,omitempty"`
 	// CacheMinTokens is the smallest prefix, in estimated tokens, that the
-	// Messages API's prompt cache keeps (the real API's is 1,024 for
-	// Sonnet and Opus); a breakpoint before it is ignored silently. The
-	// default 0 caches every marked prefix, so short test conversations
-	// show cache reads.
+	// prompt caches keep: the Messages API's at a cache_control
+	// breakpoint (the real API's minimum is 1,024 for Sonnet and Opus; a
+	// breakpoint before it is ignored silently), the Responses API's at
+	// any item (OpenAI caches prompts of 1,024 tokens and more). The
+	// default 0 caches every prefix, so short test conversations show
+	// cache reads.
 	CacheMinTokens int `json:"cache_min_tokens,omitempty"`
+	// Translates makes the server translate every model onto chat
+	// completions, as a router does (OpenRouter serves
+	// "openai/gpt-5-codex" there): without it, the openai flavor (the
+	// default) refuses a chat completions request for a model OpenAI
+	// serves only on the Responses API (providers.ResponsesOnly: every
+	// codex model, o1-pro, o3-pro) with OpenAI's HTTP 404 "This model is
+	// only supported in v1/responses and not in v1/chat/completions.",
+	// and consumes no response for it.
+	Translates bool `json:"translates,omitempty"`
 	// ContextWindow, when set, refuses a Messages API request whose
 	// prompt (estimated as usage estimates it) is longer, with the real
 	// API's HTTP 400 "prompt is too long: N tokens > M maximum", and
@@ -122,8 +141,17 @@ type Response struct {
 	// length / 4, which is close enough for budget and cost code paths.
 	Usage *Usage `json:"usage,omitempty"`
 	// FinishReason defaults to "tool_calls" when there are tool calls and
-	// "stop" otherwise.
+	// "stop" otherwise. The Responses API ends a response whose finish
+	// reason is "length" or "content_filter" with response.incomplete,
+	// its incomplete_details.reason max_output_tokens or content_filter.
 	FinishReason string `json:"finish_reason,omitempty"`
+	// Failure ends the stream, after the text and the tool calls, as a
+	// server ends one that failed once its 200 was out: in the Responses
+	// API an error event and response.failed, both with the code and
+	// the message (testdata/openai-responses/error_failed.sse); in chat
+	// completions a data line {"error":{…}}; in the Messages API an
+	// error event of the matching type. A scripted StreamError wins.
+	Failure *Failure `json:"failure,omitempty"`
 
 	// DelayMS waits before the response headers; ChunkDelayMS waits before
 	// every streamed event. Both return at once when the client goes away.
@@ -156,6 +184,8 @@ type Response struct {
 	// as "reasoning" in the ollama flavor (Ollama, OpenRouter) and
 	// "reasoning_content" otherwise (DeepSeek, vLLM, llama.cpp's server),
 	// and counted in usage as completion_tokens_details.reasoning_tokens.
+	// The Messages API sends it as a thinking block, the Responses API
+	// as a reasoning item's summary (see responses.go).
 	Reasoning string `json:"reasoning,omitempty"`
 	// RedactedThinking, in the Messages API, adds a redacted_thinking
 	// block whose opaque data hides this text, after the thinking.
@@ -171,7 +201,8 @@ type Response struct {
 	// JSON body (any other file), with Status (default 200) and Headers.
 	// A relative path is read from the scenario file's directory (the
 	// working directory for a scenario built in code). See
-	// testdata/anthropic for real Messages API recordings.
+	// testdata/anthropic for real Messages API recordings and
+	// testdata/openai-responses for real Responses API streams.
 	Replay string `json:"replay,omitempty"`
 	// WebSearch, in the Messages API, is a search its own web_search tool
 	// runs before the text, when the request offers the tool (websearch.go).
@@ -184,12 +215,40 @@ type ToolCall struct {
 	// server's lifetime so that ids stay unique over a whole conversation.
 	ID   string `json:"id,omitempty"`
 	Name string `json:"name"`
+	// Type is what kind of call it is in the Responses API: "" (or
+	// "function") a function_call; "custom" a custom_tool_call of a
+	// freeform tool, whose Arguments are its raw input text (not JSON);
+	// "local_shell" a local_shell_call, whose Arguments are its action
+	// object ({"type":"exec","command":[…],…}). The other APIs have
+	// neither and get a function call of the same name: a custom call's
+	// arguments as {"input":"<the text>"}, a local shell's as its action
+	// (named "local_shell" when Name is empty).
+	Type string `json:"type,omitempty"`
 	// Arguments is raw JSON text; it may be deliberately invalid in a test.
 	Arguments string `json:"arguments"`
 	// ArgChunks gives the streamed argument fragments explicitly; by default
 	// Arguments is split into about three pieces.
 	ArgChunks []string `json:"arg_chunks,omitempty"`
 }
+
+// Failure is how a stream that failed after its 200 ends (Response.Failure).
+type Failure struct {
+	// Code and Message say why, as the real API words them: for example
+	// "rate_limit_exceeded", "server_error" or "insufficient_quota".
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	// Only, in the Responses API, sends just one of the two events the
+	// real API sends: "error" (the stream then ends without a terminal
+	// response event) or "failed" (response.failed alone).
+	Only string `json:"only,omitempty"`
+}
+
+// Tool call types (ToolCall.Type).
+const (
+	callFunction   = "function"
+	callCustom     = "custom"
+	callLocalShell = "local_shell"
+)
 
 // Usage is the token accounting reported for a response.
 type Usage struct {
@@ -199,8 +258,9 @@ type Usage struct {
 	// PromptTokens, which is the whole prompt: the Messages API reports
 	// them as cache_read_input_tokens and cache_creation_input_tokens
 	// (and input_tokens as the rest), chat completions CacheReadTokens as
-	// prompt_tokens_details.cached_tokens. Set, they replace the Messages
-	// API's simulated cache for this response.
+	// prompt_tokens_details.cached_tokens, the Responses API as
+	// input_tokens_details.cached_tokens. Set, they replace the simulated
+	// prompt caches' counts for this response.
 	CacheReadTokens  int `json:"cache_read_tokens,omitempty"`
 	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
 }
@@ -211,6 +271,23 @@ func (tc ToolCall) fullArguments() string {
 		return strings.Join(tc.ArgChunks, "")
 	}
 	return tc.Arguments
+}
+
+// asFunction is the call as a function call, for the APIs that have no
+// custom or local shell calls: a custom call's input wrapped as
+// {"input":…}, a local shell call's action as its arguments.
+func (tc ToolCall) asFunction() ToolCall {
+	switch tc.Type {
+	case callCustom:
+		b, _ := json.Marshal(map[string]string{"input": tc.fullArguments()})
+		tc.Arguments, tc.ArgChunks = string(b), nil
+	case callLocalShell:
+		if tc.Name == "" {
+			tc.Name = "local_shell"
+		}
+	}
+	tc.Type = ""
+	return tc
 }
 
 // LoadScenario reads a scenario JSON file. Errors name the file so that a
@@ -289,6 +366,19 @@ func (sc *Scenario) validate() error {
 			if len(tc.ArgChunks) > 0 && tc.Arguments != "" && tc.fullArguments() != tc.Arguments {
 				return fmt.Errorf("response %d, tool call %d: arg_chunks do not join up to arguments", i+1, j+1)
 			}
+			switch tc.Type {
+			case "", callFunction, callCustom:
+			case callLocalShell:
+				var action map[string]any
+				if json.Unmarshal([]byte(tc.fullArguments()), &action) != nil {
+					return fmt.Errorf("response %d, tool call %d: a local_shell call's arguments are its action, a JSON object", i+1, j+1)
+				}
+			default:
+				return fmt.Errorf("response %d, tool call %d: unknown type %q (known: function, custom, local_shell)", i+1, j+1, tc.Type)
+			}
+		}
+		if f := r.Failure; f != nil && f.Only != "" && f.Only != "error" && f.Only != "failed" {
+			return fmt.Errorf("response %d: failure.only is \"error\" or \"failed\", not %q", i+1, f.Only)
 		}
 	}
 	return nil

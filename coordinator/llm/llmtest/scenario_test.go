@@ -111,7 +111,7 @@ func TestTestdataScenarios(t *testing.T) {
 					t.Errorf("response %d: finish %q with truncate=%v", i+1, got.finish, r.Truncate)
 				}
 				for j, c := range got.calls {
-					if want := r.ToolCalls[j]; c.Function.Name != want.Name || c.Function.Arguments != want.fullArguments() {
+					if want := r.ToolCalls[j].asFunction(); c.Function.Name != want.Name || c.Function.Arguments != want.fullArguments() {
 						t.Errorf("response %d call %d = %+v", i+1, j+1, c)
 					}
 				}

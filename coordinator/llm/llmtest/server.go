@@ -51,7 +51,9 @@ type RecordedRequest struct {
 	Cancelled bool
 	// CacheRead and CacheWrite are the prompt tokens a Messages API
 	// request was reported to read from and write to the stand-in's
-	// prompt cache (zero for the other APIs and for a refused request).
+	// prompt cache, CacheRead also a Responses API request's when the
+	// scenario simulates its cache (zero for the other APIs and for a
+	// refused request).
 	CacheRead, CacheWrite int
 }
 
@@ -79,7 +81,8 @@ type Server struct {
 	requests  []RecordedRequest
 	apiHits   map[string]int    // requests to Ollama's native API, by path
 	cache     map[prefixKey]int // the Messages API's prompt cache: prefix -> tokens
-	replayed  map[string]bool   // thinking signatures and redacted data replayed recordings carried
+	replayed  map[string]bool   // thinking signatures, redacted data and encrypted reasoning replayed recordings carried
+	rs        responsesMemory   // the Responses API's items and stored responses
 	loaded    atomic.Bool       // the ollama flavor has served a chat request
 	// loadedModel is the model of that request, as /api/ps names it.
 	loadedModel atomic.Value // string
@@ -310,6 +313,8 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		} else if s.scenario != nil && s.scenario.Model != "" && x.rec.Request.Model != s.scenario.Model {
 			st, b := s.flavor().modelNotFound(x.rec.Request.Model)
 			rej = &rejection{status: st, body: b}
+		} else if s.refusesResponsesOnly(x.rec.Request.Model) {
+			rej = &rejection{status: http.StatusNotFound, body: responsesOnlyBody}
 		} else if s.scenario != nil && s.scenario.NoTools && len(x.rec.Request.Tools) > 0 {
 			st, b := s.flavor().noTools(x.rec.Request.Model)
 			rej = &rejection{status: st, body: b}
