@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 const (
@@ -215,7 +217,7 @@ func expandBraces(g string) ([]string, error) {
 		}
 		out = append(out, rest...)
 		if len(out) > maxBraceAlternatives {
-			return nil, fmt.Errorf("its braces stand for more than %d globs", maxBraceAlternatives)
+			return nil, fmt.Errorf("its braces stand for more than %s", text.Counted(maxBraceAlternatives, "glob", "globs"))
 		}
 		from = end + 1
 	}

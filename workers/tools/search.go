@@ -135,9 +135,9 @@ func (t *Toolset) search(ctx context.Context, raw json.RawMessage) workers.Resul
 	}
 
 	out := &searchOutput{skip: a.Skip, limit: a.Limit, budget: t.ws.MaxOutput(), numbers: q.numbers,
-		grouped: q.mode == searchLines && q.before+q.after > 0, unit: "lines", most: maxSearchMatches, what: [2]string{"match", "matches"}}
+		grouped: q.mode == searchLines && q.before+q.after > 0, unit: [2]string{"line", "lines"}, most: maxSearchMatches, what: [2]string{"match", "matches"}}
 	if q.mode != searchLines {
-		out.unit, out.most, out.what = "files", maxListEntries, [2]string{"file", "files"}
+		out.unit, out.most, out.what = [2]string{"file", "files"}, maxListEntries, [2]string{"file", "files"}
 	}
 	err = t.ws.Walk(ctx, real, func(root *workers.RootDir, p string, d fs.DirEntry) error {
 		// A file named by path is searched whatever glob and type say, as
@@ -309,10 +309,9 @@ type searchOutput struct {
 	grouped bool
 	// numbers: line numbers are shown.
 	numbers bool
-	// unit names an entry for the notes ("lines", "files"), what a
-	// match, one and many ("match", "matches").
-	unit string
-	what [2]string
+	// unit names an entry for the notes, what a match, one and many
+	// ("line", "lines"; "match", "matches").
+	unit, what [2]string
 	// seen counts entries, shown or skipped; shown those written;
 	// matches the matching lines (or files) written.
 	seen, shown, matches int
@@ -356,7 +355,7 @@ func (o *searchOutput) add(entry string, match bool) bool {
 		return true
 	}
 	if o.limit > 0 && o.shown == o.limit {
-		o.note = fmt.Sprintf("[limit of %d %s reached; pass skip: %d for the rest]", o.limit, o.unit, o.skip+o.shown)
+		o.note = fmt.Sprintf("[limit of %s reached; pass skip: %d for the rest]", text.Counted(o.limit, o.unit[0], o.unit[1]), o.skip+o.shown)
 		return false
 	}
 	if match && o.matches == o.most || o.b.Len()+len(entry)+1 > o.budget {
@@ -376,7 +375,7 @@ func (o *searchOutput) add(entry string, match bool) bool {
 // String is the output with its note, if it stopped early.
 func (o *searchOutput) String() string {
 	if o.shown == 0 && o.note == "" {
-		return fmt.Sprintf("[skip: %d leaves nothing: the result has %d %s]", o.skip, o.seen, o.unit)
+		return fmt.Sprintf("[nothing after skip %d: the result has %s]", o.skip, text.Counted(o.seen, o.unit[0], o.unit[1]))
 	}
 	return strings.TrimSuffix(o.b.String()+o.note, "\n")
 }

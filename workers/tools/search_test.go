@@ -238,7 +238,7 @@ func TestSearchLimitAndSkip(t *testing.T) {
 	if got := searchOut(t, ts, map[string]any{"pattern": "hit 1", "path": "n.txt", "limit": 5}); got != lines("n.txt:1: hit 1", "n.txt:10: hit 10") {
 		t.Errorf("limit not reached: %q", got)
 	}
-	if got := searchOut(t, ts, map[string]any{"pattern": "hit", "path": "n.txt", "skip": 20}); got != "[skip: 20 leaves nothing: the result has 10 lines]" {
+	if got := searchOut(t, ts, map[string]any{"pattern": "hit", "path": "n.txt", "skip": 20}); got != "[nothing after skip 20: the result has 10 lines]" {
 		t.Errorf("skip past the end: %q", got)
 	}
 	// In files and count output they count files; context lines and --
