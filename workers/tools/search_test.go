@@ -397,3 +397,36 @@ func TestGrepInputFromSearch(t *testing.T) {
 		t.Errorf("updatedInput: %s %v", got, err)
 	}
 }
+
+// TestGrepCallsRunAsSearch: a Grep call, mapped at the door, does what
+// Claude Code's Grep does: without output_mode it lists the files, with
+// content and -C it shows the lines around each match, and head_limit and
+// offset page through them.
+func TestGrepCallsRunAsSearch(t *testing.T) {
+	ts := searchTree(t)
+	grep := func(in string) string {
+		t.Helper()
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(in), &m); err != nil {
+			t.Fatal(err)
+		}
+		args, err := SearchArgsFromGrep(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mustOK(t, call(t, ts, "search", string(args)))
+	}
+	if got := grep(`{"pattern":"match","type":"go"}`); got != lines("src/gen/gen.go", "src/main.go") {
+		t.Errorf("files by default: %q", got)
+	}
+	root := ts.Root()
+	if got := grep(`{"pattern":"f match","path":"` + filepath.Join(root, "a.txt") + `","output_mode":"content","-C":1}`); got != lines("a.txt-5- e", "a.txt:6: f match", "a.txt-7- g") {
+		t.Errorf("content with -C: %q", got)
+	}
+	if got := grep(`{"pattern":"MATCH","-i":true,"output_mode":"count","glob":"*.txt","head_limit":1,"offset":1}`); got != "b.txt:1" {
+		t.Errorf("count, paged: %q", got)
+	}
+	if got := grep(`{"pattern":"ma\\w+\\(\\)","-o":true,"-n":false,"output_mode":"content","path":"src"}`); got != "src/view.tsx: match()" {
+		t.Errorf("-o without -n: %q", got)
+	}
+}
