@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"regexp/syntax"
+	"slices"
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/text"
@@ -100,7 +102,7 @@ func newSearchQuery(a SearchParams) (*searchQuery, error) {
 	if err != nil {
 		return nil, fmt.Errorf("invalid regular expression: %v", err)
 	}
-	if !a.Multiline && strings.Contains(a.Pattern, `\n`) {
+	if !a.Multiline && literalNewline(re) {
 		return nil, fmt.Errorf(`the pattern matches a newline (\n), which a line never holds; pass multiline: true to match across lines`)
 	}
 	q.re = re
@@ -108,6 +110,21 @@ func newSearchQuery(a SearchParams) (*searchQuery, error) {
 		return nil, err
 	}
 	return q, nil
+}
+
+// literalNewline reports whether re holds a newline as a literal, which
+// no line matches, as ripgrep refuses it without -U; a class that takes
+// a newline ([^\n], \s) matches lines as it should.
+func literalNewline(re *regexp.Regexp) bool {
+	parsed, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil {
+		return false
+	}
+	var holds func(r *syntax.Regexp) bool
+	holds = func(r *syntax.Regexp) bool {
+		return r.Op == syntax.OpLiteral && slices.Contains(r.Rune, '\n') || slices.ContainsFunc(r.Sub, holds)
+	}
+	return holds(parsed)
 }
 
 func (t *Toolset) search(ctx context.Context, raw json.RawMessage) workers.Result {

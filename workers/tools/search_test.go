@@ -153,6 +153,14 @@ func TestSearchOnlyMatchingAndMultiline(t *testing.T) {
 		t.Errorf("multiline anchors: %q", got)
 	}
 	mustErr(t, call(t, ts, "search", map[string]any{"pattern": `\{\n`}), "pass multiline: true to match across lines")
+	// A class that takes a newline, and an escaped backslash before n,
+	// are no newline.
+	if got := searchOut(t, ts, map[string]any{"pattern": `^\}[^\n]*$`}); got != "f.go:3: }" {
+		t.Errorf("[^\\n]: %q", got)
+	}
+	if got := searchOut(t, ts, map[string]any{"pattern": `\\n`}); got != `no matches for "\\\\n" in .` {
+		t.Errorf("\\\\n: %q", got)
+	}
 }
 
 func TestSearchGlobAndType(t *testing.T) {
