@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/workers/approval"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // fakePrompter answers questions from a script and records them.
@@ -101,5 +102,27 @@ func TestHistory(t *testing.T) {
 	}
 	if got := h.last(10); len(got) != 3 {
 		t.Fatalf("last(10) = %q", got)
+	}
+}
+
+// A command run in a directory of the project is asked about with the
+// directory beside it, and its running line names it too, while the
+// person's rules still allow it by the command alone.
+func TestApprovalAskerNamesTheDirectory(t *testing.T) {
+	p := approval.New(approval.Options{Root: "/p", UserRules: []string{"ls"}})
+	ask := &fakePrompter{answers: []string{"y"}}
+	p.SetAsker(approvalAsker{sh: ask})
+	in := tools.WithWorkdir(context.Background(), "src/app")
+	if d := p.ApproveCommand(in, "npm test"); !d.Allowed || len(ask.questions) != 1 {
+		t.Fatalf("%+v, questions %q", d, ask.questions)
+	}
+	if !strings.HasPrefix(ask.questions[0], "run `npm test` in src/app? ") {
+		t.Errorf("question: %q", ask.questions[0])
+	}
+	if len(ask.notes) != 1 || ask.notes[0] != "• running `npm test` in src/app" {
+		t.Errorf("notes: %q", ask.notes)
+	}
+	if d := p.ApproveCommand(in, "ls -la"); !d.Allowed || len(ask.questions) != 1 {
+		t.Errorf("ls in src/app was asked about: %+v", d)
 	}
 }

@@ -60,6 +60,8 @@ type background struct {
 type bgCommand struct {
 	id      string
 	command string
+	// dir is where it runs, relative to the root ("." for the root).
+	dir string
 	// owner is the agent that started it (tools.Caller's Agent): a task
 	// attempt's commands die when that attempt ends (StopBackgroundOf).
 	owner   string
@@ -105,6 +107,9 @@ func (c *bgCommand) take() string {
 type BackgroundInfo struct {
 	ID      string
 	Command string
+	// Dir is the directory it runs in, relative to the project root, ""
+	// for the root.
+	Dir     string
 	Started time.Time
 	// Ended says it ended and its end was not read yet; Status says how
 	// ("exit status 1"), "" for a clean exit.
@@ -119,6 +124,17 @@ type BackgroundInfo struct {
 // owner is the agent that starts it, whose end may end it
 // (StopBackgroundOf).
 func (w *Workspace) StartBackground(command string, sandboxed bool, owner string) Result {
+	return w.StartBackgroundIn("", command, sandboxed, owner)
+}
+
+// StartBackgroundIn is StartBackground with the command started in dir,
+// a directory of the project resolved through the door (Resolve); "" is
+// the project root.
+func (w *Workspace) StartBackgroundIn(dir, command string, sandboxed bool, owner string) Result {
+	cmd, err := w.shellCommand(dir, command)
+	if err != nil {
+		return errResult("command was not run: %v", err)
+	}
 	var policy *sandbox.Policy
 	if sandboxed {
 		policy = w.policy
@@ -137,9 +153,8 @@ func (w *Workspace) StartBackground(command string, sandboxed bool, owner string
 	id := "bg_" + strconv.Itoa(b.next)
 	b.mu.Unlock()
 
-	c := &bgCommand{id: id, command: command, owner: owner, started: time.Now(), stop: make(chan struct{}), ended: make(chan struct{}),
+	c := &bgCommand{id: id, command: command, dir: w.RelSlash(cmd.Dir), owner: owner, started: time.Now(), stop: make(chan struct{}), ended: make(chan struct{}),
 		unread: NewHeadTailBuffer(w.maxOut), max: w.maxOut}
-	cmd := w.shellCommand(command)
 	// The start is not the call's: the command outlives the call that
 	// started it, and only a stop, the session's end or ralph's ends it.
 	r, failed := w.launch(context.Background(), cmd, policy, c, true)
@@ -358,6 +373,9 @@ func (w *Workspace) Background() []BackgroundInfo {
 	var out []BackgroundInfo
 	for _, c := range cmds {
 		info := BackgroundInfo{ID: c.id, Command: c.command, Started: c.started}
+		if c.dir != "." {
+			info.Dir = c.dir
+		}
 		select {
 		case <-c.ended:
 			c.mu.Lock()

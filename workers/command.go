@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -37,18 +38,49 @@ const (
 // normal exit, timeout or cancellation. Inside the sandbox the command's
 // PID namespace or reaper sees to processes that left the group; outside
 // it, the token in their environment does.
-func (w *Workspace) execute(ctx context.Context, command string, timeout time.Duration, policy *sandbox.Policy) Result {
-	res, _ := w.executeCmd(ctx, w.shellCommand(command), timeout, policy)
+func (w *Workspace) execute(ctx context.Context, dir, command string, timeout time.Duration, policy *sandbox.Policy) Result {
+	cmd, err := w.shellCommand(dir, command)
+	if err != nil {
+		return errResult("command was not run: %v", err)
+	}
+	res, _ := w.executeCmd(ctx, cmd, timeout, policy)
 	return res
 }
 
-// shellCommand is the model's command line as the shell runs it in the
-// project root, in the foreground or the background.
-func (w *Workspace) shellCommand(command string) *exec.Cmd {
+// shellCommand is the model's command line as the shell runs it in dir
+// ("" for the project root), in the foreground or the background.
+func (w *Workspace) shellCommand(dir, command string) (*exec.Cmd, error) {
+	wd, err := w.commandDir(dir)
+	if err != nil {
+		return nil, err
+	}
 	cmd := exec.Command(w.shell, "-c", command)
-	cmd.Dir = w.root
+	cmd.Dir = wd
 	cmd.Env = w.env // nil inherits os.Environ()
-	return cmd
+	return cmd, nil
+}
+
+// commandDir is where a command runs: the project root for "", else dir,
+// which the caller resolved through the door (Resolve: absolute, links
+// resolved) and which is checked again here, so no command starts in a
+// directory outside the root, in .git or .ralph, or one kept from the
+// model. The sandbox confines the command to the project as it would in
+// the root; the directory changes only where it starts.
+func (w *Workspace) commandDir(dir string) (string, error) {
+	if dir == "" {
+		return w.root, nil
+	}
+	clean := filepath.Clean(dir)
+	rel, err := filepath.Rel(w.root, clean)
+	switch {
+	case !filepath.IsAbs(dir) || err != nil || !isInside(w.root, clean):
+		return "", fmt.Errorf("its directory %s is outside the project root", dir)
+	case IsProtected(rel):
+		return "", fmt.Errorf("its directory %s is in .git or .ralph", filepath.ToSlash(rel))
+	case w.Kept(clean):
+		return "", fmt.Errorf("its directory %s is kept from you", filepath.ToSlash(rel))
+	}
+	return clean, nil
 }
 
 // executeCmd is execute of a command already made (its program, dir and
@@ -256,11 +288,18 @@ func killAndReap(ld leader, pgid int) (syscall.WaitStatus, error) {
 // the person's shell would; nothing it started is alive when it returns.
 // It asks nobody: the tool that calls it has had the command approved.
 func (w *Workspace) Exec(ctx context.Context, command string, timeout time.Duration, sandboxed bool) Result {
+	return w.ExecIn(ctx, "", command, timeout, sandboxed)
+}
+
+// ExecIn is Exec with the command started in dir, a directory of the
+// project resolved through the door (Resolve); "" is the project root.
+// The sandbox is the same wherever it starts.
+func (w *Workspace) ExecIn(ctx context.Context, dir, command string, timeout time.Duration, sandboxed bool) Result {
 	var policy *sandbox.Policy
 	if sandboxed {
 		policy = w.policy
 	}
-	return w.execute(ctx, command, timeout, policy)
+	return w.execute(ctx, dir, command, timeout, policy)
 }
 
 // NoteWithheld tells the person, after the session's first command,

@@ -314,7 +314,7 @@ func (w *Workspace) RunVerify(ctx context.Context, command string, timeout time.
 		timeout = w.timeout
 	}
 	if unsandboxed || !w.policy.Confines() {
-		return w.execute(ctx, command, timeout, nil)
+		return w.execute(ctx, "", command, timeout, nil)
 	}
 	ws := w
 	if w.policy.Mode != sandbox.WorkspaceWrite {
@@ -323,7 +323,7 @@ func (w *Workspace) RunVerify(ctx context.Context, command string, timeout time.
 			return errResult("[ralph: the verify command did not run: %v]", err)
 		}
 	}
-	r := ws.execute(ctx, command, timeout, ws.policy)
+	r := ws.execute(ctx, "", command, timeout, ws.policy)
 	// The sandbox's note tells the model how to ask for a command outside
 	// it, which is no way out for a verify command: nobody calls it again.
 	r.Output = strings.ReplaceAll(r.Output, sandbox.UnsandboxedHint, VerifyBlockedHint)

@@ -41,15 +41,21 @@ func toolCall(name string, args json.RawMessage) string {
 		Question string `json:"question"`
 		// Background says a run_command starts its command beside
 		// the work (background commands).
-		Background bool   `json:"background"`
-		URL        string `json:"url"`
+		Background bool `json:"background"`
+		// Workdir is where a run_command runs, when not the root.
+		Workdir string `json:"workdir"`
+		URL     string `json:"url"`
 	}
 	_ = json.Unmarshal(args, &a)
+	in := ""
+	if d := strings.TrimSpace(a.Workdir); d != "" && d != "." {
+		in = " in " + text.ClipWidth(fold(text.Visible(d)), 40)
+	}
 	switch {
 	case name == tools.ToolRunCommand && a.Command != "" && a.Background:
-		return "starting `" + text.ClipWidth(fold(text.Visible(a.Command)), 80) + "` in the background"
+		return "starting `" + text.ClipWidth(fold(text.Visible(a.Command)), 80) + "`" + in + " in the background"
 	case name == tools.ToolRunCommand && a.Command != "":
-		return "running `" + text.ClipWidth(fold(text.Visible(a.Command)), 80) + "`"
+		return "running `" + text.ClipWidth(fold(text.Visible(a.Command)), 80) + "`" + in
 	case name == tools.ToolWebFetch && a.URL != "":
 		return "fetching " + text.ClipWidth(fold(text.Visible(a.URL)), 80)
 	case name == tools.ToolSpawnAgent:

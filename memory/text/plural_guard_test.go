@@ -27,7 +27,6 @@ var pluralAllowed = map[string]string{
 	"coordinator/llm/served_fix.go: tokens":           "a context window's size",
 	"coordinator/control/steer.go: agents":            "the case n > 1; n == 1 has its own sentence",
 	"coordinator/turn.go: characters":                 "a thinking model's reasoning, never one character",
-	"workers/tools/search.go: matches":                "the search's limit",
 	"workers/tools/list_files.go: entries":            "the listing's limit",
 	"workers/tools/ask_user.go: choices":              "more than maxChoices",
 	"workers/tools/edit_file.go: times in":            "the case n > 1",

@@ -151,3 +151,22 @@ func TestQuestionsAskWithALateTerminalAnswer(t *testing.T) {
 		t.Fatalf("asked again: %q", out.String())
 	}
 }
+
+// A command run in a directory of the project is asked about on the
+// terminal with the directory beside it, and its running line says so.
+func TestQuestionsAskNamesTheDirectory(t *testing.T) {
+	q, pw, out := pipeQuestions(t)
+	var lines []string
+	q.note = func(s string) { lines = append(lines, s) }
+	qu := approval.Question{Command: "make", Dir: "web", Remember: []string{"make"}}
+	go func() { _, _ = io.WriteString(pw, "y\n") }()
+	if ans, err := q.Ask(context.Background(), qu); err != nil || ans != approval.Yes {
+		t.Fatalf("Ask = %v, %v", ans, err)
+	}
+	if got := out.String(); !strings.Contains(got, "run `make` in web? [y]es / [n]o") {
+		t.Fatalf("shown: %q", got)
+	}
+	if len(lines) != 1 || lines[0] != "• running `make` in web" {
+		t.Fatalf("running line: %q", lines)
+	}
+}

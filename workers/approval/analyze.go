@@ -48,7 +48,22 @@ type simpleCommand struct {
 // reports, because the cost of a wrong answer is a question, while the
 // cost of the opposite mistake is a command nobody approved.
 func Analyze(command string, roots ...string) Analysis {
-	a := &analyzer{roots: cleanRoots(roots)}
+	return analyzeAt(command, place{roots: roots})
+}
+
+// place is where a command runs: the project's root directory as given
+// and as resolved through symbolic links, and the directory it starts
+// in, relative to the root and slash separated ("" for the root:
+// run_command's workdir, tools.WorkdirOf). The paths a command names
+// are read from dir, as the shell reads them.
+type place struct {
+	roots []string
+	dir   string
+}
+
+// analyzeAt is Analyze of a command that runs at.
+func analyzeAt(command string, at place) Analysis {
+	a := &analyzer{roots: cleanRoots(at.roots), dir: at.dir}
 	if hidden := hiddenControl(command); hidden != "" {
 		// A control character can make the command look different on a
 		// terminal from what runs; whatever it is for, it is shown and
@@ -68,7 +83,9 @@ func Analyze(command string, roots ...string) Analysis {
 }
 
 type analyzer struct {
-	roots    []string
+	roots []string
+	// dir is the directory the command starts in (place.dir).
+	dir      string
 	rules    []string
 	asks     []string
 	commands []simpleCommand
@@ -344,11 +361,12 @@ var devices = map[string]bool{
 	"/dev/fd/0": true, "/dev/fd/1": true, "/dev/fd/2": true, "/dev/zero": true,
 }
 
-// outside reports whether p, relative to the project root, leads out of
-// the project or into .git or .ralph, which no rule covers (git's hooks
-// and config run code; ralph's config holds the rules themselves). With
-// glob, each path component is a pattern, and one that could match ".."
-// or ".git" counts as if it did.
+// outside reports whether p, relative to the directory the command
+// starts in (a.dir under the project root), leads out of the project or
+// into .git or .ralph, which no rule covers (git's hooks and config run
+// code; ralph's config holds the rules themselves). With glob, each path
+// component is a pattern, and one that could match ".." or ".git"
+// counts as if it did.
 func (a *analyzer) outside(p string, glob bool) (bool, string) {
 	const out = "outside the project"
 	switch {
@@ -372,6 +390,8 @@ func (a *analyzer) outside(p string, glob bool) (bool, string) {
 		if rel == "" {
 			return true, out
 		}
+	} else if a.dir != "" {
+		rel = a.dir + "/" + rel
 	}
 	comps := strings.Split(filepath.ToSlash(rel), "/")
 	depth := 0
@@ -405,7 +425,7 @@ func (a *analyzer) isRoot(p string) bool {
 		}
 		return false
 	}
-	return filepath.Clean(p) == "."
+	return path.Clean(path.Join(a.dir, filepath.ToSlash(p))) == "."
 }
 
 func matches(pattern, name string) bool {

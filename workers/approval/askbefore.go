@@ -124,11 +124,12 @@ func (ab askBefore) tool(name string) (askMatch, bool) {
 // command reports the first pattern that a simple command of line, or a
 // file it writes through a redirection or a file-changing command,
 // matches.
-func (ab askBefore) command(line string, roots []string) (askMatch, bool) {
+func (ab askBefore) command(line string, at place) (askMatch, bool) {
 	if ab.empty() {
 		return askMatch{}, false
 	}
-	return ab.traced(ab.commandDepth(line, "", cleanRoots(roots), 0))
+	at.roots = cleanRoots(at.roots)
+	return ab.traced(ab.commandDepth(line, "", at, 0))
 }
 
 // maxNesting bounds how deep `bash -c "…"` inside `bash -c "…"` is read.
@@ -136,7 +137,7 @@ const maxNesting = 4
 
 // commandDepth judges a line at some depth of nesting; env, when not "",
 // is why the environment the line inherits may steer git (judgeGit).
-func (ab askBefore) commandDepth(line, env string, roots []string, depth int) (askMatch, bool) {
+func (ab askBefore) commandDepth(line, env string, at place, depth int) (askMatch, bool) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
 	if err != nil || depth > maxNesting {
 		return ab.unreadable(line)
@@ -146,14 +147,14 @@ func (ab askBefore) commandDepth(line, env string, roots []string, depth int) (a
 	}
 	var found askMatch
 	ok := false
-	a := &analyzer{roots: roots}
+	a := &analyzer{roots: at.roots, dir: at.dir}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if ok {
 			return false
 		}
 		switch n := n.(type) {
 		case *syntax.Stmt:
-			found, ok = ab.shellInput(n, a, env, roots, depth)
+			found, ok = ab.shellInput(n, a, env, at, depth)
 		case *syntax.CallExpr:
 			words := make([]arg, 0, len(n.Args))
 			for _, w := range n.Args {
@@ -161,11 +162,11 @@ func (ab askBefore) commandDepth(line, env string, roots []string, depth int) (a
 			}
 			// Its own NAME=value settings are in env already: lineGitEnv
 			// reads every setting of the line.
-			found, ok = ab.call(words, env, roots, depth)
+			found, ok = ab.call(words, env, at, depth)
 		case *syntax.Redirect:
 			if writes(n.Op) {
 				if x := a.argValue(n.Word); x.known {
-					found, ok = ab.file(x.value, roots, "a redirection to "+x.value)
+					found, ok = ab.file(x.value, at, "a redirection to "+x.value)
 				}
 			}
 		}
@@ -209,11 +210,11 @@ var fileChangers = map[string]bool{
 // patterns, the files it changes against the path patterns, and, for a
 // command that runs another (sudo, env, xargs, bash -c, eval), the
 // command inside it. env is why its environment may steer git.
-func (ab askBefore) call(words []arg, env string, roots []string, depth int) (askMatch, bool) {
+func (ab askBefore) call(words []arg, env string, at place, depth int) (askMatch, bool) {
 	if len(words) == 0 {
 		return askMatch{}, false
 	}
-	if m, ok := ab.simple(words, env, roots, depth); ok {
+	if m, ok := ab.simple(words, env, at, depth); ok {
 		return m, true
 	}
 	shown := joinWords(words)
@@ -221,7 +222,7 @@ func (ab askBefore) call(words []arg, env string, roots []string, depth int) (as
 	if fileChangers[name] {
 		for _, x := range words[1:] {
 			if x.known && !strings.HasPrefix(x.value, "-") {
-				if m, ok := ab.file(x.value, roots, "`"+shown+"`"); ok {
+				if m, ok := ab.file(x.value, at, "`"+shown+"`"); ok {
 					return m, true
 				}
 			}
@@ -230,16 +231,16 @@ func (ab askBefore) call(words []arg, env string, roots []string, depth int) (as
 	switch why := neverRules[name]; {
 	case why == runsShell:
 		if text, ok := shellCommand(words); ok {
-			return ab.commandDepth(text, env, roots, depth+1)
+			return ab.commandDepth(text, env, at, depth+1)
 		}
 	case name == "eval":
-		return ab.commandDepth(joinWords(words[1:]), env, roots, depth+1)
+		return ab.commandDepth(joinWords(words[1:]), env, at, depth+1)
 	case name == "find" || name == "fd" || name == "fdfind":
 		// find -exec CMD …; and fd -x CMD run CMD on what they find.
 		for i := 1; i+1 < len(words); i++ {
 			switch words[i].value {
 			case "-exec", "-execdir", "-ok", "-okdir", "-x", "-X", "--exec", "--exec-batch":
-				if m, ok := ab.simple(words[i+1:], env, roots, depth); ok {
+				if m, ok := ab.simple(words[i+1:], env, at, depth); ok {
 					return m, true
 				}
 			}
@@ -253,7 +254,7 @@ func (ab askBefore) call(words []arg, env string, roots []string, depth int) (as
 		for i := 1; i < len(words); i++ {
 			w := words[i]
 			if name == "env" && (w.value == "-S" || w.value == "--split-string") && i+1 < len(words) && words[i+1].known {
-				return ab.commandDepth(words[i+1].value, inner, roots, depth+1)
+				return ab.commandDepth(words[i+1].value, inner, at, depth+1)
 			}
 			if n, v, ok := strings.Cut(w.value, "="); inner == "" && w.known && ok && gitEnvSteers(n, v, true) {
 				inner = gitEnvReason(n)
@@ -263,7 +264,7 @@ func (ab askBefore) call(words []arg, env string, roots []string, depth int) (as
 			if i > 0 && w.known && strings.ContainsAny(w.value, " \t\n;&|") {
 				// A word that is a command line of its own: watch "…",
 				// su -c "…", script -c "…", flock f -c "…".
-				if m, ok := ab.commandDepth(w.value, inner, roots, depth+1); ok {
+				if m, ok := ab.commandDepth(w.value, inner, at, depth+1); ok {
 					return m, true
 				}
 			}
@@ -271,7 +272,7 @@ func (ab askBefore) call(words []arg, env string, roots []string, depth int) (as
 			if name == "xargs" || name == "parallel" {
 				rest = append(slices.Clone(rest), arg{})
 			}
-			if m, ok := ab.simple(rest, inner, roots, depth); ok {
+			if m, ok := ab.simple(rest, inner, at, depth); ok {
 				return m, true
 			}
 		}
@@ -283,7 +284,7 @@ func (ab askBefore) call(words []arg, env string, roots []string, depth int) (as
 // (`sh <<< "git push"`, `echo … | bash`): the text of a here-document or
 // here-string as a command line, and input ralph cannot see as a command
 // it cannot know, which matches every command pattern.
-func (ab askBefore) shellInput(st *syntax.Stmt, a *analyzer, env string, roots []string, depth int) (askMatch, bool) {
+func (ab askBefore) shellInput(st *syntax.Stmt, a *analyzer, env string, at place, depth int) (askMatch, bool) {
 	call, ok := st.Cmd.(*syntax.CallExpr)
 	if !ok || len(call.Args) == 0 {
 		return askMatch{}, false
@@ -307,7 +308,7 @@ func (ab askBefore) shellInput(st *syntax.Stmt, a *analyzer, env string, roots [
 			continue
 		}
 		if x := a.argValue(w); x.known {
-			return ab.commandDepth(x.value, env, roots, depth+1)
+			return ab.commandDepth(x.value, env, at, depth+1)
 		}
 	}
 	shown := "`" + joinWords(words) + "` reading commands from its input, which ralph cannot see"
@@ -367,7 +368,7 @@ func shellCommand(words []arg) (string, bool) {
 // (judgeGit): a command that may do anything git does matches every
 // pattern for git, plumbing matches the porcelain it does the work of,
 // and shell commands git runs are judged in turn.
-func (ab askBefore) simple(words []arg, env string, roots []string, depth int) (askMatch, bool) {
+func (ab askBefore) simple(words []arg, env string, at place, depth int) (askMatch, bool) {
 	if len(words) == 0 {
 		return askMatch{}, false
 	}
@@ -402,7 +403,7 @@ func (ab askBefore) simple(words []arg, env string, roots []string, depth int) (
 		}
 	}
 	for _, sh := range g.shells {
-		if m, ok := ab.commandDepth(sh, env, roots, depth+1); ok {
+		if m, ok := ab.commandDepth(sh, env, at, depth+1); ok {
 			m.what = shown + ", which runs " + m.what
 			return m, true
 		}
@@ -508,12 +509,15 @@ func shortCluster(pw *regexp.Regexp, v string) bool {
 	return false
 }
 
-// file judges a path a command or a tool writes: relative to the project
-// root, or absolute inside it.
-func (ab askBefore) file(p string, roots []string, what string) (askMatch, bool) {
+// file judges a path a command or a tool writes: relative to the
+// directory the command runs in (at.dir under the project root; a tool's
+// paths are relative to the root), or absolute inside the project.
+func (ab askBefore) file(p string, at place, what string) (askMatch, bool) {
 	rel := filepath.ToSlash(p)
-	if filepath.IsAbs(p) {
-		for _, r := range roots {
+	if !filepath.IsAbs(p) && at.dir != "" {
+		rel = at.dir + "/" + rel
+	} else if filepath.IsAbs(p) {
+		for _, r := range at.roots {
 			if r2, err := filepath.Rel(r, filepath.Clean(p)); err == nil && r2 != ".." && !strings.HasPrefix(r2, "../") {
 				rel = filepath.ToSlash(r2)
 				break
@@ -555,7 +559,7 @@ func (ab askBefore) path(tool string, paths ...string) (askMatch, bool) {
 		if p == "" {
 			continue
 		}
-		if m, ok := ab.file(p, nil, fmt.Sprintf("%s %s", tool, paths[0])); ok {
+		if m, ok := ab.file(p, place{}, fmt.Sprintf("%s %s", tool, paths[0])); ok {
 			return ab.traced(m, true)
 		}
 	}

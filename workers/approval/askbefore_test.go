@@ -44,7 +44,7 @@ func TestAskBeforeCommands(t *testing.T) {
 		"git push\x1b[2K":                      "git push*",
 	}
 	for line, want := range held {
-		m, ok := ab.command(line, []string{testRoot})
+		m, ok := ab.command(line, place{roots: []string{testRoot}})
 		if !ok || m.pattern != want {
 			t.Errorf("%q: matched %v %q, want %q", line, ok, m.pattern, want)
 		}
@@ -55,11 +55,11 @@ func TestAskBeforeCommands(t *testing.T) {
 		"echo hi > notes.txt", "$EDITOR README.md", "make push",
 	}
 	for _, line := range free {
-		if m, ok := ab.command(line, []string{testRoot}); ok {
+		if m, ok := ab.command(line, place{roots: []string{testRoot}}); ok {
 			t.Errorf("%q: matched %q (%s), want no match", line, m.pattern, m.what)
 		}
 	}
-	if _, ok := newAskBefore(nil).command("git push", nil); ok {
+	if _, ok := newAskBefore(nil).command("git push", place{}); ok {
 		t.Error("no patterns matched a command")
 	}
 }

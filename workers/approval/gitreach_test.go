@@ -116,7 +116,7 @@ func TestAskBeforeJudgesWhatGitDoes(t *testing.T) {
 		"GIT_TRACE=1 git push",
 	}
 	for _, line := range held {
-		m, ok := ab.command(line, []string{testRoot})
+		m, ok := ab.command(line, place{roots: []string{testRoot}})
 		if !ok || m.pattern != "git push*" {
 			t.Errorf("%q: matched %v %q, want git push*", line, ok, m.pattern)
 		}
@@ -132,7 +132,7 @@ func TestAskBeforeJudgesWhatGitDoes(t *testing.T) {
 		"bash script.sh", "sh -c 'git status'", "bash <<< 'git log'",
 	}
 	for _, line := range free {
-		if m, ok := ab.command(line, []string{testRoot}); ok {
+		if m, ok := ab.command(line, place{roots: []string{testRoot}}); ok {
 			t.Errorf("%q: matched %q (%s), want no match", line, m.pattern, m.what)
 		}
 	}
@@ -150,12 +150,12 @@ func TestAskBeforeReadsWhatGitRuns(t *testing.T) {
 		"git bisect run npm publish --dry":     "npm publish*",
 		"bash -lc 'git rebase -x \"rm -r x\"'": "rm -r*",
 	} {
-		m, ok := ab.command(line, []string{testRoot})
+		m, ok := ab.command(line, place{roots: []string{testRoot}})
 		if !ok || m.pattern != want {
 			t.Errorf("%q: matched %v %q, want %q", line, ok, m.pattern, want)
 		}
 	}
-	if m, ok := ab.command("git -c alias.pp=push pp", []string{testRoot}); ok {
+	if m, ok := ab.command("git -c alias.pp=push pp", place{roots: []string{testRoot}}); ok {
 		t.Errorf("a git alias matched %q, a pattern for another program", m.pattern)
 	}
 }
@@ -277,7 +277,7 @@ func TestAskBeforeReadsInlinePrograms(t *testing.T) {
 		{`make push`, false},
 		{`./script.sh`, false},
 	} {
-		m, ok := ab.command(c.line, []string{testRoot})
+		m, ok := ab.command(c.line, place{roots: []string{testRoot}})
 		if ok != c.held || ok && m.pattern != "git push*" {
 			t.Errorf("%s: matched %v %q (%s), want %v", c.line, ok, m.pattern, m.what, c.held)
 		}

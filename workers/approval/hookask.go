@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/ralph-dev/ralph/workers/tools"
@@ -50,12 +52,19 @@ func (p *Policy) approveAsked(ctx context.Context, tool string, args json.RawMes
 func askedQuestion(tool string, args json.RawMessage, why string) Question {
 	var a struct {
 		Command string `json:"command"`
+		Workdir string `json:"workdir"`
 		Path    string `json:"path"`
 	}
 	_ = json.Unmarshal(args, &a)
 	switch {
 	case tool == tools.ToolRunCommand && a.Command != "":
-		return Question{Command: a.Command, Why: []string{why}}
+		// The hook asks before run_command resolves its directory: the
+		// question names it as the model wrote it, cleaned.
+		dir := ""
+		if a.Workdir != "" {
+			dir = path.Clean(filepath.ToSlash(a.Workdir))
+		}
+		return Question{Command: a.Command, Dir: dir, Why: []string{why}}
 	case tools.Info(tool).WritesPaths && a.Path != "":
 		return Question{Command: a.Path, Tool: tool, Why: []string{why}}
 	}

@@ -342,12 +342,19 @@ func (p *Policy) addRule(r string) {
 func normalRule(r string) string { return strings.Join(strings.Fields(r), " ") }
 
 // Allowed reports whether the remembered rules allow command without
-// asking.
-func (p *Policy) Allowed(command string) bool {
+// asking, run in the project root.
+func (p *Policy) Allowed(command string) bool { return p.allowedIn("", command) }
+
+// at is where a command that starts in dir runs (tools.WorkdirOf).
+func (p *Policy) at(dir string) place { return place{roots: p.roots, dir: dir} }
+
+// allowedIn is Allowed for a command run in dir: the rules are the
+// command's own, and the paths it names are read from dir.
+func (p *Policy) allowedIn(dir, command string) bool {
 	if strings.HasPrefix(command, tools.UnsandboxedPrefix) {
 		return false
 	}
-	a := Analyze(command, p.roots...)
+	a := analyzeAt(command, p.at(dir))
 	if len(a.Asks) > 0 || len(a.Rules) == 0 {
 		return false
 	}
@@ -377,14 +384,19 @@ func (p *Policy) covered(c simpleCommand) bool {
 	return false
 }
 
-// Question is what a person would be asked about command now.
-func (p *Policy) Question(command string) Question {
+// Question is what a person would be asked about command now, run in
+// the project root.
+func (p *Policy) Question(command string) Question { return p.questionIn("", command) }
+
+// questionIn is Question for a command run in dir, which the question
+// names.
+func (p *Policy) questionIn(dir, command string) Question {
 	cmd, unsandboxed := strings.CutPrefix(command, tools.UnsandboxedPrefix)
-	q := Question{Command: cmd, Unsandboxed: unsandboxed}
+	q := Question{Command: cmd, Dir: dir, Unsandboxed: unsandboxed}
 	if unsandboxed {
 		return q
 	}
-	a := Analyze(cmd, p.roots...)
+	a := analyzeAt(cmd, p.at(dir))
 	if len(a.Asks) > 0 {
 		q.Why = a.Asks
 		return q
@@ -406,23 +418,27 @@ const (
 	reasonCancelled = "cancelled: the user stopped the work before answering whether to run this command"
 )
 
-// ApproveCommand implements tools.Approver.
+// ApproveCommand implements tools.Approver. ctx carries the directory
+// the command runs in (tools.WorkdirOf): the question names it, and the
+// paths the command names are read from there; the rules that allow the
+// command are its own wherever it runs.
 func (p *Policy) ApproveCommand(ctx context.Context, command string) tools.Decision {
 	return refusal(ctx, p.approveCommand(ctx, command))
 }
 
 func (p *Policy) approveCommand(ctx context.Context, command string) tools.Decision {
+	dir := tools.WorkdirOf(ctx)
 	cmd, unsandboxed := strings.CutPrefix(command, tools.UnsandboxedPrefix)
-	if m, ok := p.deny.commands.command(cmd, p.roots); ok {
+	if m, ok := p.deny.commands.command(cmd, p.at(dir)); ok {
 		return tools.Decision{Reason: m.refusal(tools.HookName(tools.ToolRunCommand))}
 	}
-	if m, ok := p.always.command(cmd, p.roots); ok {
-		return p.askPerson(ctx, Question{Command: cmd, Unsandboxed: unsandboxed, Why: []string{m.reason()}}, m)
+	if m, ok := p.always.command(cmd, p.at(dir)); ok {
+		return p.askPerson(ctx, Question{Command: cmd, Dir: dir, Unsandboxed: unsandboxed, Why: []string{m.reason()}}, m)
 	}
 	switch {
 	case unsandboxed && p.yes:
 		return tools.Decision{Reason: "--yes never approves a command outside the sandbox; " + SandboxHint}
-	case p.yes, p.Allowed(command), p.allowCommands && !unsandboxed, p.scopedAllowed(ctx, command):
+	case p.yes, p.allowedIn(dir, command), p.allowCommands && !unsandboxed, p.scopedAllowed(ctx, command):
 		return tools.Decision{Allowed: true}
 	}
 	if d, denied := hookDenied(ctx); denied {
@@ -433,7 +449,7 @@ func (p *Policy) approveCommand(ctx context.Context, command string) tools.Decis
 		if unsandboxed {
 			return tools.Decision{Reason: "running outside the sandbox needs approval and " + p.nobodyAsked() + "; " + SandboxHint}
 		}
-		return tools.Decision{Reason: "run_command needs approval and " + p.nobodyAsked() + "; " + p.Hint(p.Question(command).Remember...), Unasked: true}
+		return tools.Decision{Reason: "run_command needs approval and " + p.nobodyAsked() + "; " + p.Hint(p.questionIn(dir, command).Remember...), Unasked: true}
 	}
 	// An answer to an earlier question may have remembered what this
 	// command needs while it waited for its turn; the question offers
@@ -441,10 +457,10 @@ func (p *Policy) approveCommand(ctx context.Context, command string) tools.Decis
 	var q Question
 	remembers := func(ans Answer) bool { return ans.Remembers() && q.CanAlways() && (ans != Share || q.CanShare()) }
 	ans, err := p.ask(ctx, asker, func() (Question, bool) {
-		if p.Allowed(command) {
+		if p.allowedIn(dir, command) {
 			return q, true
 		}
-		q = p.Question(command)
+		q = p.questionIn(dir, command)
 		return q, false
 	}, func(ans Answer) {
 		if remembers(ans) {
@@ -479,16 +495,18 @@ func declined(reason string, ans Answer) string {
 }
 
 // WillAsk implements tools.Foreseer: whether ApproveCommand would ask
-// a person about command now, rather than allow or refuse it at once.
-func (p *Policy) WillAsk(command string) bool {
+// a person about command now, rather than allow or refuse it at once;
+// ctx carries its directory, as ApproveCommand's does.
+func (p *Policy) WillAsk(ctx context.Context, command string) bool {
+	dir := tools.WorkdirOf(ctx)
 	cmd, unsandboxed := strings.CutPrefix(command, tools.UnsandboxedPrefix)
-	if _, ok := p.deny.commands.command(cmd, p.roots); ok || p.currentAsker() == nil {
+	if _, ok := p.deny.commands.command(cmd, p.at(dir)); ok || p.currentAsker() == nil {
 		return false
 	}
-	if _, ok := p.always.command(cmd, p.roots); ok {
+	if _, ok := p.always.command(cmd, p.at(dir)); ok {
 		return true
 	}
-	return !(unsandboxed && p.yes) && !p.yes && !p.Allowed(command) && !(p.allowCommands && !unsandboxed)
+	return !(unsandboxed && p.yes) && !p.yes && !p.allowedIn(dir, command) && !(p.allowCommands && !unsandboxed)
 }
 
 // ApproveWrite implements tools.WriteApprover: a file change by

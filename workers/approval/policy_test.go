@@ -356,12 +356,12 @@ func TestAlwaysIsExplainedOnce(t *testing.T) {
 // rule allows, when someone can be asked, and about nothing else.
 func TestWillAsk(t *testing.T) {
 	p, _ := newPolicy(t, Options{UserRules: []string{"ls"}, AskBefore: []string{"ls -la*"}})
-	if p.WillAsk("make") {
+	if p.WillAsk(context.Background(), "make") {
 		t.Fatal("nobody can be asked, yet WillAsk says a person will be")
 	}
 	p.SetAsker(&scriptedAsker{})
 	for cmd, want := range map[string]bool{"make": true, "ls": false, "ls -la /": true, tools.UnsandboxedPrefix + "ls": true} {
-		if got := p.WillAsk(cmd); got != want {
+		if got := p.WillAsk(context.Background(), cmd); got != want {
 			t.Errorf("WillAsk(%q) = %v, want %v", cmd, got, want)
 		}
 	}

@@ -97,6 +97,10 @@ type Noter interface {
 type Question struct {
 	// Command is the command exactly as it will run.
 	Command string
+	// Dir is the directory the command runs in, relative to the project
+	// root ("" for the root: run_command's workdir); the question names
+	// it beside the command.
+	Dir string
 	// Remember are the rules "always" adds; empty when "always" is not
 	// offered.
 	Remember []string
@@ -166,7 +170,15 @@ func (q Question) What() string {
 	if q.Tool != "" {
 		return fmt.Sprintf("change %s (%s)", text.Visible(q.Command), q.Tool)
 	}
-	return "run `" + text.Visible(q.Command) + "`"
+	return "run `" + text.Visible(q.Command) + "`" + q.in()
+}
+
+// in names the directory a command runs in, "" for the project root.
+func (q Question) in() string {
+	if q.Dir == "" || q.Dir == "." {
+		return ""
+	}
+	return " in " + text.Visible(q.Dir)
 }
 
 // Call is the tool call the question is about, as the model made it: its
@@ -185,7 +197,11 @@ func (q Question) Call() (name string, args json.RawMessage) {
 		args, _ = json.Marshal(map[string]string{"path": q.Command})
 		return q.Tool, args
 	}
-	args, _ = json.Marshal(map[string]string{"command": q.Command})
+	call := map[string]string{"command": q.Command}
+	if q.in() != "" {
+		call["workdir"] = q.Dir
+	}
+	args, _ = json.Marshal(call)
 	return tools.ToolRunCommand, args
 }
 
@@ -286,12 +302,12 @@ func (q Question) Text() string {
 	}
 	if strings.Contains(cmd, "\n") {
 		lines := strings.Split(cmd, "\n")
-		fmt.Fprintf(&b, "%s this command (%d lines)? %s\n", verb, len(lines), q.Choices())
+		fmt.Fprintf(&b, "%s this command (%d lines)%s? %s\n", verb, len(lines), q.in(), q.Choices())
 		for _, l := range lines {
 			b.WriteString("  │ " + l + "\n")
 		}
 	} else {
-		fmt.Fprintf(&b, "%s `%s`? %s\n", verb, cmd, q.Choices())
+		fmt.Fprintf(&b, "%s `%s`%s? %s\n", verb, cmd, q.in(), q.Choices())
 	}
 	switch {
 	case q.Unsandboxed && len(q.Why) > 0:

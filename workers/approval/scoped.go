@@ -43,7 +43,7 @@ func (p *Policy) scopedAllowed(ctx context.Context, command string) bool {
 	if r.AllowCommands {
 		return true
 	}
-	a := Analyze(command, p.roots...)
+	a := analyzeAt(command, p.at(tools.WorkdirOf(ctx)))
 	if len(a.Asks) > 0 || len(a.commands) == 0 {
 		return false
 	}

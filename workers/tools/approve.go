@@ -46,7 +46,30 @@ const UnsandboxedPrefix = "[unsandboxed] "
 // Foreseer is an Approver that can tell, before a command runs, whether
 // a person will be asked about it. The coordinator marks such a call's
 // tool_call event (Asking), so that a face shows the question rather
-// than a "running" line for a command nobody approved yet.
+// than a "running" line for a command nobody approved yet. ctx carries
+// the command's directory, as ApproveCommand's does (WithWorkdir).
 type Foreseer interface {
-	WillAsk(command string) bool
+	WillAsk(ctx context.Context, command string) bool
+}
+
+type workdirKey struct{}
+
+// WithWorkdir is ctx for the approval of a command that runs in dir, a
+// directory of the project relative to its root, slash separated, links
+// resolved ("" for the root): run_command's workdir. The approver shows
+// the person where the command runs and reads the paths it names from
+// there; the command's rules ("always", Bash(…)) are the command's
+// own, wherever it runs.
+func WithWorkdir(ctx context.Context, dir string) context.Context {
+	if dir == "" || dir == "." {
+		return ctx
+	}
+	return context.WithValue(ctx, workdirKey{}, dir)
+}
+
+// WorkdirOf is the directory ctx's command runs in (WithWorkdir), ""
+// for the project root.
+func WorkdirOf(ctx context.Context) string {
+	d, _ := ctx.Value(workdirKey{}).(string)
+	return d
 }

@@ -23,14 +23,17 @@ func (t *Toolset) BackgroundNote() string {
 	}
 	var parts []string
 	for _, c := range cmds {
-		cmd := text.ClipWidth(text.OneLine(text.StripControls(c.Command)), maxNoteCommand)
+		cmd := "`" + text.ClipWidth(text.OneLine(text.StripControls(c.Command)), maxNoteCommand) + "`"
+		if c.Dir != "" {
+			cmd += " in " + text.StripControls(c.Dir)
+		}
 		switch {
 		case !c.Ended:
-			parts = append(parts, fmt.Sprintf("%s `%s` (running for %s)", c.ID, cmd, time.Since(c.Started).Truncate(time.Second)))
+			parts = append(parts, fmt.Sprintf("%s %s (running for %s)", c.ID, cmd, time.Since(c.Started).Truncate(time.Second)))
 		case c.Status == "":
-			parts = append(parts, fmt.Sprintf("%s `%s` (ended: exit status 0, output not read yet)", c.ID, cmd))
+			parts = append(parts, fmt.Sprintf("%s %s (ended: exit status 0, output not read yet)", c.ID, cmd))
 		default:
-			parts = append(parts, fmt.Sprintf("%s `%s` (ended: %s, output not read yet)", c.ID, cmd, text.OneLine(c.Status)))
+			parts = append(parts, fmt.Sprintf("%s %s (ended: %s, output not read yet)", c.ID, cmd, text.OneLine(c.Status)))
 		}
 	}
 	return fmt.Sprintf("[ralph: background %s: %s; read with command_output, stop with stop_command]",

@@ -110,7 +110,7 @@ func TestSearchCap(t *testing.T) {
 	writeTestFile(t, filepath.Join(ts.Root(), "many.txt"), strings.Repeat("match\n", 500))
 	out := mustOK(t, call(t, ts, "search", map[string]any{"pattern": "match"}))
 	lines := strings.Split(out, "\n")
-	if len(lines) != maxSearchMatches+1 || lines[maxSearchMatches] != "[search stopped after 200 matches; narrow the pattern or path]" {
+	if len(lines) != maxSearchMatches+1 || lines[maxSearchMatches] != "[search stopped after 200 matches; narrow the pattern or path, or pass skip: 200 for the rest]" {
 		t.Fatalf("%d lines, last %q", len(lines), lines[len(lines)-1])
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 // RunCommandParams are run_command's arguments.
 type RunCommandParams struct {
 	Command     string   `json:"command" required:"true" description:"The bash command line to run."`
+	Workdir     string   `json:"workdir" description:"Directory to run it in, relative to the project root (or absolute inside it). Default: the project root."`
 	TimeoutS    *float64 `json:"timeout_s" description:"Timeout in seconds (at most 3600)."`
 	Unsandboxed bool     `json:"unsandboxed" description:"Run outside the sandbox. Only when the sandbox blocked something the task really needs; the user is asked every time."`
 	Background  bool     `json:"background" description:"Start the command in the background and return at once with its id (a server, a watcher, a long build); read its output with command_output and stop it with stop_command. It has no timeout and ends with the session."`
@@ -51,16 +53,24 @@ func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) workers.R
 		}
 	}
 
+	wd, r, ok := t.commandDir(a.Workdir)
+	if !ok {
+		return r
+	}
+
 	if err := ctx.Err(); err != nil {
 		return errResult("command cancelled before it ran")
 	}
 	// The note of the variables withheld comes after the first command,
 	// not before its approval question, where it stood in the way.
 	defer t.ws.NoteWithheld()
+	// The approver shows the person the directory beside the command,
+	// and reads the paths the command names from there.
+	ask := WithWorkdir(ctx, wd.rel)
 	if a.Unsandboxed && t.ws.Policy().Confines() {
-		return t.runUnsandboxed(ctx, a.Command, timeout, a.Background)
+		return t.runUnsandboxed(ctx, ask, wd, a.Command, timeout, a.Background)
 	}
-	d := t.approver.ApproveCommand(ctx, a.Command)
+	d := t.approver.ApproveCommand(ask, a.Command)
 	if !d.Allowed {
 		if ctx.Err() != nil {
 			return errResult("command cancelled before it ran")
@@ -70,9 +80,51 @@ func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) workers.R
 		return r
 	}
 	if a.Background {
-		return t.ws.StartBackground(a.Command, true, CallerOf(ctx).Agent)
+		return t.ws.StartBackgroundIn(wd.real, a.Command, true, CallerOf(ctx).Agent)
 	}
-	return t.ws.Exec(ctx, a.Command, timeout, true)
+	return t.ws.ExecIn(ctx, wd.real, a.Command, timeout, true)
+}
+
+// workdir is the directory a command runs in: real, absolute with its
+// links resolved, and rel, relative to the project root and slash
+// separated; both "" for the root.
+type workdir struct{ real, rel string }
+
+// commandDir resolves run_command's workdir through the door the file
+// tools use: a path outside the project, a link out of it, ~, .git and
+// .ralph (as named or as a link inside the project leads) and what is
+// kept from the model are refused with the file tools' sentences, and
+// the directory must exist. ok is false with the refusal.
+func (t *Toolset) commandDir(p string) (workdir, workers.Result, bool) {
+	if p == "" {
+		return workdir{}, workers.Result{}, true
+	}
+	const action = "run a command in"
+	rel, display, err := t.ws.Lexical(p)
+	if err != nil {
+		return workdir{}, pathResult(p, err), false
+	}
+	if workers.IsProtected(rel) {
+		return workdir{}, refusal(action, p, display, workers.ErrProtected), false
+	}
+	real, _, err := t.ws.Resolve(p)
+	if err != nil {
+		return workdir{}, refusal(action, p, display, err), false
+	}
+	if workers.IsProtected(t.ws.RelSlash(real)) {
+		return workdir{}, refusal(action, p, display, workers.ErrProtected), false
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return workdir{}, fsErrorResult(action, display, err), false
+	}
+	if !fi.IsDir() {
+		return workdir{}, errResult("cannot %s %s: it is not a directory", action, display), false
+	}
+	if real == t.ws.Root() {
+		return workdir{}, workers.Result{}, true
+	}
+	return workdir{real: real, rel: t.ws.RelSlash(real)}, workers.Result{}, true
 }
 
 // WillAsk reports whether calling the tool name with args will ask a
@@ -87,10 +139,15 @@ func (t *Toolset) WillAsk(name string, args json.RawMessage) bool {
 	if err := json.Unmarshal(args, &a); err != nil || strings.TrimSpace(a.Command) == "" {
 		return false
 	}
-	if a.Unsandboxed && t.ws.Policy().Confines() {
-		return f.WillAsk(UnsandboxedPrefix + a.Command)
+	wd, _, ok := t.commandDir(a.Workdir)
+	if !ok {
+		return false // refused before anyone is asked
 	}
-	return f.WillAsk(a.Command)
+	ctx := WithWorkdir(context.Background(), wd.rel)
+	if a.Unsandboxed && t.ws.Policy().Confines() {
+		return f.WillAsk(ctx, UnsandboxedPrefix+a.Command)
+	}
+	return f.WillAsk(ctx, a.Command)
 }
 
 // sandboxDescription tells the model, in run_command's description, what
@@ -110,12 +167,13 @@ func (t *Toolset) sandboxDescription() string {
 // is asked every time with the command prefixed by UnsandboxedPrefix,
 // which no "always" rule covers. Under --yes nobody would see the
 // question, so the request is refused instead of being approved blindly.
-func (t *Toolset) runUnsandboxed(ctx context.Context, command string, timeout time.Duration, background bool) workers.Result {
+// ask is ctx with the command's directory for the approver.
+func (t *Toolset) runUnsandboxed(ctx, ask context.Context, wd workdir, command string, timeout time.Duration, background bool) workers.Result {
 	if t.autoApprove {
 		return errResult("command was not run: it asked to run outside the sandbox, which --yes never approves; " +
 			"run it inside the sandbox, or the user can " + workers.FullAccessHint)
 	}
-	d := t.approver.ApproveCommand(ctx, UnsandboxedPrefix+command)
+	d := t.approver.ApproveCommand(ask, UnsandboxedPrefix+command)
 	if !d.Allowed {
 		if ctx.Err() != nil {
 			return errResult("command cancelled before it ran")
@@ -123,7 +181,7 @@ func (t *Toolset) runUnsandboxed(ctx context.Context, command string, timeout ti
 		return errResult("command was not run outside the sandbox: %s (to run commands outside the sandbox without being asked, the user can %s)", d.Reason, workers.FullAccessHint)
 	}
 	if background {
-		return t.ws.StartBackground(command, false, CallerOf(ctx).Agent)
+		return t.ws.StartBackgroundIn(wd.real, command, false, CallerOf(ctx).Agent)
 	}
-	return t.ws.Exec(ctx, command, timeout, false)
+	return t.ws.ExecIn(ctx, wd.real, command, timeout, false)
 }
