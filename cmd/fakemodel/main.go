@@ -32,13 +32,13 @@ started it).
 
 As OpenAI does, chat completions answers HTTP 404 "This model is only
 supported in v1/responses and not in v1/chat/completions." for the models
-OpenAI serves only on the Responses API (every codex model, o1-pro,
-o3-pro), unless the scenario says "translates": true, as a router that
+OpenAI serves only on the Responses API (its coding models,
+o1-pro, o3-pro), unless the scenario says "translates": true, as a router that
 serves them on chat completions does.
 
 The same responses are served as OpenAI's Responses API (POST
-/v1/responses, the base URL above, as codex's model providers and ralph's
-Responses wire take it): a response's "reasoning" as a reasoning item with
+/v1/responses, the base URL above, as OpenAI's coding agents' model
+providers and ralph's Responses wire take it): a response's "reasoning" as a reasoning item with
 its summary and encrypted_content when the request asks for them, tool
 calls as function, custom ("type": "custom", freeform input) or local
 shell ("type": "local_shell") calls, "failure" as a stream that fails;

@@ -26,12 +26,12 @@ const SystemPromptVersion = 3
 //go:embed system_prompt.md
 var systemPromptText string
 
-// codexPromptText is the system prompt's own part for the models trained
+// gptPromptText is the system prompt's own part for the models trained
 // on codex's tools (OpenAI's GPT-5 family, o-series and codex models),
 // written for those tools and the habits OpenAI's guide for them asks for.
 //
-//go:embed system_prompt_codex.md
-var codexPromptText string
+//go:embed system_prompt_gpt.md
+var gptPromptText string
 
 // The templates are parsed at their first use, not at every start of
 // ralph (--version, ralph status) that never builds a prompt.
@@ -39,8 +39,8 @@ var (
 	systemPromptTemplate = sync.OnceValue(func() *template.Template {
 		return template.Must(template.New("system").Option("missingkey=error").Parse(systemPromptText))
 	})
-	codexPromptTemplate = sync.OnceValue(func() *template.Template {
-		return template.Must(template.New("codex").Option("missingkey=error").Parse(codexPromptText))
+	gptPromptTemplate = sync.OnceValue(func() *template.Template {
+		return template.Must(template.New("gpt").Option("missingkey=error").Parse(gptPromptText))
 	})
 )
 
@@ -48,12 +48,12 @@ var (
 // models.
 func promptTemplate(fam providers.ToolFamily) *template.Template {
 	if fam.Patches() {
-		return codexPromptTemplate()
+		return gptPromptTemplate()
 	}
 	return systemPromptTemplate()
 }
 
-// promptFacts are what system_prompt.md (and system_prompt_codex.md) is
+// promptFacts are what system_prompt.md (and system_prompt_gpt.md) is
 // filled with.
 type promptFacts struct {
 	Root, Tools, Learnings, Added, Where, Today, Environment string
@@ -76,7 +76,7 @@ func (p *Project) SystemPrompt() string {
 	offered := p.offeredTools()
 	facts := promptFacts{Root: p.Root, Tools: fileTools(offered), Learnings: memory.LearningsFile(p.Fs, p.Root), Added: p.addedNote(),
 		Where: p.whereNote(), Today: time.Now().Format("2006-01-02"), Environment: p.environment(), Todo: todoTool(offered),
-		Patch: patchWay(offered), Escalate: escalation(fam)}
+		Patch: patchWay(offered), Escalate: escalation(offered)}
 	if err := promptTemplate(fam).Execute(&b, facts); err != nil {
 		// The template is ralph's own, checked by its tests.
 		panic(fmt.Sprintf("system prompt: %v", err))
@@ -194,13 +194,15 @@ func patchWay(offered []tools.ToolDef) string {
 	return "shell"
 }
 
-// escalation is how a family's command asks to leave the sandbox, ""
-// where its command tool has no way to (the built-in local_shell).
-func escalation(fam providers.ToolFamily) string {
-	if fam == providers.FamilyCodexMini {
-		return ""
+// escalation is how the offered command tool asks to leave the sandbox,
+// "" where it has no way to (the Responses API's built-in local_shell).
+func escalation(offered []tools.ToolDef) string {
+	for _, d := range offered {
+		if tools.ByPeerName(d.Name) == tools.ToolRunCommand && strings.Contains(string(d.Parameters), `"sandbox_permissions"`) {
+			return `sandbox_permissions "require_escalated" with a one-sentence justification`
+		}
 	}
-	return `sandbox_permissions "require_escalated" with a one-sentence justification`
+	return ""
 }
 
 // addedNote names the directories of --add-dir for the model.

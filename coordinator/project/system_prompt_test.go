@@ -45,12 +45,12 @@ func TestSystemPromptFileIsVersionedAndComplete(t *testing.T) {
 // them applies a patch, and what it must not do with the person's work.
 func TestCodexPromptFileIsVersionedAndComplete(t *testing.T) {
 	t.Parallel()
-	if !strings.Contains(strings.SplitN(codexPromptText, "\n", 2)[0], fmt.Sprintf("version %d:", SystemPromptVersion)) {
-		t.Fatalf("system_prompt_codex.md's first line does not name version %d", SystemPromptVersion)
+	if !strings.Contains(strings.SplitN(gptPromptText, "\n", 2)[0], fmt.Sprintf("version %d:", SystemPromptVersion)) {
+		t.Fatalf("system_prompt_gpt.md's first line does not name version %d", SystemPromptVersion)
 	}
 	render := func(f promptFacts) string {
 		var b strings.Builder
-		if err := codexPromptTemplate().Execute(&b, f); err != nil {
+		if err := gptPromptTemplate().Execute(&b, f); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()

@@ -284,6 +284,8 @@ func TestEveryTrainedNameIsAcceptedFromAnyModel(t *testing.T) {
 		{"Edit", `{"file_path":"a.go","old_string":"x","new_string":"y","replace_all":true}`, ToolEditFile, `{"new_string":"y","old_string":"x","path":"a.go","replace_all":true}`},
 		{"MultiEdit", `{"file_path":"a.go","edits":[{"old_string":"x","new_string":"y"}]}`, ToolEditFile, `{"edits":[{"old_string":"x","new_string":"y"}],"path":"a.go"}`},
 		{"Glob", `{"pattern":"**/*.go"}`, ToolListFiles, `{"pattern":"**/*.go"}`},
+		{"Grep", `{"pattern":"x","-i":true,"output_mode":"content","-C":2,"glob":"*.go"}`, ToolSearch, `{"pattern":"x","ignore_case":true,"output":"lines","context":2,"glob":"*.go"}`},
+		{"Grep", `{"pattern":"TODO"}`, ToolSearch, `{"pattern":"TODO","output":"files"}`},
 		{"TodoWrite", `{"todos":[{"content":"Fix it","status":"in_progress","activeForm":"Fixing it"}]}`, ToolUpdatePlan, `{"plan":[{"step":"Fix it","status":"in_progress"}]}`},
 		{"update_plan", `{"plan":[{"step":"a","status":"pending"}]}`, ToolUpdatePlan, `{"plan":[{"step":"a","status":"pending"}]}`},
 		{"Task", `{"description":"Find uses","prompt":"Find every use of X","subagent_type":"general-purpose"}`, ToolSpawnAgent, `{"task":"Find every use of X"}`},

@@ -113,12 +113,6 @@ func codexFamily(f providers.ToolFamily) family {
 	return fam
 }
 
-// runArgs are run_command's arguments with its working directory.
-type runArgs struct {
-	RunCommandParams
-	Workdir string `json:"workdir"`
-}
-
 // escalated is codex's sandbox_permissions asking to leave the sandbox,
 // ralph's unsandboxed (which asks the person every time).
 const escalated = "require_escalated"
@@ -376,7 +370,7 @@ func rebasePatch(patch, dir string) string {
 }
 
 func shellCommandOut(args json.RawMessage) (json.RawMessage, bool) {
-	var a runArgs
+	var a RunCommandParams
 	if json.Unmarshal(args, &a) != nil {
 		return nil, false
 	}
@@ -384,7 +378,7 @@ func shellCommandOut(args json.RawMessage) (json.RawMessage, bool) {
 }
 
 func shellOut(args json.RawMessage) (json.RawMessage, bool) {
-	var a runArgs
+	var a RunCommandParams
 	if json.Unmarshal(args, &a) != nil {
 		return nil, false
 	}
@@ -392,7 +386,7 @@ func shellOut(args json.RawMessage) (json.RawMessage, bool) {
 }
 
 // codexCommand is a run_command call as codex's shell tools take it.
-func codexCommand(a runArgs, command any) map[string]any {
+func codexCommand(a RunCommandParams, command any) map[string]any {
 	out := map[string]any{"command": command}
 	if a.Workdir != "" {
 		out["workdir"] = a.Workdir
@@ -407,7 +401,7 @@ func codexCommand(a runArgs, command any) map[string]any {
 }
 
 func localShellOut(args json.RawMessage) (json.RawMessage, bool) {
-	var a runArgs
+	var a RunCommandParams
 	if json.Unmarshal(args, &a) != nil {
 		return nil, false
 	}
