@@ -89,6 +89,11 @@ type Delta struct {
 	// Search is set when the provider ran a web search of its own
 	// (websearch.go): ralph shows it, never runs it.
 	Search *SearchInfo
+	// Notice is one line the person should read once about how the
+	// client now talks to the endpoint: a model that chat completions
+	// refused as served only on OpenAI's Responses API, which the client
+	// uses for it from then on (protocols.go).
+	Notice string
 	// Retry is set when an attempt failed and the call will be retried
 	// after Retry.Wait; text already passed on for this turn is void.
 	Retry *RetryInfo
