@@ -125,6 +125,7 @@ type Client struct {
 	// verify (invalid_encrypted_content), left out of every later
 	// request (responses_wire.go).
 	droppedReasoning sync.Map // block's hash → struct{}
+	anyDropped       atomic.Bool
 	// local: the endpoint is on this machine or its network (local.go).
 	local bool
 	// fallback are the models a turn goes to when this one is overloaded

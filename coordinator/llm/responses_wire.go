@@ -45,12 +45,17 @@ import (
 //     API refuses: "No tool call found for function call output") goes
 //     as the person's text naming the call.
 
-// responsesRequest is POST /responses' body.
-type responsesRequest struct {
-	Model             string           `json:"model"`
-	Instructions      string           `json:"instructions,omitempty"`
-	Input             []rItem          `json:"input"`
-	Tools             json.RawMessage  `json:"tools,omitempty"`
+// responsesHead and responsesOptions are POST /responses' body, in this
+// order: the head, the input items, the tools, then the options. The
+// body is put together by hand (responsesBody) so that the items, the
+// kept reasoning above all, are written once rather than re-read by the
+// encoder at every level.
+type responsesHead struct {
+	Model        string `json:"model"`
+	Instructions string `json:"instructions,omitempty"`
+}
+
+type responsesOptions struct {
 	ToolChoice        string           `json:"tool_choice,omitempty"`
 	ParallelToolCalls bool             `json:"parallel_tool_calls,omitempty"`
 	Reasoning         *reasoningOption `json:"reasoning,omitempty"`
@@ -202,35 +207,94 @@ func toolKinds(defs []conversation.ToolDef) map[string]string {
 	return kinds
 }
 
-// responsesBody builds the request for req (responsesRequest above).
+// responsesBody builds the request for req: {"model","instructions",
+// "input":[…],"tools":[…],"tool_choice",…} (responsesHead, the items,
+// the tools, responsesOptions).
 func (c *Client) responsesBody(req Request) ([]byte, error) {
-	body := responsesRequest{Model: req.Model, Stream: true, PromptCacheKey: req.CacheKey, MaxOutputTokens: max(c.cfg.MaxOutputTokens, 0)}
-	body.Instructions, body.Input = c.responsesInput(req)
+	head := responsesHead{Model: req.Model}
+	var items []rItem
+	head.Instructions, items = c.responsesInput(req)
+	opts := responsesOptions{Stream: true, PromptCacheKey: req.CacheKey, MaxOutputTokens: max(c.cfg.MaxOutputTokens, 0)}
+	var tools json.RawMessage
 	if len(req.Tools) > 0 {
-		tools, err := c.responsesToolCache.encodedWith(req.Tools, responsesTools)
-		if err != nil {
+		var err error
+		if tools, err = c.responsesToolCache.encodedWith(req.Tools, responsesTools); err != nil {
 			return nil, err
 		}
-		body.Tools = tools
-	}
-	if len(body.Tools) > 0 {
-		body.ToolChoice, body.ParallelToolCalls = "auto", true
 	}
 	if providers.Reasons(req.Model) {
-		body.Reasoning = &reasoningOption{Effort: providers.ReasoningEffort(req.Model), Summary: "auto"}
-		body.Include = []string{"reasoning.encrypted_content"}
+		opts.Reasoning = &reasoningOption{Effort: providers.ReasoningEffort(req.Model), Summary: "auto"}
+		opts.Include = []string{"reasoning.encrypted_content"}
 	}
 	if c.webSearch(req.Model) {
 		// The search's sources, so that the line shown counts them.
-		body.Tools = withResponsesSearch(body.Tools)
-		body.ToolChoice, body.ParallelToolCalls = "auto", true
-		body.Include = append(body.Include, "web_search_call.action.sources")
+		tools = withResponsesSearch(tools)
+		opts.Include = append(opts.Include, "web_search_call.action.sources")
 	}
-	data, err := marshalPlain(body)
-	if err != nil {
-		return nil, fmt.Errorf("encode the request: %w", err)
+	if len(tools) > 0 {
+		opts.ToolChoice, opts.ParallelToolCalls = "auto", true
 	}
-	return data, nil
+
+	var b bytes.Buffer
+	b.Grow(bodySize(items) + len(tools) + len(head.Instructions) + 512)
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	// encode writes v without the newline the encoder ends it with.
+	encode := func(v any) error {
+		if err := enc.Encode(v); err != nil {
+			return fmt.Errorf("encode the request: %w", err)
+		}
+		b.Truncate(b.Len() - 1)
+		return nil
+	}
+	if err := encode(head); err != nil {
+		return nil, err
+	}
+	b.Truncate(b.Len() - 1) // the head's closing brace
+	b.WriteString(`,"input":[`)
+	type plain rItem
+	for i, it := range items {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if it.raw != nil {
+			b.Write(it.raw)
+			continue
+		}
+		if err := encode(plain(it)); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteByte(']')
+	if len(tools) > 0 {
+		b.WriteString(`,"tools":`)
+		b.Write(tools)
+	}
+	at := b.Len()
+	if err := encode(opts); err != nil {
+		return nil, err
+	}
+	// The options' opening brace becomes the comma after the tools.
+	b.Bytes()[at] = ','
+	return b.Bytes(), nil
+}
+
+// bodySize is about how many bytes items take, so that the body is
+// allocated once.
+func bodySize(items []rItem) int {
+	n := 0
+	for _, it := range items {
+		n += len(it.raw) + len(it.Action) + 64
+		for _, p := range it.Content {
+			n += len(p.Text) + len(p.ImageURL) + 32
+		}
+		for _, s := range []*string{it.Arguments, it.Input, it.Output} {
+			if s != nil {
+				n += len(*s) + len(*s)/8
+			}
+		}
+	}
+	return n
 }
 
 // responsesInput is the conversation as the instructions and the input
@@ -408,22 +472,82 @@ func (c *Client) reasoningItem(o conversation.OpaqueBlock, provider, model strin
 	if !ok || b.Model != model {
 		return rItem{}, "", false
 	}
-	if _, dropped := c.droppedReasoning.Load(blockKey(o.Block)); dropped {
-		return rItem{}, "", false
+	if c.anyDropped.Load() {
+		if _, dropped := c.droppedReasoning.Load(blockKey(o.Block)); dropped {
+			return rItem{}, "", false
+		}
 	}
 	return rItem{raw: b.Reasoning}, b.Before, true
 }
 
-// reasoningOf decodes a block of provider that is a reasoning block: not
+// reasoningOf reads a block of provider that is a reasoning block: not
 // Anthropic's thinking, nor Gemini's signatures, which another wire keeps
-// under a provider name that may be the same.
+// under a provider name that may be the same. A block is valid JSON (it
+// was decoded from the record, or made by finish), and one in the form
+// keep writes is read without decoding its reasoning, which is the most
+// of it; any other is decoded.
 func reasoningOf(o conversation.OpaqueBlock, provider string) (reasoningBlock, bool) {
 	var b reasoningBlock
-	if o.Provider != provider || !bytes.Contains(o.Block, []byte(`"reasoning"`)) || json.Unmarshal(o.Block, &b) != nil {
+	if o.Provider != provider {
+		return b, false
+	}
+	if b, ok := readReasoningBlock(o.Block); ok {
+		return b, true
+	}
+	if !bytes.Contains(o.Block, []byte(`"reasoning"`)) || json.Unmarshal(o.Block, &b) != nil {
 		return b, false
 	}
 	r := bytes.TrimSpace(b.Reasoning)
 	return b, len(r) > 1 && r[0] == '{'
+}
+
+// readReasoningBlock reads a block written as keep writes it:
+// {"before":"…","model":"…","reasoning":{…}}.
+func readReasoningBlock(block []byte) (reasoningBlock, bool) {
+	var b reasoningBlock
+	rest, ok := bytes.CutPrefix(block, []byte(`{"before":`))
+	if !ok {
+		return b, false
+	}
+	if b.Before, rest, ok = jsonString(rest); !ok {
+		return b, false
+	}
+	if rest, ok = bytes.CutPrefix(rest, []byte(`,"model":`)); !ok {
+		return b, false
+	}
+	if b.Model, rest, ok = jsonString(rest); !ok {
+		return b, false
+	}
+	if rest, ok = bytes.CutPrefix(rest, []byte(`,"reasoning":{`)); !ok || len(rest) < 2 || rest[len(rest)-1] != '}' || rest[len(rest)-2] != '}' {
+		return b, false
+	}
+	b.Reasoning = block[len(block)-len(rest)-1 : len(block)-1]
+	return b, true
+}
+
+// jsonString reads the JSON string at the start of p, and what follows it.
+func jsonString(p []byte) (string, []byte, bool) {
+	if len(p) == 0 || p[0] != '"' {
+		return "", nil, false
+	}
+	escaped := false
+	for i := 1; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			escaped = true
+			i++
+		case '"':
+			if !escaped {
+				return string(p[1:i]), p[i+1:], true
+			}
+			var s string
+			if json.Unmarshal(p[:i+1], &s) != nil {
+				return "", nil, false
+			}
+			return s, p[i+1:], true
+		}
+	}
+	return "", nil, false
 }
 
 // blockKey names an opaque block within this process.
@@ -452,6 +576,7 @@ func (c *Client) learnUnverified(req Request, f *failure) bool {
 			if _, ok := reasoningOf(o, provider); ok {
 				if _, had := c.droppedReasoning.LoadOrStore(blockKey(o.Block), struct{}{}); !had {
 					dropped = true
+					c.anyDropped.Store(true)
 				}
 			}
 		}
