@@ -126,6 +126,9 @@ type Client struct {
 	// request (responses_wire.go).
 	droppedReasoning sync.Map // block's hash → struct{}
 	anyDropped       atomic.Bool
+	// noSummary is set once the Responses API refused a reasoning
+	// summary (an organisation it has not verified): none is asked for.
+	noSummary atomic.Bool
 	// local: the endpoint is on this machine or its network (local.go).
 	local bool
 	// fallback are the models a turn goes to when this one is overloaded

@@ -181,9 +181,10 @@ func (responsesWire) notAPI(ctx context.Context, c *Client, where string) string
 }
 
 // learn leaves out, from now on, the reasoning items of a request the
-// endpoint could not verify (responses_wire.go).
+// endpoint could not verify, and the reasoning summary of an
+// organisation the API does not give one (responses_wire.go).
 func (responsesWire) learn(c *Client, req Request, f *failure, _ func(Delta)) bool {
-	return c.learnUnverified(req, f)
+	return c.learnUnverified(req, f) || c.learnNoSummary(f)
 }
 
 func (responsesWire) surelyKey() bool { return false }

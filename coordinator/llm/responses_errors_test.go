@@ -261,3 +261,32 @@ func TestResponsesUnverifiedReasoningLeftOut(t *testing.T) {
 		t.Errorf("the conversation lost its reasoning")
 	}
 }
+
+// TestResponsesSummaryRefusedIsLeftOut: an organisation OpenAI has not
+// verified is refused reasoning summaries; the request goes again at
+// once without one, and so does every later one.
+func TestResponsesSummaryRefusedIsLeftOut(t *testing.T) {
+	srv := serveResponses(t,
+		llmtest.Response{Status: 400, Body: `{"error":{"message":"Your organization must be verified to generate reasoning summaries. Please go to: https://platform.openai.com/settings/organization/general and click on Verify Organization.","type":"invalid_request_error","param":"reasoning.summary","code":"unsupported_value"}}`},
+		llmtest.Response{Text: "ok"}, llmtest.Response{Text: "again"})
+	c := clientFor(srv, responsesConfig())
+	var log deltaLog
+	for range 2 {
+		if _, err := c.Stream(context.Background(), codexRequest("hi"), log.add); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 || len(log.retries()) != 0 {
+		t.Fatalf("%d requests, retries %+v", len(reqs), log.retries())
+	}
+	for i, r := range reqs {
+		b := body(t, r.Body)
+		if has := b["reasoning"] != nil; has != (i == 0) {
+			t.Errorf("request %d: reasoning %v", i, b["reasoning"])
+		}
+		if b["include"] == nil {
+			t.Errorf("request %d asks for no encrypted reasoning", i)
+		}
+	}
+}

@@ -71,7 +71,7 @@ type responsesOptions struct {
 // as thinking.
 type reasoningOption struct {
 	Effort  string `json:"effort,omitempty"`
-	Summary string `json:"summary"`
+	Summary string `json:"summary,omitempty"`
 }
 
 // rItem is one input item. A reasoning item kept in Message.Opaque goes
@@ -223,7 +223,13 @@ func (c *Client) responsesBody(req Request) ([]byte, error) {
 		}
 	}
 	if providers.Reasons(req.Model) {
-		opts.Reasoning = &reasoningOption{Effort: providers.ReasoningEffort(req.Model), Summary: "auto"}
+		r := reasoningOption{Effort: providers.ReasoningEffort(req.Model), Summary: "auto"}
+		if c.noSummary.Load() {
+			r.Summary = ""
+		}
+		if r != (reasoningOption{}) {
+			opts.Reasoning = &r
+		}
 		opts.Include = []string{"reasoning.encrypted_content"}
 	}
 	if c.webSearch(req.Model) {
@@ -582,4 +588,22 @@ func (c *Client) learnUnverified(req Request, f *failure) bool {
 		}
 	}
 	return dropped
+}
+
+// noSummaryRe is the API's refusal of a reasoning summary: OpenAI gives
+// them only to verified organisations (400 "Your organization must be
+// verified to generate reasoning summaries.", param reasoning.summary).
+var noSummaryRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)reasoning summar|reasoning\.summary`)
+})
+
+// learnNoSummary reports whether f is the API's refusal of the reasoning
+// summary ralph asks for, and asks for none from now on: the model
+// reasons all the same, and its reasoning is carried, only not shown.
+func (c *Client) learnNoSummary(f *failure) bool {
+	if f.status != 400 || c.noSummary.Load() || !noSummaryRe().MatchString(f.server.message) {
+		return false
+	}
+	c.noSummary.Store(true)
+	return true
 }
