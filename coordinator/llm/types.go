@@ -1,6 +1,8 @@
 // Package llm is ralph's client for OpenAI-compatible chat completion
-// endpoints (OpenAI, Ollama, vLLM, LM Studio, llama.cpp server, OpenRouter)
-// and for Anthropic's Messages API (messages.go), one Client for both.
+// endpoints (OpenAI, Ollama, vLLM, LM Studio, llama.cpp server, OpenRouter),
+// for OpenAI's Responses API (responses.go), which OpenAI's protocol
+// chooses per model, and for Anthropic's Messages API (messages.go), one
+// Client for all three.
 //
 // It wraps go-openai's streaming API with what an agent needs and the
 // library leaves to callers: tool-call fragments assembled by index, token
