@@ -44,7 +44,8 @@ type Config struct {
 	// HTTPClient overrides the transport (tests); its Transport is wrapped.
 	HTTPClient *http.Client
 	// MaxOutputTokens, when positive, limits each answer (sent as
-	// max_tokens or max_completion_tokens, see wire.go).
+	// max_tokens or max_completion_tokens, see wire.go; on the Responses
+	// API as max_output_tokens, which counts the reasoning too).
 	MaxOutputTokens int
 	// Provider is the provider's name as memory/providers has it ("" for
 	// an endpoint known by its URL only): it marks the opaque blocks this
@@ -92,7 +93,8 @@ var defaultTransport http.RoundTripper = func() http.RoundTripper {
 	return t
 }()
 
-// Client streams chat completions from one endpoint.
+// Client streams a model's answers from one endpoint, over its
+// protocol's wire (protocols.go).
 type Client struct {
 	cfg Config
 	// wire is the protocol, chosen once in New (protocols.go).
