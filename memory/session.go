@@ -606,13 +606,9 @@ func (s *Session) AppendMessages(msgs ...conversation.Message) error {
 	if len(msgs) == 0 {
 		return nil
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	for _, m := range msgs {
-		if err := enc.Encode(m); err != nil {
-			return fmt.Errorf("encode message: %w", err)
-		}
+	lines, err := s.messageLines(msgs, func(m conversation.Message) any { return m })
+	if err != nil {
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -621,9 +617,10 @@ func (s *Session) AppendMessages(msgs ...conversation.Message) error {
 		return pl.abandoned
 	}
 	s.pending += len(msgs)
-	err := s.writeImagesLocked(msgs)
+	err = s.writeImagesLocked(msgs)
 	if err == nil {
-		err = s.appendLocked(filepath.Join(s.Dir, "messages.jsonl"), s.clean(buf.Bytes()))
+		// Redacted already, save the opaque blocks (session_opaque.go).
+		err = s.appendLocked(filepath.Join(s.Dir, "messages.jsonl"), lines)
 	}
 	// Claude Code's transcript is for hooks: its failure is reported,
 	// but never stands for the conversation's own record.
@@ -964,20 +961,17 @@ type AgentMessage struct {
 // AppendAgentMessages appends a child agent's messages to
 // agents/messages.jsonl, so its conversation can be replayed.
 func (s *Session) AppendAgentMessages(agentID string, msgs ...conversation.Message) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	for _, m := range msgs {
-		if err := enc.Encode(AgentMessage{AgentID: agentID, Message: m}); err != nil {
-			return fmt.Errorf("encode message: %w", err)
-		}
+	lines, err := s.messageLines(msgs, func(m conversation.Message) any { return AgentMessage{AgentID: agentID, Message: m} })
+	if err != nil {
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.writeImagesLocked(msgs); err != nil {
 		return err
 	}
-	return s.appendLocked(filepath.Join(s.Dir, AgentsDir, "messages.jsonl"), s.clean(buf.Bytes()))
+	// Redacted already, save the opaque blocks (session_opaque.go).
+	return s.appendLocked(filepath.Join(s.Dir, AgentsDir, "messages.jsonl"), lines)
 }
 
 // AppendAgentTranscript collects a child agent's transcript; FlushAgent

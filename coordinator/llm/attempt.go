@@ -46,7 +46,7 @@ func (c *Client) attempt(ctx context.Context, req Request, slot *attemptSlot, em
 		}
 		return Response{}, f
 	}
-	return c.wire.attempt(ctx, c, req, slot, emit, fail, &stalled)
+	return c.wireOf(req.Model).attempt(ctx, c, req, slot, emit, fail, &stalled)
 }
 
 // attemptChat is attempt for OpenAI's chat completions: one streamed

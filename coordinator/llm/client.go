@@ -44,7 +44,8 @@ type Config struct {
 	// HTTPClient overrides the transport (tests); its Transport is wrapped.
 	HTTPClient *http.Client
 	// MaxOutputTokens, when positive, limits each answer (sent as
-	// max_tokens or max_completion_tokens, see wire.go).
+	// max_tokens or max_completion_tokens, see wire.go; on the Responses
+	// API as max_output_tokens, which counts the reasoning too).
 	MaxOutputTokens int
 	// Provider is the provider's name as memory/providers has it ("" for
 	// an endpoint known by its URL only): it marks the opaque blocks this
@@ -69,6 +70,10 @@ type Config struct {
 	// WebSearch offers the provider's own web_search where it has one
 	// (websearch.go): the person's web_search, with the network allowed.
 	WebSearch bool
+	// Wire is the configuration's wire for the OpenAI protocol: "chat"
+	// (chat completions), "responses" (OpenAI's Responses API), or "" and
+	// "auto", which choose per model (providers.Wire, protocols.go).
+	Wire string
 }
 
 // DefaultIdleTimeout is how long ralph waits for a silent endpoint: long
@@ -88,7 +93,8 @@ var defaultTransport http.RoundTripper = func() http.RoundTripper {
 	return t
 }()
 
-// Client streams chat completions from one endpoint.
+// Client streams a model's answers from one endpoint, over its
+// protocol's wire (protocols.go).
 type Client struct {
 	cfg Config
 	// wire is the protocol, chosen once in New (protocols.go).
@@ -107,10 +113,24 @@ type Client struct {
 	ollama atomic.Bool
 	// truncWarned is set once a truncated prompt has been reported.
 	truncWarned atomic.Bool
-	// tools keeps the encoded tool definitions (tools.go), and
-	// messagesToolCache the Messages API's (messages_wire.go).
-	tools             toolCache
-	messagesToolCache toolCache
+	// tools keeps the encoded tool definitions (tools.go),
+	// messagesToolCache the Messages API's (messages_wire.go) and
+	// responsesToolCache the Responses API's (responses_wire.go).
+	tools              toolCache
+	messagesToolCache  toolCache
+	responsesToolCache toolCache
+	// onResponses holds the models chat completions refused as served
+	// only on the Responses API, which this client sends there from
+	// then on (protocols.go).
+	onResponses sync.Map // model → struct{}
+	// droppedReasoning holds the reasoning items the endpoint could not
+	// verify (invalid_encrypted_content), left out of every later
+	// request (responses_wire.go).
+	droppedReasoning sync.Map // block's hash → struct{}
+	anyDropped       atomic.Bool
+	// noSummary is set once the Responses API refused a reasoning
+	// summary (an organisation it has not verified): none is asked for.
+	noSummary atomic.Bool
 	// local: the endpoint is on this machine or its network (local.go).
 	local bool
 	// fallback are the models a turn goes to when this one is overloaded
@@ -212,9 +232,10 @@ func (c *Client) streamOffered(ctx context.Context, req Request, emit func(Delta
 		reached = reached || f.reached
 		f.reached = reached
 		lastErr = f
-		if !learnt && c.wire.learn(c, req, f) {
+		if !learnt && c.wireOf(req.Model).learn(c, req, f, emit) {
 			// A request the endpoint refused for a field it does not
-			// know goes again at once without it; that is no retry.
+			// know goes again at once without it, and one for a model
+			// served only on another API goes there; that is no retry.
 			learnt = true
 			attempt--
 			continue

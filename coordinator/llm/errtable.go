@@ -88,6 +88,12 @@ var (
 	endpointRe = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)invalid url|unexpected endpoint|page not found|no route|^not found$|cannot (post|get) /`)
 	})
+	// A model served only on OpenAI's Responses API, asked for on chat
+	// completions: HTTP 404 "This model is only supported in
+	// v1/responses and not in v1/chat/completions."
+	responsesOnlyRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)only (supported|available|served) (in|on|through|via) (the )?(v1/responses|/v1/responses|responses api)`)
+	})
 	// Anthropic's empty account: HTTP 400 invalid_request_error "Your
 	// credit balance is too low to access the Anthropic API."
 	creditRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)credit balance is too low`) })
@@ -103,9 +109,11 @@ var (
 )
 
 // contentFiltered reports a failure in which a content filter or policy
-// refused the request.
+// refused the request. OpenAI's Responses API fails a flagged prompt
+// with code invalid_prompt ("Invalid prompt: your prompt was flagged as
+// potentially violating our usage policy").
 func contentFiltered(f *failure) bool {
-	return codeIs(f, "content_filter", "content_policy_violation", "content_filtered") || contentFilterRe().MatchString(f.server.message)
+	return codeIs(f, "content_filter", "content_policy_violation", "content_filtered", "invalid_prompt") || contentFilterRe().MatchString(f.server.message)
 }
 
 // refusal is the endpoint's reason when a failure is a definite refusal
@@ -173,6 +181,11 @@ var errorTable = []rule{
 	{name: "no credit", kind: ErrQuota, config: true,
 		match: func(f *failure) bool {
 			return f.effectiveStatus() == 402 || codeIs(f, "insufficient_quota") || creditRe().MatchString(f.server.message)
+		}},
+	{name: "responses only", kind: ErrModelNotFound, config: true,
+		match: func(f *failure) bool {
+			s := f.effectiveStatus()
+			return (s == 400 || s == 404) && responsesOnlyRe().MatchString(f.server.message)
 		}},
 	{name: "unknown model", kind: ErrModelNotFound, config: true,
 		match: func(f *failure) bool {
@@ -278,6 +291,9 @@ func (c *Client) sentence(ctx context.Context, r rule, f *failure, model string,
 	case ErrQuota:
 		return fmt.Sprintf("the model endpoint %s refused for want of credit or quota (%s); check the account's plan and billing", base, where)
 	case ErrModelNotFound:
+		if r.name == "responses only" {
+			return fmt.Sprintf("model %q at %s is served only on OpenAI's Responses API, not on chat completions (%s); %s", model, base, where, c.responsesFix())
+		}
 		return fmt.Sprintf("model %q is not available at %s (%s); choose another with --model or RALPH_MODEL", model, base, where)
 	case ErrNotAnAPI:
 		return c.notAPISentence(ctx, where)

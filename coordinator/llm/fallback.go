@@ -143,5 +143,8 @@ func (c *Client) ForProvider(provider, protocol, baseURL, keyEnv, key string, be
 	cfg := c.cfg
 	cfg.Provider, cfg.Protocol, cfg.BaseURL = provider, protocol, baseURL
 	cfg.KeyEnv, cfg.APIKey, cfg.Bearer = keyEnv, key, bearer
+	// The configuration's wire names the API of the session's own
+	// endpoint; another provider's is chosen by model.
+	cfg.Wire = ""
 	return New(cfg)
 }

@@ -375,11 +375,11 @@ func textBlocks(s string) []mBlock {
 }
 
 // assistantBlocks is an assistant turn's content: its opaque blocks of
-// provider, its text, and its tool calls.
+// provider that are the Messages API's own, its text, and its tool calls.
 func assistantBlocks(m conversation.Message, provider string) []mBlock {
 	var blocks []mBlock
 	for _, o := range m.Opaque {
-		if o.Provider == provider && json.Valid(o.Block) {
+		if o.Provider == provider && thinkingBlock(o.Block) {
 			blocks = append(blocks, mBlock{raw: o.Block})
 		}
 	}
@@ -395,6 +395,18 @@ func assistantBlocks(m conversation.Message, provider string) []mBlock {
 	}
 	blocks = append(blocks, textBlocks(content)...)
 	return append(blocks, uses...)
+}
+
+// thinkingBlock reports an opaque block the Messages API wrote (a
+// thinking or redacted_thinking block, messagesTurn.finish). Another
+// wire's blocks (Gemini's signatures, the Responses API's reasoning)
+// carry no such type and never go to this API, even where one provider
+// name marks both (an endpoint known by its URL only).
+func thinkingBlock(raw json.RawMessage) bool {
+	var b struct {
+		Type string `json:"type"`
+	}
+	return json.Unmarshal(raw, &b) == nil && (b.Type == "thinking" || b.Type == "redacted_thinking")
 }
 
 // objectArguments is a tool call's arguments as the tool_use block's

@@ -2,7 +2,9 @@ package llm
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"strings"
 	"sync/atomic"
 
 	"github.com/ralph-dev/ralph/memory/providers"
@@ -16,11 +18,12 @@ import (
 // (the retry loop, the error table, limit waits, the idle watchdog, the
 // tap) is the Client's and the same for every protocol.
 //
-// A protocol is chosen once, by wireFor when the Client is made (New); no
-// other code in this package asks which protocol it speaks
-// (TestNoProtocolSwitchOutsideTheWireChoice). A third protocol (Gemini's
-// native API, OpenAI's Responses API) is one more type here and one more
-// case in wireFor.
+// A protocol is chosen once, by wireFor when the Client is made (New),
+// and the wire of each request from it by serving, for the request's
+// model; no other code in this package asks which protocol it speaks
+// (TestNoProtocolSwitchOutsideTheWireChoice). A further protocol
+// (Gemini's native API) is one more type here and one more case in
+// wireFor.
 type wire interface {
 	// home is the provider row whose protocol this is: the endpoint a
 	// client naming none gets, and the variables a sentence names for
@@ -37,9 +40,10 @@ type wire interface {
 	get(ctx context.Context, c *Client, u string) (*http.Response, error)
 	// notAPI explains a base URL that leads to no API of this protocol.
 	notAPI(ctx context.Context, c *Client, where string) string
-	// learn reports whether f is a refusal of a field the client can
-	// leave out from now on, and leaves it out.
-	learn(c *Client, req Request, f *failure) bool
+	// learn reports whether f is a refusal the client can mend from now
+	// on (a field to leave out, another API for the model), and mends
+	// it; emit says so to the person when it is worth a line.
+	learn(c *Client, req Request, f *failure, emit func(Delta)) bool
 	// surelyKey reports whether the key's variable is known for certain
 	// when the configuration names none: the protocol's own provider's,
 	// rather than any of the many servers that speak it.
@@ -47,17 +51,29 @@ type wire interface {
 	// webSearch is nil when model has the provider's own web search on
 	// this protocol, else the one sentence that says why not.
 	webSearch(model string) error
+	// serving is the wire that carries the requests for model: this
+	// one, or for OpenAI's protocol its other API (chatWire.serving).
+	serving(c *Client, model string) wire
 }
 
 // wireFor is the one choice of a protocol: providers.ProtocolAnthropic is
-// Anthropic's Messages API, anything else ("" or ProtocolOpenAI) OpenAI's
-// chat completions.
+// Anthropic's Messages API, ProtocolResponses OpenAI's Responses API for
+// every request, anything else ("" or ProtocolOpenAI) OpenAI's protocol,
+// whose requests go to chat completions or the Responses API by model
+// (chatWire.serving).
 func wireFor(protocol string) wire {
-	if protocol == providers.ProtocolAnthropic {
+	switch protocol {
+	case providers.ProtocolAnthropic:
 		return messagesWire{}
+	case providers.ProtocolResponses:
+		return responsesWire{}
 	}
 	return chatWire{}
 }
+
+// wireOf is the wire of a request for model: the protocol's, or the
+// other API of OpenAI's protocol that serves model.
+func (c *Client) wireOf(model string) wire { return c.wire.serving(c, model) }
 
 // homeRow is the provider row called name; the table has it (TestWireHomes).
 func homeRow(name string) providers.Provider {
@@ -88,11 +104,99 @@ func (chatWire) notAPI(ctx context.Context, c *Client, where string) string {
 	return c.notAnAPISentence(ctx, where)
 }
 
-func (chatWire) learn(c *Client, req Request, f *failure) bool { return c.learn(req, f) }
+// learn moves a model that chat completions refused as served only on
+// the Responses API there, unless the configuration holds it to chat
+// completions; else it learns the fields the endpoint refuses (learn.go).
+func (chatWire) learn(c *Client, req Request, f *failure, emit func(Delta)) bool {
+	if (f.status == 400 || f.status == 404) && responsesOnlyRe().MatchString(f.server.message) {
+		if c.heldToChat() {
+			return false
+		}
+		if _, known := c.onResponses.LoadOrStore(req.Model, struct{}{}); !known {
+			emit(Delta{Notice: fmt.Sprintf("%s is served only on OpenAI's Responses API; ralph uses it from now on (set wire = %q in the config to start there)",
+				req.Model, providers.WireResponses)})
+		}
+		return true
+	}
+	return c.learn(req, f)
+}
 
 func (chatWire) surelyKey() bool { return false }
 
 func (chatWire) webSearch(model string) error { return openAIWebSearch(model) }
+
+// serving is the Responses API for the models it serves (the models
+// OpenAI serves only there, and on OpenAI's own endpoint its reasoning
+// models: providers.Wire, as the configuration's wire says), and for a
+// model chat completions refused as served only there (learn); chat
+// completions for every other.
+func (w chatWire) serving(c *Client, model string) wire {
+	if providers.Wire(c.cfg.BaseURL, model, c.cfg.Wire) == providers.WireResponses {
+		return responsesWire{}
+	}
+	if _, moved := c.onResponses.Load(model); moved && !c.heldToChat() {
+		return responsesWire{}
+	}
+	return w
+}
+
+// heldToChat reports a configuration that names chat completions as the
+// wire (wire = "chat"): no model is moved to the Responses API.
+func (c *Client) heldToChat() bool {
+	return strings.EqualFold(strings.TrimSpace(c.cfg.Wire), providers.WireChat)
+}
+
+// responsesFix is what a person does about a model chat completions
+// refused as served only on the Responses API (errtable.go).
+func (c *Client) responsesFix() string {
+	if c.heldToChat() {
+		return fmt.Sprintf("the config's wire = %q holds ralph to chat completions: set wire = %q (or %q) in the config", providers.WireChat, providers.WireResponses, providers.WireAuto)
+	}
+	return fmt.Sprintf("set wire = %q in the config", providers.WireResponses)
+}
+
+// responsesWire is OpenAI's Responses API (POST {base}/responses),
+// ralph's own small client (responses*.go). The model list, side requests
+// and the sentence about a base URL that is no API are chat's: OpenAI's
+// endpoint serves both APIs, and so do the servers that speak this one.
+type responsesWire struct{}
+
+func (responsesWire) home() providers.Provider { return homeRow("openai") }
+
+func (responsesWire) attempt(ctx context.Context, c *Client, req Request, slot *attemptSlot, emit func(Delta),
+	fail func(error) (Response, error), stalled *atomic.Bool) (Response, error) {
+	return c.attemptResponses(ctx, req, slot, emit, fail, stalled)
+}
+
+func (responsesWire) models(ctx context.Context, c *Client) ([]ServedModel, error) {
+	return c.chatModels(ctx)
+}
+
+func (responsesWire) get(ctx context.Context, c *Client, u string) (*http.Response, error) {
+	return c.sideRequest(ctx, http.MethodGet, u, nil)
+}
+
+func (responsesWire) notAPI(ctx context.Context, c *Client, where string) string {
+	return c.notAnAPISentence(ctx, where)
+}
+
+// learn leaves out, from now on, the reasoning items of a request the
+// endpoint could not verify, and the reasoning summary of an
+// organisation the API does not give one (responses_wire.go).
+func (responsesWire) learn(c *Client, req Request, f *failure, _ func(Delta)) bool {
+	return c.learnUnverified(req, f) || c.learnNoSummary(f)
+}
+
+func (responsesWire) surelyKey() bool { return false }
+
+func (responsesWire) webSearch(model string) error {
+	if providers.SearchesOnResponses(model) {
+		return nil
+	}
+	return fmt.Errorf("%w to %s: on OpenAI's Responses API only the GPT-5 family and the o-series search the web themselves, and ralph has no search engine of its own", ErrNoWebSearch, model)
+}
+
+func (w responsesWire) serving(*Client, string) wire { return w }
 
 // messagesWire is Anthropic's Messages API (POST {base}/v1/messages),
 // ralph's own small client (messages*.go).
@@ -123,10 +227,12 @@ func (messagesWire) notAPI(_ context.Context, c *Client, where string) string {
 
 // learn learns nothing: the Messages API's schema is one, and a field it
 // refuses is ralph's mistake to fix, not the server's dialect.
-func (messagesWire) learn(*Client, Request, *failure) bool { return false }
+func (messagesWire) learn(*Client, Request, *failure, func(Delta)) bool { return false }
 
 func (messagesWire) surelyKey() bool { return true }
 
 // webSearch is always offered: the Messages API's web_search server tool
 // serves every current model.
 func (messagesWire) webSearch(string) error { return nil }
+
+func (w messagesWire) serving(*Client, string) wire { return w }

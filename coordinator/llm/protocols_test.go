@@ -17,10 +17,12 @@ import (
 const wireChoiceFile = "protocols.go"
 
 // TestNoProtocolSwitchOutsideTheWireChoice fails when code in this
-// package asks which protocol it speaks anywhere but wireFor: a protocol
-// named (providers.ProtocolAnthropic, ProtocolOpenAI), a protocol compared
-// or switched on (x.Protocol == …, switch protocol), or a protocol's type
-// asserted (w.(messagesWire)). Each such question is a place a third
+// package asks which protocol it speaks anywhere but wireFor and the
+// wires' serving: a protocol named (providers.ProtocolAnthropic,
+// ProtocolOpenAI, ProtocolResponses), a protocol compared or switched on
+// (x.Protocol == …, switch protocol), OpenAI's choice of API asked
+// (providers.Wire, providers.WireChat), or a protocol's type asserted
+// (w.(messagesWire)). Each such question is a place a third
 // protocol would have to be added by hand; the wire interface is where
 // protocols differ.
 func TestNoProtocolSwitchOutsideTheWireChoice(t *testing.T) {
@@ -57,6 +59,10 @@ func TestProtocolGuardSeesSwitches(t *testing.T) {
 		`package llm; func f(protocol string) { switch { case protocol == "x": } }`,
 		`package llm; func f(c *Client) bool { _, ok := c.wire.(messagesWire); return ok }`,
 		`package llm; func f(c *Client) { switch c.wire.(type) { case chatWire: } }`,
+		`package llm; func f(c *Client) bool { _, ok := c.wireOf("m").(responsesWire); return ok }`,
+		`package llm; func f(c *Client) bool { return providers.Wire(c.cfg.BaseURL, "m", c.cfg.Wire) == "chat" }`,
+		`package llm; func f(c *Client) bool { return c.cfg.Wire == providers.WireResponses }`,
+		`package llm; var x = providers.ProtocolResponses`,
 	} {
 		if got := protocolQuestions(t, "snippet.go", []byte(src)); len(got) == 0 {
 			t.Errorf("the guard misses the protocol question in %s", src)
@@ -85,6 +91,9 @@ func protocolQuestions(t *testing.T, name string, src []byte) []string {
 			if strings.HasPrefix(n.Sel.Name, "Protocol") && n.Sel.Name != "Protocol" {
 				at(n) // providers.ProtocolAnthropic and its kind
 			}
+			if x, ok := n.X.(*ast.Ident); ok && x.Name == "providers" && strings.HasPrefix(n.Sel.Name, "Wire") {
+				at(n) // providers.Wire, providers.WireChat: OpenAI's choice of API
+			}
 		case *ast.BinaryExpr:
 			if (n.Op == token.EQL || n.Op == token.NEQ) && (namesProtocol(n.X) || namesProtocol(n.Y)) {
 				at(n)
@@ -103,9 +112,14 @@ func protocolQuestions(t *testing.T, name string, src []byte) []string {
 	return out
 }
 
-// isWire reports an expression that is a client's wire (c.wire, wire).
+// isWire reports an expression that is a client's wire (c.wire, wire,
+// c.wireOf(model)).
 func isWire(e ast.Expr) bool {
 	switch e := e.(type) {
+	case *ast.CallExpr:
+		if s, ok := e.Fun.(*ast.SelectorExpr); ok {
+			return s.Sel.Name == "wireOf"
+		}
 	case *ast.SelectorExpr:
 		return e.Sel.Name == "wire"
 	case *ast.Ident:
@@ -117,7 +131,7 @@ func isWire(e ast.Expr) bool {
 // isWireType reports one of the protocols' types.
 func isWireType(e ast.Expr) bool {
 	id, ok := e.(*ast.Ident)
-	return ok && (id.Name == "chatWire" || id.Name == "messagesWire")
+	return ok && (id.Name == "chatWire" || id.Name == "messagesWire" || id.Name == "responsesWire")
 }
 
 // namesProtocol reports an expression that is a protocol: a field or a
@@ -135,15 +149,32 @@ func namesProtocol(e ast.Expr) bool {
 // TestWireHomes checks that the provider table has a row for each
 // protocol's own provider, speaking that protocol: the default endpoint
 // and the variables error sentences name come from it.
+//
+// The Responses API is OpenAI's: its home is OpenAI's row, which speaks
+// OpenAI's protocol (chat completions and the Responses API at one
+// endpoint), since no row names the Responses API as its protocol.
 func TestWireHomes(t *testing.T) {
 	t.Parallel()
-	for protocol, want := range map[string]string{providers.ProtocolOpenAI: "openai", "": "openai", providers.ProtocolAnthropic: "anthropic"} {
+	for protocol, want := range map[string]string{providers.ProtocolOpenAI: "openai", "": "openai", providers.ProtocolAnthropic: "anthropic",
+		providers.ProtocolResponses: "openai"} {
 		home := wireFor(protocol).home()
 		if home.Name != want || home.BaseURL == "" || home.KeyEnv == "" || home.URLVariable() == "" {
 			t.Errorf("wireFor(%q).home() = %+v, want the table's %s row with an endpoint, a key and an endpoint variable", protocol, home, want)
 		}
-		if protocol != "" && home.Protocol != protocol {
+		speaks := protocol
+		if protocol == providers.ProtocolResponses {
+			speaks = providers.ProtocolOpenAI
+		}
+		if protocol != "" && home.Protocol != speaks {
 			t.Errorf("wireFor(%q).home() is %s, which speaks %q", protocol, home.Name, home.Protocol)
+		}
+	}
+	// The wire OpenAI's protocol serves a request on has the same home:
+	// the sentences of both APIs name OpenAI's variables.
+	c := New(Config{Provider: "openai"})
+	for _, model := range []string{"gpt-4o", "gpt-5-codex"} {
+		if home := c.wireOf(model).home(); home.Name != "openai" {
+			t.Errorf("the wire of %s is at home at %s", model, home.Name)
 		}
 	}
 }

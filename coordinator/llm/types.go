@@ -1,6 +1,8 @@
 // Package llm is ralph's client for OpenAI-compatible chat completion
-// endpoints (OpenAI, Ollama, vLLM, LM Studio, llama.cpp server, OpenRouter)
-// and for Anthropic's Messages API (messages.go), one Client for both.
+// endpoints (OpenAI, Ollama, vLLM, LM Studio, llama.cpp server, OpenRouter),
+// for OpenAI's Responses API (responses.go), which OpenAI's protocol
+// chooses per model, and for Anthropic's Messages API (messages.go), one
+// Client for all three.
 //
 // It wraps go-openai's streaming API with what an agent needs and the
 // library leaves to callers: tool-call fragments assembled by index, token
@@ -89,6 +91,11 @@ type Delta struct {
 	// Search is set when the provider ran a web search of its own
 	// (websearch.go): ralph shows it, never runs it.
 	Search *SearchInfo
+	// Notice is one line the person should read once about how the
+	// client now talks to the endpoint: a model that chat completions
+	// refused as served only on OpenAI's Responses API, which the client
+	// uses for it from then on (protocols.go).
+	Notice string
 	// Retry is set when an attempt failed and the call will be retried
 	// after Retry.Wait; text already passed on for this turn is void.
 	Retry *RetryInfo

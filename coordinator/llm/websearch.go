@@ -28,6 +28,10 @@ import (
 //     gpt-4o-mini-search-preview, gpt-5-search-api); the answer's text
 //     carries annotations of type url_citation. No other OpenAI model
 //     searches through chat completions.
+//   - OpenAI's Responses API: the tool {"type":"web_search"}, which the
+//     GPT-5 family and the o-series take; each search the API ran comes
+//     as a web_search_call output item (its action's query), shown and
+//     never given back (responses_stream.go).
 
 // WebSearchMaxUses is the most searches one request may make (the server
 // tool's max_uses): each one costs, so a turn is bounded.
@@ -48,6 +52,17 @@ func WebSearchFor(protocol, model string) error {
 	return wireFor(protocol).webSearch(model)
 }
 
+// WebSearchWith is WebSearchFor for a client made of cfg: for OpenAI's
+// protocol the API that serves model at cfg's endpoint answers (the
+// Responses API's search serves other models than chat completions').
+func WebSearchWith(cfg Config, model string) error {
+	c := &Client{cfg: cfg, wire: wireFor(cfg.Protocol)}
+	if c.cfg.BaseURL == "" {
+		c.cfg.BaseURL = c.wire.home().BaseURL
+	}
+	return c.wireOf(model).webSearch(model)
+}
+
 // openAIWebSearch is WebSearchFor on chat completions: only OpenAI's
 // search models search there.
 func openAIWebSearch(model string) error {
@@ -60,7 +75,7 @@ func openAIWebSearch(model string) error {
 // webSearch reports whether this client's requests for model carry the
 // provider's search tool.
 func (c *Client) webSearch(model string) bool {
-	return c.cfg.WebSearch && c.wire.webSearch(model) == nil
+	return c.cfg.WebSearch && c.wireOf(model).webSearch(model) == nil
 }
 
 // SearchInfo is one search the provider ran, as the faces show it.

@@ -1,6 +1,8 @@
 package llm
 
 import (
+	"slices"
+
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/providers"
 	openai "github.com/sashabaranov/go-openai"
@@ -42,6 +44,9 @@ func sendable(msgs []conversation.Message) []conversation.Message {
 			case m.Role == conversation.RoleAssistant && last.Role == conversation.RoleAssistant && len(last.ToolCalls) == 0:
 				last.Content = joinTurns(last.Content, m.Content)
 				last.ToolCalls = m.ToolCalls
+				// Both turns' opaque blocks are kept, the earlier first
+				// (the Responses API's reasoning, responses_wire.go).
+				last.Opaque = append(slices.Clip(last.Opaque), m.Opaque...)
 				continue
 			}
 		}

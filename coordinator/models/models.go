@@ -74,7 +74,7 @@ func Client(cfg config.Config) *llm.Client {
 func ClientConfig(cfg config.Config) llm.Config {
 	return llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1, IdleTimeout: cfg.IdleTimeout,
 		MaxOutputTokens: cfg.MaxOutputTokens, MaxRetryAfter: cfg.MaxRetryAfter,
-		Provider: cfg.Provider, Protocol: cfg.Protocol, Bearer: cfg.Bearer, ThinkingTokens: cfg.ThinkingTokens, KeyEnv: cfg.APIKeyEnv,
+		Provider: cfg.Provider, Protocol: cfg.Protocol, Wire: cfg.Wire, Bearer: cfg.Bearer, ThinkingTokens: cfg.ThinkingTokens, KeyEnv: cfg.APIKeyEnv,
 		// The search is the provider's, from its network, yet it is the
 		// web all the same: --no-network takes it away as it takes
 		// web_fetch away (docs/sandbox.md#web_search).
@@ -92,7 +92,7 @@ func WebSearchNote(cfg config.Config) string {
 	case !cfg.Network:
 		return "web_search is not offered: the session has no network (--no-network or network = false), and the provider's search is the web all the same"
 	}
-	if err := llm.WebSearchFor(cfg.Protocol, cfg.Model); err != nil {
+	if err := llm.WebSearchWith(ClientConfig(cfg), cfg.Model); err != nil {
 		return err.Error()
 	}
 	return ""

@@ -23,6 +23,10 @@ func TestWebSearchNote(t *testing.T) {
 		{config.Config{Protocol: providers.ProtocolAnthropic, Model: "claude-sonnet-4-5", WebSearch: true}, "no network", false},
 		{config.Config{Model: "gpt-4o-search-preview", Network: true, WebSearch: true}, "", true},
 		{config.Config{Model: "gpt-4o", Network: true, WebSearch: true}, "not offered to gpt-4o", true},
+		// OpenAI's own endpoint serves GPT-5 on the Responses API, whose
+		// search it runs; held to chat completions, it has none.
+		{config.Config{Model: "gpt-5", Network: true, WebSearch: true}, "", true},
+		{config.Config{Model: "gpt-5", Wire: providers.WireChat, Network: true, WebSearch: true}, "not offered to gpt-5", true},
 	} {
 		note := WebSearchNote(tc.cfg)
 		if (tc.note == "") != (note == "") || !strings.Contains(note, tc.note) {

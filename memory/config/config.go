@@ -143,6 +143,10 @@ type Config struct {
 	// Protocol is the wire protocol the provider speaks
 	// (providers.ProtocolOpenAI or providers.ProtocolAnthropic).
 	Protocol string
+	// Wire is which of OpenAI's APIs a provider of OpenAI's protocol is
+	// spoken to on (wire): providers.WireAuto (or "") by model,
+	// WireChat chat completions, WireResponses the Responses API.
+	Wire string
 	// Bearer: the key is a bearer token (ANTHROPIC_AUTH_TOKEN), sent as
 	// "Authorization: Bearer" instead of the provider's key header.
 	Bearer bool
@@ -350,6 +354,7 @@ type File struct {
 	Model           string  `toml:"model"`
 	BaseURL         string  `toml:"base_url"`
 	Provider        string  `toml:"provider"`
+	Wire            string  `toml:"wire"`
 	ThinkingTokens  *int    `toml:"thinking_tokens"`
 	APIKeyEnv       string  `toml:"api_key_env"`
 	MaxTurns        int     `toml:"max_turns"`
@@ -551,6 +556,13 @@ func Load(src Sources) (Config, error) {
 			c.src.providerFromProject = fromProject && !strings.EqualFold(c.src.provider, f.Provider)
 			c.Provider, c.src.provider = strings.ToLower(f.Provider), strings.ToLower(f.Provider)
 			c.src.providerFrom = fmt.Sprintf("provider = %q in %s", f.Provider, displayPath(p))
+		}
+		if f.Wire != "" {
+			w := strings.ToLower(strings.TrimSpace(f.Wire))
+			if !slices.Contains(providers.Wires(), w) {
+				return c, invalidf("%s: wire %q is not one of %s (which of OpenAI's APIs ralph speaks: auto chooses by model)", p, f.Wire, strings.Join(providers.Wires(), ", "))
+			}
+			c.Wire = w
 		}
 		if f.ThinkingTokens != nil {
 			c.ThinkingTokens = *f.ThinkingTokens

@@ -477,6 +477,27 @@ func TestStyleSetting(t *testing.T) {
 	}
 }
 
+// TestWireSetting: wire names which of OpenAI's APIs ralph speaks, in
+// any case; the project's file wins like any other setting; a value no
+// wire has is one sentence naming the ones there are.
+func TestWireSetting(t *testing.T) {
+	if c, err := load(t, nil, env{}); err != nil || c.Wire != "" {
+		t.Fatalf("default wire: %q, %v", c.Wire, err)
+	}
+	c, err := load(t, map[string]string{userFile: `wire = "Responses"`}, env{})
+	if err != nil || c.Wire != "responses" {
+		t.Fatalf("user wire: %q, %v", c.Wire, err)
+	}
+	c, err = load(t, map[string]string{userFile: `wire = "responses"`, projectFile: `wire = "chat"`}, env{})
+	if err != nil || c.Wire != "chat" {
+		t.Fatalf("project wire: %q, %v", c.Wire, err)
+	}
+	_, err = load(t, map[string]string{userFile: `wire = "completions"`}, env{})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `wire "completions" is not one of auto, chat, responses`) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("bad wire: %v", err)
+	}
+}
+
 func TestAgentsSettings(t *testing.T) {
 	// The agents' own package fills AgentKinds in; this one is below it.
 	old := AgentKinds

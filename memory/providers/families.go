@@ -203,3 +203,48 @@ func laterGPT5(m string) bool {
 func oSeries(m string) bool {
 	return len(m) >= 2 && m[0] == 'o' && m[1] >= '1' && m[1] <= '9' && (len(m) == 2 || m[2] == '-')
 }
+
+// Reasons reports whether model is one of OpenAI's reasoning models
+// (GPT-5 and later, the o-series, every codex model), named as OpenAI
+// names them: on the Responses API its requests ask for a reasoning
+// summary and for the encrypted reasoning (include
+// reasoning.encrypted_content), which ralph carries to the next request.
+// Other models (gpt-4o, gpt-4.1, gpt-oss) refuse those fields or have no
+// such reasoning.
+func Reasons(model string) bool {
+	m := strings.ToLower(strings.TrimSpace(model))
+	if strings.Contains(m, "/") {
+		return false
+	}
+	if strings.Contains(m, "codex") {
+		return true
+	}
+	for _, p := range reasoningModels {
+		if strings.HasPrefix(m, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// ReasoningEffort is the reasoning effort ralph asks model for on the
+// Responses API, "" for the model's own default. OpenAI's default is
+// medium, save for GPT-5.1 and the later point releases without codex in
+// their name, whose default is none (no reasoning at all): codex 0.77.0
+// asks those for medium and leaves the others to their default
+// (testdata/codex-tools), and so does ralph.
+func ReasoningEffort(model string) string {
+	m := strings.ToLower(strings.TrimSpace(model))
+	if laterGPT5(m) && !strings.Contains(m, "codex") {
+		return "medium"
+	}
+	return ""
+}
+
+// SearchesOnResponses reports whether model runs OpenAI's own web search
+// on the Responses API (a {"type":"web_search"} tool): the GPT-5 family
+// and the o-series.
+func SearchesOnResponses(model string) bool {
+	m := strings.ToLower(strings.TrimSpace(model))
+	return !strings.Contains(m, "/") && (strings.HasPrefix(m, "gpt-5") || oSeries(m))
+}

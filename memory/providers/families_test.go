@@ -57,3 +57,31 @@ func TestWire(t *testing.T) {
 		}
 	}
 }
+
+// TestReasoningFacts holds which models reason on the Responses API,
+// which effort ralph asks each for, and which search there.
+func TestReasoningFacts(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		model   string
+		reasons bool
+		effort  string
+		search  bool
+	}{
+		{"gpt-5", true, "", true}, {"gpt-5-codex", true, "", true}, {"gpt-5.1", true, "medium", true},
+		{"gpt-5.2", true, "medium", true}, {"gpt-5.1-codex-max", true, "", true}, {"codex-mini-latest", true, "", false},
+		{"o3", true, "", true}, {"o4-mini", true, "", true}, {"o3-pro", true, "", true},
+		{"gpt-4o", false, "", false}, {"gpt-4.1", false, "", false}, {"gpt-oss-120b", false, "", false},
+		{"openai/gpt-5", false, "", false}, {"omni-model", false, "", false},
+	} {
+		if got := Reasons(c.model); got != c.reasons {
+			t.Errorf("Reasons(%q) = %v, want %v", c.model, got, c.reasons)
+		}
+		if got := ReasoningEffort(c.model); got != c.effort {
+			t.Errorf("ReasoningEffort(%q) = %q, want %q", c.model, got, c.effort)
+		}
+		if got := SearchesOnResponses(c.model); got != c.search {
+			t.Errorf("SearchesOnResponses(%q) = %v, want %v", c.model, got, c.search)
+		}
+	}
+}

@@ -92,6 +92,7 @@ func TestConfigSource(t *testing.T) {
 		{"max_turns", givenFlags("model"), "", "/p/.ralph/config.toml"},
 		{"agents", givenFlags(), "", "/home/me/.config/ralph/config.toml, /p/.ralph/config.toml"},
 		{"context_tokens", givenFlags(), "", "default"},
+		{"wire", givenFlags(), "", "default"},
 		{"api_key", givenFlags(), "", "env MY_KEY (api_key_env in /p/.ralph/config.toml)"},
 	} {
 		t.Setenv("RALPH_MODEL", tc.env)

@@ -100,6 +100,12 @@ func sessionSettings() []sessionSetting {
 			source: func(e effective) string { return e.Cfg.ProviderWhy },
 			apply:  func(f *flags, cfg *c) { cfg.Apply(config.ProviderSetting, f.provider, config.FromFlag) },
 			carry:  func(f *flags, s *remote.Session) error { s.Provider = strings.ToLower(f.provider); return nil }},
+		{key: "wire", show: show(func(c c) any {
+			if c.Wire == "" {
+				return providers.WireAuto
+			}
+			return c.Wire
+		})},
 		{flag: "thinking-tokens", key: "thinking_tokens", env: "MAX_THINKING_TOKENS", temporal: carried,
 			why:   "a worker takes it only when it is no higher than its own budget, if it has one",
 			show:  show(func(c c) any { return c.ThinkingTokens }),

@@ -1,0 +1,116 @@
+package llm
+
+// OpenAI's Responses API (POST {base}/responses), the third wire of
+// *Client beside chat completions and Anthropic's Messages API. OpenAI
+// serves its coding models (every codex model, o1-pro, o3-pro) only here,
+// and only here is the reasoning of GPT-5 and the o-series carried from
+// one tool call to the next: with store false, the API sends each
+// reasoning item encrypted, and takes it back in the next request's input
+// (responses_wire.go). It goes through the same Stream as the other
+// wires: the one retry loop, error table, limit waits, idle watchdog and
+// tap. Which requests come here is protocols.go's choice, by model.
+//
+// Why not OpenAI's Go SDK (github.com/openai/openai-go/v3, v3.98.0, the
+// one with a Responses client; go-openai has none), measured on this
+// machine against a program that only imports net/http and encoding/json,
+// GODEBUG=inittrace=1 over five runs: package initialisation takes 2.05
+// to 2.27 ms and 314 kB against 0.49 to 0.60 ms and 34 kB, so about
+// 1.6 ms and 280 kB more (its own package 0.82 ms, its responses package
+// 0.47 ms, its live package 0.18 ms), which alone is most of the 2 ms
+// start-up budget (TestInitBudget); a hello-world binary is 31.1 MB
+// against 5.5 MB; and its module graph is 33 modules (Azure's and AWS's
+// SDKs and identity libraries for its Azure and Bedrock options, gjson
+// and sjson, a websocket library), six of them linked. It retries by
+// default (two retries), and its NewClient reads OPENAI_API_KEY,
+// OPENAI_BASE_URL, OPENAI_ORG_ID, OPENAI_PROJECT_ID and more from the
+// environment unless told otherwise. As with the Messages API, it would
+// give ralph nothing ralph needs: the retry loop, the error bodies, the
+// limit headers and the idle watchdog are ralph's own and read the raw
+// responses through the tap, and the request must be the same bytes turn
+// after turn for the prompt cache, with the reasoning items given back
+// byte for byte. So this is a small client: net/http and an SSE reader
+// (responses_stream.go).
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync/atomic"
+)
+
+// responsesURL is the Responses API's endpoint at the base URL, which for
+// OpenAI's protocol ends in /v1 (as chat completions' does).
+func (c *Client) responsesURL() string { return c.cfg.BaseURL + "/responses" }
+
+// newResponsesRequest is a streamed POST of body to the Responses API,
+// with the key as a bearer token.
+func (c *Client) newResponsesRequest(ctx context.Context, body []byte) (*http.Request, error) {
+	u := c.responsesURL()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("build the request to %s: %w", u, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	if c.cfg.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+	}
+	return req, nil
+}
+
+// attemptResponses is attempt for the Responses API: one streamed
+// request, assembled. fail and stalled are attempt's, so that its
+// failures read as the other wires' do: an HTTP error through the tap
+// (its body and limit headers), and response.failed or an error event as
+// the slot's in-stream error, which the tap's line sniffing does not see
+// (neither has a top-level "error" object).
+func (c *Client) attemptResponses(ctx context.Context, req Request, slot *attemptSlot, emit func(Delta),
+	fail func(error) (Response, error), stalled *atomic.Bool) (Response, error) {
+	body, err := c.responsesBody(req)
+	if err != nil {
+		return fail(err)
+	}
+	hr, err := c.newResponsesRequest(ctx, body)
+	if err != nil {
+		return fail(err)
+	}
+	resp, err := c.httpClient.Do(hr)
+	if err != nil {
+		return fail(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fail(fmt.Errorf("HTTP %d", resp.StatusCode))
+	}
+	turn := newResponsesTurn(emit, req)
+	err = turn.read(resp.Body)
+	switch {
+	case errors.Is(err, errStreamError):
+		slot.mu.Lock()
+		if slot.streamErr == nil {
+			se := turn.failure
+			slot.streamErr = &se
+		}
+		slot.mu.Unlock()
+		return fail(fmt.Errorf("%w: %w", ErrBrokenStream, err))
+	case err != nil:
+		if ctx.Err() != nil && !stalled.Load() {
+			return Response{}, err
+		}
+		return fail(fmt.Errorf("%w: %w", ErrBrokenStream, err))
+	case slot.inStream() != nil:
+		return fail(fmt.Errorf("%w: %w", ErrBrokenStream, errStreamError))
+	case !turn.done:
+		return fail(fmt.Errorf("%w: the stream ended before response.completed", ErrBrokenStream))
+	}
+	out, err := turn.finish(c.opaqueProvider(), req.Model)
+	if err != nil {
+		return fail(err)
+	}
+	if !turn.sawUsage {
+		out.Usage = estimateUsage(req, out.Message, out.Reasoning)
+	}
+	return out, nil
+}
