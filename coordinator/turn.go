@@ -153,6 +153,12 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 				called.Reset()
 				c.fellBack(f)
 			}
+			if d.Notice != "" {
+				// How the model is served changed (a model chat
+				// completions refused moved to the Responses API): said
+				// once, as a line every face shows, and recorded.
+				c.warn("wire", d.Notice)
+			}
 			if w := d.Waiting; w != nil {
 				c.emit(Event{Type: EventWaiting, Turn: c.turns, SilentMS: w.Silent.Milliseconds(),
 					WaitLimitMS: w.Limit.Milliseconds(), ModelLoaded: w.Working})
