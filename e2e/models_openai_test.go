@@ -168,3 +168,32 @@ func TestChatHeldByTheConfigNamesTheFix(t *testing.T) {
 		}
 	}
 }
+
+// TestToolFamilyOffersAFamilysToolsToAnyModel: tool_family = "codex"
+// offers a model of any name (a deployment's own) codex's tools; on
+// chat completions the freeform apply_patch is a function taking the
+// patch as its input, and the patch it sends is applied.
+func TestToolFamilyOffersAFamilysToolsToAnyModel(t *testing.T) {
+	t.Parallel()
+	srv := inlineServer(t, `{"name":"family","responses":[
+		{"tool_calls":[{"name":"apply_patch","arguments":"{\"input\":\"*** Begin Patch\\n*** Add File: c.txt\\n+gamma\\n*** End Patch\\n\"}"}]},
+		{"text":"ok"}]}`)
+	dir := t.TempDir()
+	env := cleanEnv(t, "OPENAI_BASE_URL="+srv.URL, "RALPH_MODEL=team-coder-7")
+	userConfig(t, env, "tool_family = \"codex\"\n")
+	r := ralph(t, dir, env, nil, "--yes", "add c.txt")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if got := readFileT(t, filepath.Join(dir, "c.txt")); got != "gamma\n" {
+		t.Fatalf("c.txt = %q", got)
+	}
+	first := string(srv.Requests()[0].Body)
+	if !strings.Contains(first, `"name":"shell_command"`) || !strings.Contains(first, `"name":"apply_patch"`) || strings.Contains(first, `"name":"run_command"`) {
+		t.Fatalf("tool_family = \"codex\" does not offer codex's tools:\n%.3000s", first)
+	}
+	r = ralph(t, dir, env, nil, "config")
+	if !strings.Contains(r.stdout, "tool_family") || !strings.Contains(r.stdout, "codex") {
+		t.Errorf("ralph config does not list tool_family:\n%s", r.stdout)
+	}
+}

@@ -31,6 +31,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/memory/gitcreds"
 	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/plugins"
@@ -429,7 +430,7 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 			n, config.ProjectFile))
 	}
 	withheld := childenv.Withheld(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv)
-	p.Tools, err = tools.NewToolset(tools.Options{Approver: p.Approval, AutoApprove: opts.Yes, Redact: p.Redactor, WebFetchAllowPrivate: cfg.WebFetchAllowPrivate, Options: workers.Options{
+	p.Tools, err = tools.NewToolset(tools.Options{Approver: p.Approval, AutoApprove: opts.Yes, Redact: p.Redactor, Family: toolFamily(cfg.ToolFamily), WebFetchAllowPrivate: cfg.WebFetchAllowPrivate, Options: workers.Options{
 		Root: root, CommandTimeout: cfg.CommandTimeout,
 		Env:     childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv),
 		Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets,
@@ -805,4 +806,14 @@ func ExitCode(err error) int {
 		return 3
 	}
 	return 1
+}
+
+// toolFamily is the configuration's tool_family, nil when it names none
+// (each model is offered its own family's tools).
+func toolFamily(name string) *providers.ToolFamily {
+	if name == "" {
+		return nil
+	}
+	f, _ := providers.FamilyNamed(name) // the configuration checked it
+	return &f
 }

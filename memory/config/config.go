@@ -147,6 +147,10 @@ type Config struct {
 	// spoken to on (wire): providers.WireAuto (or "") by model,
 	// WireChat chat completions, WireResponses the Responses API.
 	Wire string
+	// ToolFamily, when set, is the tool family every model is offered
+	// (tool_family: providers.FamilyNamed's names, "ralph" for ralph's
+	// own), whatever the model's name says; "" follows each model's.
+	ToolFamily string
 	// Bearer: the key is a bearer token (ANTHROPIC_AUTH_TOKEN), sent as
 	// "Authorization: Bearer" instead of the provider's key header.
 	Bearer bool
@@ -355,6 +359,7 @@ type File struct {
 	BaseURL         string  `toml:"base_url"`
 	Provider        string  `toml:"provider"`
 	Wire            string  `toml:"wire"`
+	ToolFamily      string  `toml:"tool_family"`
 	ThinkingTokens  *int    `toml:"thinking_tokens"`
 	APIKeyEnv       string  `toml:"api_key_env"`
 	MaxTurns        int     `toml:"max_turns"`
@@ -563,6 +568,13 @@ func Load(src Sources) (Config, error) {
 				return c, invalidf("%s: wire %q is not one of %s (which of OpenAI's APIs ralph speaks: auto chooses by model)", p, f.Wire, strings.Join(providers.Wires(), ", "))
 			}
 			c.Wire = w
+		}
+		if f.ToolFamily != "" {
+			fam, ok := providers.FamilyNamed(f.ToolFamily)
+			if !ok {
+				return c, invalidf("%s: tool_family %q is not one of %s (the tools a model is offered: leave it out to follow each model's)", p, f.ToolFamily, strings.Join(familyNames(), ", "))
+			}
+			c.ToolFamily = fam.Name()
 		}
 		if f.ThinkingTokens != nil {
 			c.ThinkingTokens = *f.ThinkingTokens

@@ -498,6 +498,25 @@ func TestWireSetting(t *testing.T) {
 	}
 }
 
+// TestToolFamilySetting: tool_family names the tools every model is
+// offered, in any case; a name no family has is one sentence naming the
+// ones there are.
+func TestToolFamilySetting(t *testing.T) {
+	if c, err := load(t, nil, env{}); err != nil || c.ToolFamily != "" {
+		t.Fatalf("default tool_family: %q, %v", c.ToolFamily, err)
+	}
+	for in, want := range map[string]string{"Codex": "codex", "ralph": "ralph", "gpt-5": "gpt-5", "claude": "claude"} {
+		c, err := load(t, map[string]string{userFile: `tool_family = "` + in + `"`}, env{})
+		if err != nil || c.ToolFamily != want {
+			t.Fatalf("tool_family %q: %q, %v", in, c.ToolFamily, err)
+		}
+	}
+	_, err := load(t, map[string]string{userFile: `tool_family = "bash"`}, env{})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `tool_family "bash" is not one of ralph, claude, codex, gpt-5, codex-mini, gpt-oss`) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("bad tool_family: %v", err)
+	}
+}
+
 func TestAgentsSettings(t *testing.T) {
 	// The agents' own package fills AgentKinds in; this one is below it.
 	old := AgentKinds

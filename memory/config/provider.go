@@ -411,3 +411,12 @@ func (c *Config) fallbackNames() []string {
 	}
 	return out
 }
+
+// familyNames are the names tool_family takes.
+func familyNames() []string {
+	out := []string{providers.FamilyRalph.Name()}
+	for _, f := range providers.Families() {
+		out = append(out, f.Name())
+	}
+	return out
+}

@@ -106,6 +106,12 @@ func sessionSettings() []sessionSetting {
 			}
 			return c.Wire
 		})},
+		{key: "tool_family", show: show(func(c c) any {
+			if c.ToolFamily == "" {
+				return "auto (" + providers.FamilyOf(c.Model).Name() + " for " + c.Model + ")"
+			}
+			return c.ToolFamily
+		})},
 		{flag: "thinking-tokens", key: "thinking_tokens", env: "MAX_THINKING_TOKENS", temporal: carried,
 			why:   "a worker takes it only when it is no higher than its own budget, if it has one",
 			show:  show(func(c c) any { return c.ThinkingTokens }),
