@@ -174,6 +174,10 @@ func providerCheck(cfg config.Config) Check {
 		name = "the endpoint " + cfg.BaseURL
 	}
 	protocol := providers.ProtocolTitle(cfg.Protocol)
+	if cfg.Protocol != providers.ProtocolAnthropic && providers.Wire(cfg.BaseURL, cfg.Model, cfg.Wire) == providers.WireResponses {
+		// OpenAI's protocol speaks one of two APIs, by model (or wire).
+		protocol = providers.ProtocolTitle(providers.ProtocolResponses) + " for " + cfg.Model
+	}
 	key := "key from " + cfg.APIKeyEnv
 	if cfg.Bearer {
 		key = "bearer token from " + cfg.APIKeyEnv
@@ -196,6 +200,13 @@ func endpointChecks(ctx context.Context, e Setup) []Check {
 		model.Status, model.Detail = StatusProblem, err.Error() // the sentence says what to set
 		return []Check{model}
 	}
+	// Which tools the model is offered: its makers' where they trained it
+	// on theirs (docs/tools.md).
+	fam := providers.FamilyOf(cfg.Model)
+	if f, ok := providers.FamilyNamed(cfg.ToolFamily); ok && cfg.ToolFamily != "" {
+		fam = f
+	}
+	model.Detail += "; offered " + fam.Name() + "'s tools"
 	out := []Check{model}
 	client := models.Client(cfg)
 	served, err := client.Models(ctx)
