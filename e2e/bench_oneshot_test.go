@@ -72,3 +72,56 @@ func BenchmarkOneShotVsCurl(b *testing.B) {
 	b.ReportMetric(ms(percentile(curls, 0.5)), "curl-ms")
 	b.ReportMetric(ratios[n/2], "ralph/curl")
 }
+
+// BenchmarkOneShotResponsesVsChat: the same `ralph "say hi"` one-shot on
+// OpenAI's Responses API (gpt-5-codex, which OpenAI serves only there)
+// and on chat completions (gpt-4o-mini), against one stand-in, in pairs
+// whose order alternates: what the Responses wire costs a one-shot over
+// the chat wire, start-up, the first look at the repository and the
+// session's records alike (target: ≤ 1.05). The stand-in sends the
+// Responses API its reasoning item too, as a reasoning model's answer
+// has one. responses/chat is the median of each pair's ratio.
+func BenchmarkOneShotResponsesVsChat(b *testing.B) {
+	srv := inlineServer(b, `{"name":"say_hi","loop":true,"responses":[{"text":"hi"}]}`)
+	env := cleanEnv(b, gitEnv...)
+	n := trials(b, 50)
+	resps, chats := make([]time.Duration, 0, n), make([]time.Duration, 0, n)
+	ratios := make([]float64, 0, n)
+	for i := 0; i < n; i++ {
+		repo := b.TempDir()
+		setup := exec.Command("bash", "-c", `git init -q -b main && echo hi > README.md && git add -A && git commit -qm first`)
+		setup.Dir, setup.Env = repo, env
+		if out, err := setup.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
+		oneShot := func(model string) time.Duration {
+			var out bytes.Buffer
+			cmd := exec.Command(ralphBin, "--base-url", srv.URL, "--model", model, "say hi")
+			cmd.Dir, cmd.Env, cmd.Stdout = repo, env, &out
+			start := time.Now()
+			err := cmd.Run()
+			d := time.Since(start)
+			if err != nil || out.String() != "hi\n" {
+				b.Fatalf("ralph --model %s: %v %q", model, err, out.String())
+			}
+			return d
+		}
+		var r, c time.Duration
+		if i%2 == 0 {
+			r, c = oneShot("gpt-5-codex"), oneShot("gpt-4o-mini")
+		} else {
+			c, r = oneShot("gpt-4o-mini"), oneShot("gpt-5-codex")
+		}
+		resps, chats = append(resps, r), append(chats, c)
+		ratios = append(ratios, float64(r)/float64(c))
+	}
+	for _, req := range srv.Requests() {
+		if req.Request.Model == "gpt-5-codex" && req.Path != "/v1/responses" {
+			b.Fatalf("a gpt-5-codex request went to %s", req.Path)
+		}
+	}
+	sort.Float64s(ratios)
+	b.ReportMetric(ms(percentile(resps, 0.5)), "responses-ms")
+	b.ReportMetric(ms(percentile(chats, 0.5)), "chat-ms")
+	b.ReportMetric(ratios[n/2], "responses/chat")
+}

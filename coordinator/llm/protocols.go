@@ -236,3 +236,10 @@ func (messagesWire) surelyKey() bool { return true }
 func (messagesWire) webSearch(string) error { return nil }
 
 func (w messagesWire) serving(*Client, string) wire { return w }
+
+// servesResponses reports whether a session of protocol at baseURL asks
+// model on OpenAI's Responses API first (Warm's question): the choice
+// wireFor and the chat wire make, asked before there is a Client.
+func servesResponses(protocol, baseURL, model, wire string) bool {
+	return protocol != providers.ProtocolAnthropic && providers.Wire(baseURL, model, wire) == providers.WireResponses
+}

@@ -31,10 +31,10 @@ import (
 	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/conversation"
-	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/memory/gitcreds"
 	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/plugins"
+	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -343,7 +343,7 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 	// after the look at git, whose status is the longer way to the first
 	// request: the goroutine started last waits for this one's processor
 	// (runnext), the one before it goes to the first idle one.
-	llm.Warm()
+	llm.Warm(cfg.Protocol, cfg.BaseURL, cfg.Model, cfg.Wire)
 	// A new session that cannot talk to its model fails before the lock
 	// is taken; a resumed one is checked once its mode is known.
 	if !opts.Resume && opts.Mode != ModeRun {
