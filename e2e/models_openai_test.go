@@ -197,3 +197,43 @@ func TestToolFamilyOffersAFamilysToolsToAnyModel(t *testing.T) {
 		t.Errorf("ralph config does not list tool_family:\n%s", r.stdout)
 	}
 }
+
+// TestAFallbackModelOfAnotherFamilyGetsItsOwnTools: the session's model
+// (gpt-4o-mini, chat completions, ralph's tools) is unavailable, and the
+// turn goes to its fallback gpt-5-codex, which is asked on the Responses
+// API with codex's tools; its call is run and recorded under ralph's
+// name, and the next turn, the session's model's again, is shown that
+// call as ralph's run_command, without the codex model's reasoning.
+func TestAFallbackModelOfAnotherFamilyGetsItsOwnTools(t *testing.T) {
+	t.Parallel()
+	srv := inlineServer(t, `{"name":"fallback","responses":[
+		{"status":503,"body":"{\"error\":{\"message\":\"overloaded\",\"type\":\"server_error\"}}"},
+		{"reasoning":"**Plan** write f.txt","tool_calls":[{"name":"shell_command","arguments":"{\"command\":\"echo hi > f.txt\"}"}]},
+		{"text":"done"}]}`)
+	dir := t.TempDir()
+	env := cleanEnv(t, "OPENAI_BASE_URL="+srv.URL)
+	userConfig(t, env, "max_retries = 0\nfallback_models = [\"gpt-5-codex\"]\n")
+	r := ralph(t, dir, env, nil, "--yes", "write f.txt")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "done" {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if got := readFileT(t, filepath.Join(dir, "f.txt")); got != "hi\n" {
+		t.Fatalf("f.txt = %q", got)
+	}
+	reqs := srv.Requests()
+	var paths []string
+	for _, req := range reqs {
+		paths = append(paths, req.Path)
+	}
+	if strings.Join(paths, " ") != "/v1/chat/completions /v1/responses /v1/chat/completions" {
+		t.Fatalf("requests went to %v", paths)
+	}
+	if b := string(reqs[1].Body); !strings.Contains(b, `"name":"shell_command"`) || strings.Contains(b, `"name":"run_command"`) {
+		t.Errorf("the fallback gpt-5-codex is not offered codex's tools:\n%.2000s", b)
+	}
+	last := string(reqs[2].Body)
+	if !strings.Contains(last, `"function":{"name":"run_command","arguments":"{\"command\":\"echo hi `) ||
+		strings.Contains(last, `"name":"shell_command"`) || strings.Contains(last, "enc_") {
+		t.Errorf("the session's model is not shown the fallback's call as ralph's run_command, without its reasoning:\n%.3000s", last)
+	}
+}

@@ -408,7 +408,7 @@ func renameFields(args json.RawMessage, renames map[string]string) (json.RawMess
 			out[to] = v
 		}
 	}
-	b, err := json.Marshal(out)
+	b, err := marshalArgs(out)
 	return b, err == nil
 }
 

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -164,10 +165,22 @@ func object(name string, args json.RawMessage) (map[string]json.RawMessage, erro
 }
 
 // encode marshals a map of arguments (sorted keys: the same bytes every
-// time).
+// time), without escaping <, > and & as json.Marshal does for HTML: the
+// records show a command as it was written.
 func encode(m map[string]any) (json.RawMessage, bool) {
-	b, err := json.Marshal(m)
+	b, err := marshalArgs(m)
 	return b, err == nil
+}
+
+// marshalArgs is json.Marshal without its HTML escapes.
+func marshalArgs(v any) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // millisToSeconds is a timeout in milliseconds as ralph's seconds.
