@@ -76,7 +76,8 @@ func TestGPT5CarriesItsReasoningAndPatchesThroughItsShell(t *testing.T) {
 	srv := inlineServer(t, `{"name":"gpt5","responses":[
 		{"reasoning":"**Plan** patch then list","tool_calls":[{"name":"shell","arguments":"{\"command\":[\"apply_patch\",\"*** Begin Patch\\n*** Add File: notes/b.txt\\n+beta\\n*** End Patch\\n\"],\"workdir\":\".\"}"}]},
 		{"reasoning":"**Check**","tool_calls":[{"name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"ls notes | wc -l\"]}"}]},
-		{"text":"Done."}]}`)
+		{"text":"Done."},
+		{"text":"Still done."}]}`)
 	dir := t.TempDir()
 	env := cleanEnv(t, "OPENAI_BASE_URL="+srv.URL, "RALPH_MODEL=gpt-5")
 	userConfig(t, env, "wire = \"responses\"\n")
@@ -109,6 +110,16 @@ func TestGPT5CarriesItsReasoningAndPatchesThroughItsShell(t *testing.T) {
 	}
 	if n != 2 {
 		t.Errorf("the third request gives back %d reasoning items, want 2", n)
+	}
+	// The session's record keeps the reasoning: ralph -c gives it back.
+	r = ralph(t, dir, env, nil, "--yes", "-c", "is it still there?")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "Still done." {
+		t.Fatalf("-c: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	reqs = srv.Requests()
+	checkReasoningCarried(t, reqs[3], llmtest.EncryptedContent("**Plan** patch then list", 0), "function_call")
+	if !strings.Contains(string(reqs[3].Body), llmtest.EncryptedContent("**Check**", 1)) {
+		t.Errorf("ralph -c does not give back the second turn's reasoning")
 	}
 	msgs := readFileT(t, filepath.Join(onlySession(t, dir), "messages.jsonl"))
 	if !strings.Contains(msgs, `"name":"apply_patch"`) || !strings.Contains(msgs, `"name":"run_command"`) || strings.Contains(msgs, `"name":"shell"`) {

@@ -39,8 +39,11 @@ type toolEntry struct {
 }
 
 // maxToolSets bounds the cache: a process sees a handful of tool sets
-// (the main agent's, the children's, with and without MCP tools).
-const maxToolSets = 16
+// (the main agent's, the children's, the task loop's and a review's,
+// with and without MCP tools), once for each tool family a session's
+// models are offered (a fallback model or /model of another family adds
+// its own): 5 roles × 2 MCP sets × 3 families fit.
+const maxToolSets = 32
 
 // encoded returns the JSON array for defs as the "tools" field of a chat
 // completion request, with the same content go-openai would send.
