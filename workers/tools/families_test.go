@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -429,6 +430,33 @@ func TestTheSandboxSentenceFollowsEveryFace(t *testing.T) {
 		}
 		if !found && model != "codex-mini-latest" {
 			t.Errorf("%s's command tool does not say what the sandbox allows", model)
+		}
+	}
+}
+
+// TestAnArgvRunsAsItWasSent: the command line an argv becomes (which the
+// approval question shows and bash runs) runs that argv, word for word,
+// whatever the words hold: quotes, $, backquotes, globs, newlines, tabs,
+// semicolons, empty words. bash itself says what it ran.
+func TestAnArgvRunsAsItWasSent(t *testing.T) {
+	t.Parallel()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatal("bash is needed to show what a command line runs")
+	}
+	for _, argv := range [][]string{
+		{"a b", "$HOME", "`id`", "*.go", "it's", `"q"`, "x;y", "a\nb", "a\n\tb", "", "~", "-n", "a\\b", "$(rm -rf /)", "\t", "!x"},
+		{"-n", "func (t \\*Toolset)", "--glob", "!vendor/**"},
+		{"%s\n", "ünïcödé", "€", "\x1b[31mred"},
+	} {
+		line := joinArgv(append([]string{"printf", "%s\\0"}, argv...))
+		out, err := exec.Command(bash, "-c", line).Output()
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+		if !slices.Equal(got, argv) {
+			t.Errorf("%q ran %q, want %q", line, got, argv)
 		}
 	}
 }

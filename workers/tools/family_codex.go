@@ -298,6 +298,9 @@ func literal(w *syntax.Word) (string, bool) {
 		case *syntax.Lit:
 			b.WriteString(p.Value)
 		case *syntax.SglQuoted:
+			if p.Dollar {
+				return "", false // $'…' has escapes of its own
+			}
 			b.WriteString(p.Value)
 		case *syntax.DblQuoted:
 			for _, q := range p.Parts {
@@ -348,8 +351,9 @@ var patchHeaders = []string{"*** Add File: ", "*** Delete File: ", "*** Update F
 
 // rebasePatch is patch with each relative path it names joined to dir, so
 // that a patch applied in a subdirectory names the files it means. An
-// absolute path, or a dir that is absolute, is left for the tool, which
-// takes absolute paths inside the project.
+// absolute path is left as it is; whatever the paths come to, the tool
+// takes only those inside the project, through the door every write
+// goes through.
 func rebasePatch(patch, dir string) string {
 	lines := strings.SplitAfter(patch, "\n")
 	for i, l := range lines {
