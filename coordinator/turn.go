@@ -107,15 +107,23 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 		}
 	}
 	tools := toolDefs(c.toolSet(), c.opts.Children != nil)
+	// What the model is offered is its family's view of these (a family
+	// leaves some out, apply_patch among them for most): the budget is
+	// reckoned on that.
+	offered := tools
+	faces, _ := c.toolSet().(llm.ToolFaces)
+	if faces != nil {
+		offered, _ = faces.Offer(model, tools, nil)
+	}
 	// Learning the budget may ask the server what context it serves (a
 	// question an Ollama whose native API hangs answers only at its time
 	// limit); a hard stop cuts it as it cuts the request.
 	var budget int
 	var tooSmall error
 	if cut := c.watch(ctx, func(ctx context.Context) {
-		budget = c.budget(ctx, model, tools)
+		budget = c.budget(ctx, model, offered)
 		if sc, ok := c.opts.Model.(servedChecker); ok {
-			tooSmall = sc.CheckServed(ctx, model, c.fixedTokens(tools))
+			tooSmall = sc.CheckServed(ctx, model, c.fixedTokens(offered))
 		}
 	}); cut != nil {
 		return resp, cut, nil
@@ -131,11 +139,11 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 			Reason: fmt.Sprintf("the conversation is larger than the input budget of %d tokens (the model's window less its tools and its answer); the oldest tool output goes first, the system prompt and the latest turn stay", budget)})
 	}
 	req := llm.Request{Model: model, Messages: msgs, Tools: tools, CacheKey: c.opts.SessionID}
-	if f, ok := c.toolSet().(llm.ToolFaces); ok {
+	if faces != nil {
 		// The model is offered the tools as its family was trained on
 		// them, and its calls come back under ralph's names (the client
 		// does both, for whichever model answers).
-		req.Faces = f
+		req.Faces = faces
 	}
 	cut := c.watch(ctx, func(ctx context.Context) {
 		resp, err = c.opts.Model.Stream(ctx, req, func(d llm.Delta) {

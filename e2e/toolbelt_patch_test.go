@@ -45,8 +45,9 @@ func patchModel(t *testing.T, patch string) (*llmtest.Server, func() (offered []
 	}
 }
 
-// TestApplyPatchFromGPT5AddsUpdatesMovesAndUndoes: a gpt-5 session is
-// offered apply_patch beside edit_file; its patch adds a file in a new
+// TestApplyPatchFromGPT5AddsUpdatesMovesAndUndoes: a gpt-5.1 session (on
+// chat completions here) is offered codex's apply_patch, as a function,
+// beside shell_command and without edit_file; its patch adds a file in a new
 // directory, updates one with two chunks and moves another with a
 // change; the turn's one checkpoint covers the whole patch, so ralph
 // undo takes all of it back.
@@ -75,13 +76,13 @@ func TestApplyPatchFromGPT5AddsUpdatesMovesAndUndoes(t *testing.T) {
 	}, "\n")
 	srv, seen := patchModel(t, patch)
 	env := cleanEnv(t)
-	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "--model", "gpt-5", "--output-format", "stream-json", "patch it")
+	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "--model", "gpt-5.1", "--output-format", "stream-json", "patch it")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	offered, results := seen()
-	if len(offered) == 0 || !slices.Contains(offered[0], "apply_patch") || !slices.Contains(offered[0], "edit_file") {
-		t.Fatalf("gpt-5 was offered %v, want apply_patch beside edit_file", offered)
+	if len(offered) == 0 || !slices.Contains(offered[0], "apply_patch") || !slices.Contains(offered[0], "shell_command") || slices.Contains(offered[0], "edit_file") {
+		t.Fatalf("gpt-5.1 was offered %v, want codex's apply_patch and shell_command", offered)
 	}
 	if len(results) != 1 || !strings.HasPrefix(results[0], "Success.") {
 		t.Fatalf("apply_patch's result = %q", results)
@@ -115,7 +116,8 @@ func TestApplyPatchFromGPT5AddsUpdatesMovesAndUndoes(t *testing.T) {
 // ../outside, or a path through a link that leads out of the project, is
 // refused whole: not even its first, harmless hunk is written, and
 // nothing appears outside. A model not trained on the format (the
-// default gpt-4o-mini) is not offered apply_patch at all.
+// default gpt-4o-mini) is not offered apply_patch, but a call of it, a
+// trained name of another family, goes through the same door.
 func TestApplyPatchOutsideTheProjectIsRefused(t *testing.T) {
 	t.Parallel()
 	outside := t.TempDir()
@@ -154,7 +156,7 @@ func TestApplyPatchOutsideTheProjectIsRefused(t *testing.T) {
 			}
 		})
 	}
-	t.Run("not offered to other models", func(t *testing.T) {
+	t.Run("not offered to other models, who may call it", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
 		srv, seen := patchModel(t, "*** Begin Patch\n*** Add File: x.txt\n+x\n*** End Patch")
@@ -166,8 +168,8 @@ func TestApplyPatchOutsideTheProjectIsRefused(t *testing.T) {
 		if len(offered) == 0 || slices.Contains(offered[0], "apply_patch") || !slices.Contains(offered[0], "edit_file") {
 			t.Fatalf("gpt-4o-mini was offered %v, want edit_file and no apply_patch", offered)
 		}
-		if _, err := os.Stat(filepath.Join(dir, "x.txt")); !os.IsNotExist(err) {
-			t.Errorf("a tool the model was not offered wrote x.txt (%v)", err)
+		if got := readFileT(t, filepath.Join(dir, "x.txt")); got != "x\n" {
+			t.Errorf("gpt-4o-mini's call of apply_patch wrote x.txt = %q", got)
 		}
 	})
 }

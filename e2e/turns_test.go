@@ -164,9 +164,12 @@ func TestFinishReasonLength(t *testing.T) {
 // server it asks nothing.
 func TestOllamaServedContext(t *testing.T) {
 	t.Parallel()
-	// About 17,000 tokens of context: four times what Ollama serves.
+	// About 17,000 tokens of context: twice what this Ollama serves
+	// (8192: its default of 4096 no longer holds ralph's own system prompt
+	// and tools, which ralph says in one sentence, naming the fix, as
+	// TestOllamaTooSmallForTheTools shows).
 	big := strings.Repeat("the quick brown fox jumps over the lazy dog; ", 1300)
-	scenario := `{"flavor":"%s","num_ctx":4096,"responses":[
+	scenario := `{"flavor":"%s","num_ctx":8192,"responses":[
 		{"tool_calls":[{"name":"list_files","arguments":"{}"}]},
 		{"text":"done"}]}`
 	srv := inlineServer(t, strings.Replace(scenario, "%s", "ollama", 1))
@@ -177,7 +180,7 @@ func TestOllamaServedContext(t *testing.T) {
 	if n := strings.Count(r.stderr, "ralph: warning: the model server cut the prompt"); n != 1 {
 		t.Fatalf("%d truncation warnings, want 1:\n%s", n, r.stderr)
 	}
-	for _, want := range []string{"it read 4096", "OLLAMA_CONTEXT_LENGTH", "context_tokens"} {
+	for _, want := range []string{"it read 8192", "OLLAMA_CONTEXT_LENGTH", "context_tokens"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Fatalf("warning lacks %q:\n%s", want, r.stderr)
 		}
@@ -186,10 +189,10 @@ func TestOllamaServedContext(t *testing.T) {
 		t.Fatal("ralph never asked Ollama what it serves")
 	}
 	reqs := srv.Requests()
-	// The second request was fitted to the 4096 tokens served (the
+	// The second request was fitted to the 8192 tokens served (the
 	// stand-in counts a quarter of the body's bytes, as its usage does).
-	if len(reqs) != 2 || len(reqs[0].Body)/4 < 3*4096 || len(reqs[1].Body)/4 > 4096 {
-		t.Fatalf("request bodies of %d and %d bytes, want the second within 4096 tokens", len(reqs[0].Body), len(reqs[1].Body))
+	if len(reqs) != 2 || len(reqs[0].Body)/4 < 12000 || len(reqs[1].Body)/4 > 8192 {
+		t.Fatalf("request bodies of %d and %d bytes, want the second within 8192 tokens", len(reqs[0].Body), len(reqs[1].Body))
 	}
 
 	srv = inlineServer(t, strings.Replace(scenario, "%s", "openai", 1))
@@ -205,6 +208,23 @@ func TestOllamaServedContext(t *testing.T) {
 	}
 }
 
+// TestOllamaTooSmallForTheTools: an Ollama serving its default 4,096
+// tokens cannot hold ralph's own system prompt and tools; once ralph
+// knows what it serves (after the first request loaded the model), it
+// sends nothing more the server would cut, and says so in one sentence
+// naming the fix, exit 2.
+func TestOllamaTooSmallForTheTools(t *testing.T) {
+	t.Parallel()
+	srv := inlineServer(t, `{"flavor":"ollama","responses":[{"tool_calls":[{"name":"list_files","arguments":"{}"}]},{"text":"never"}]}`)
+	r := ralph(t, t.TempDir(), cleanEnv(t), nil, "--base-url", srv.URL, "look around")
+	if r.code != 2 || !strings.Contains(r.stderr, "OLLAMA_CONTEXT_LENGTH=32768") || !strings.Contains(r.stderr, "4096 tokens") {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("%d requests: ralph sent one more the server would have cut", n)
+	}
+}
+
 // Item 7: reasoning, as "reasoning_content" (vLLM, DeepSeek, llama.cpp)
 // or "reasoning" (Ollama, OpenRouter), is streamed as thinking_delta
 // events, counted in usage, and never sent back.
@@ -212,7 +232,7 @@ func TestReasoningDeltas(t *testing.T) {
 	t.Parallel()
 	for _, flavor := range []string{"vllm", "ollama"} {
 		t.Run(flavor, func(t *testing.T) {
-			srv := inlineServer(t, `{"flavor":"`+flavor+`","responses":[
+			srv := inlineServer(t, `{"flavor":"`+flavor+`","num_ctx":8192,"responses":[
 				{"reasoning":"First I should look at the files.","tool_calls":[{"name":"list_files","arguments":"{}"}]},
 				{"reasoning":"Now I know enough.","text":"done"}]}`)
 			r := ralph(t, t.TempDir(), cleanEnv(t), nil, "--base-url", srv.URL, "--output-format", "stream-json", "look around")

@@ -24,18 +24,18 @@ import (
 type SearchParams struct {
 	Pattern      string `json:"pattern" required:"true" description:"Go regular expression, e.g. \"func \\\\w+Handler\" or \"(?i)todo\"."`
 	Path         string `json:"path" description:"File or directory to search, relative to the project root. Default \".\"."`
-	Glob         string `json:"glob" description:"Only files whose name or path matches this glob, e.g. \"*.go\", \"*.{ts,tsx}\", \"src/**/*.js\"; a leading ! excludes; several are separated by spaces."`
-	Type         string `json:"type" description:"Only files of this ripgrep type: go, js, ts, py, rust, java, c, cpp, ruby, php, cs, swift, kotlin, scala, sh, md, json, yaml, toml, html, css or sql."`
-	Output       string `json:"output" enum:"lines,files,count" description:"lines (default): matching lines as path:line: text; files: the paths of files with a match; count: path:N, the matching lines of each file."`
-	IgnoreCase   bool   `json:"ignore_case" description:"Case-insensitive."`
-	Before       *int   `json:"before" minimum:"0" description:"Lines of context before each match (lines output)."`
-	After        *int   `json:"after" minimum:"0" description:"Lines of context after each match (lines output)."`
-	Context      int    `json:"context" minimum:"0" description:"Lines of context before and after each match (lines output)."`
-	OnlyMatching bool   `json:"only_matching" description:"Show only the matching parts, one to a line (lines output)."`
-	LineNumbers  *bool  `json:"line_numbers" description:"Show line numbers (lines output). Default true."`
-	Multiline    bool   `json:"multiline" description:"Let a match span lines; . also matches a newline."`
-	Limit        int    `json:"limit" minimum:"0" description:"Show at most this many lines of output (files, in files and count output). Default: all, up to the caps."`
-	Skip         int    `json:"skip" minimum:"0" description:"Leave out this many lines of output (files) first; with limit, pages through a long result."`
+	Glob         string `json:"glob" description:"e.g. \"*.{ts,tsx}\"; !x excludes"`
+	Type         string `json:"type" description:"ripgrep's: go, py, js, …"`
+	Output       string `json:"output" enum:"lines,files,count"`
+	IgnoreCase   bool   `json:"ignore_case"`
+	Before       *int   `json:"before"`
+	After        *int   `json:"after"`
+	Context      int    `json:"context"`
+	OnlyMatching bool   `json:"only_matching"`
+	LineNumbers  *bool  `json:"line_numbers"`
+	Multiline    bool   `json:"multiline"`
+	Limit        int    `json:"limit"`
+	Skip         int    `json:"skip"`
 }
 
 // The output modes of search.
