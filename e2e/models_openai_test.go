@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -246,5 +247,23 @@ func TestAFallbackModelOfAnotherFamilyGetsItsOwnTools(t *testing.T) {
 	if !strings.Contains(last, `"function":{"name":"run_command","arguments":"{\"command\":\"echo hi `) ||
 		strings.Contains(last, `"name":"shell_command"`) || strings.Contains(last, "enc_") {
 		t.Errorf("the session's model is not shown the fallback's call as ralph's run_command, without its reasoning:\n%.3000s", last)
+	}
+}
+
+// TestALongAnswerOnTheResponsesAPI: a 2,000-line answer streamed at full
+// speed on the Responses API reaches a one-shot's stdout whole, in order,
+// and its record.
+func TestALongAnswerOnTheResponsesAPI(t *testing.T) {
+	t.Parallel()
+	answer := longAnswer(2000, 40)
+	text, _ := json.Marshal(answer)
+	srv := inlineServer(t, `{"name":"long","responses":[{"reasoning":"**Long**","text":`+string(text)+`,"chunk_size":3}]}`)
+	dir := t.TempDir()
+	r := ralph(t, dir, cleanEnv(t, "OPENAI_BASE_URL="+srv.URL, "RALPH_MODEL=gpt-5-codex"), nil, "write a lot")
+	if r.code != 0 || strings.TrimRight(r.stdout, "\n") != strings.TrimRight(answer, "\n") {
+		t.Fatalf("exit %d, %d bytes of %d on stdout\n%s", r.code, len(r.stdout), len(answer), r.stderr)
+	}
+	if rec := readFileT(t, filepath.Join(onlySession(t, dir), "messages.jsonl")); !strings.Contains(rec, "0000: func step0(x int)") || !strings.Contains(rec, "1998: func step1998(x int)") {
+		t.Error("the answer is not in the session's record")
 	}
 }
