@@ -309,7 +309,7 @@ func (g *taskGit) Done(ctx context.Context, t planfile.Task, attempt int, summar
 		return g.merge(ctx, t, attempt, summary)
 	}
 	paths := g.taskPaths(t.ID)
-	commit, err := g.repo.CommitPaths(ctx, filepath.Join(g.session.Dir, "commit-index"), paths, g.message(t, summary))
+	commit, err := g.repo.CommitPaths(ctx, paths, g.message(t, summary))
 	switch {
 	case err != nil:
 		return "", nil, fmt.Errorf("the commit of task %s failed: %w", t.ID, err)

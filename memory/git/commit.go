@@ -8,8 +8,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-
-	"github.com/spf13/afero"
 )
 
 // ErrDetached says HEAD is not on a branch: ralph does not commit there,
@@ -55,13 +53,15 @@ func (r *Repo) Identity(ctx context.Context) error {
 
 // CommitPaths commits the work tree's content of paths (relative to the
 // top), and nothing else, on the checked-out branch. The person's hooks
-// run as when they commit, but in the sandbox (hooks.go). The commit is built in scratch, an index file
-// of ralph's seeded from HEAD, so whatever the person has staged stays
-// out of it; afterwards the person's index learns the committed paths
-// (so `git status` does not show them as changes to undo), except paths
-// they had staged something of their own for, which stay as they were.
-// It returns "" and no error when paths hold nothing HEAD lacks.
-func (r *Repo) CommitPaths(ctx context.Context, scratch string, paths []string, message string) (string, error) {
+// run as when they commit, but in the sandbox, and what the pre-commit
+// hook leaves staged is what is committed, as with git (hooks.go). The
+// commit is built in an index of ralph's own, seeded from HEAD, where no
+// command can write (commitindex.go), so whatever the person has staged
+// stays out of it; afterwards the person's index learns the committed
+// paths (so `git status` does not show them as changes to undo), except
+// paths they had staged something of their own for, which stay as they
+// were. It returns "" and no error when paths hold nothing HEAD lacks.
+func (r *Repo) CommitPaths(ctx context.Context, paths []string, message string) (string, error) {
 	if _, err := r.Branch(ctx); err != nil {
 		return "", err
 	}
@@ -70,27 +70,18 @@ func (r *Repo) CommitPaths(ctx context.Context, scratch string, paths []string, 
 	if err := asideIndex(r.GitDir); err != nil && !errors.Is(err, ErrIndexSetAside) {
 		return "", fmt.Errorf("commit: %w", err)
 	}
-	// The scratch index lies in the session's directory: written
-	// through the project's door, which follows no link on the way.
-	own := ownFiles(r.Top, scratch)
-	defer closeFiles(own)
-	_ = own.Remove(scratch)
-	defer own.Remove(scratch)
-	if _, err := ownIndex(own, scratch); err != nil {
+	ix, err := newCommitIndex()
+	if err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
-	env := []string{"GIT_INDEX_FILE=" + scratch}
+	defer ix.remove()
 	old := r.HeadNow(ctx)
-	seed := []string{"read-tree", "--empty"}
-	if old != "" {
-		seed = []string{"read-tree", old}
-	}
-	if _, err := r.Git(ctx, env, seed...); err != nil {
+	if err := r.seed(ctx, ix, old, false); err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
 	// A path the task created and removed again is in neither the work
 	// tree nor HEAD; git add would refuse it.
-	known, err := r.listed(ctx, env, paths)
+	known, err := r.listed(ctx, ix.env(), paths)
 	if err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
@@ -103,25 +94,29 @@ func (r *Repo) CommitPaths(ctx context.Context, scratch string, paths []string, 
 	if len(take) == 0 {
 		return "", nil
 	}
-	if err := r.addPaths(ctx, env, take); err != nil {
+	if err := r.addPaths(ctx, ix.env(), take); err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
-	if same, err := r.indexMatches(ctx, env, old); err != nil || same {
+	if same, err := r.indexMatches(ctx, ix.env(), old); err != nil || same {
 		return "", err
 	}
-	// The person's own staged changes to these paths, which their index
-	// keeps after the commit.
-	staged, err := r.stagedIn(ctx, old, take)
+	changed, err := r.commit(ctx, ix, nil, message)
 	if err != nil {
-		return "", fmt.Errorf("commit: %w", err)
-	}
-	// The hooks get a copy of the scratch index, read through the door
-	// it was written through.
-	read := func() ([]byte, error) { return afero.ReadFile(own, scratch) }
-	if err := r.commit(ctx, env, read, message); err != nil {
 		return "", err
 	}
 	commit := r.HeadNow(ctx)
+	// The person's index learns what was committed of the paths ralph
+	// staged and of those the pre-commit hook changed, except where the
+	// person had staged something of their own, which their index keeps.
+	for _, p := range changed {
+		if !slices.Contains(take, p) {
+			take = append(take, p)
+		}
+	}
+	staged, err := r.stagedIn(ctx, old, take)
+	if err != nil {
+		return commit, fmt.Errorf("committed %s, but your index could not be updated for its files (git status shows them changed): %w", short(commit), err)
+	}
 	var sync []string
 	for _, p := range take {
 		if !slices.Contains(staged, p) {

@@ -33,7 +33,7 @@ func TestCommitPathsCommitsOnlyThoseAndKeepsThePersonsIndex(t *testing.T) {
 	r.Hooks = &fakeHooks{t: t, run: true}
 	ctx := context.Background()
 	msg := "Task title\n\n# a heading the summary had\n\nRalph-Session: s1\n"
-	commit, err := r.CommitPaths(ctx, filepath.Join(t.TempDir(), "scratch"), []string{"b.txt", "n.txt", "c.txt", "vanished.txt"}, msg)
+	commit, err := r.CommitPaths(ctx, []string{"b.txt", "n.txt", "c.txt", "vanished.txt"}, msg)
 	if err != nil || commit == "" {
 		t.Fatalf("CommitPaths = %q, %v", commit, err)
 	}
@@ -56,14 +56,14 @@ func TestCommitPathsCommitsOnlyThoseAndKeepsThePersonsIndex(t *testing.T) {
 		t.Fatalf("the person's staged c.txt = %q", got)
 	}
 	// Nothing new: no commit.
-	again, err := r.CommitPaths(ctx, filepath.Join(t.TempDir(), "scratch"), []string{"b.txt"}, "again")
+	again, err := r.CommitPaths(ctx, []string{"b.txt"}, "again")
 	if err != nil || again != "" {
 		t.Fatalf("second CommitPaths = %q, %v", again, err)
 	}
 	// A hook that refuses: no commit, its words in the error.
 	sh(t, dir, `printf '#!/bin/sh\necho "lint: b.txt is ugly" >&2\nexit 1\n' > .git/hooks/pre-commit`)
 	write(t, filepath.Join(dir, "b.txt"), "one\nthree\n")
-	_, err = r.CommitPaths(ctx, filepath.Join(t.TempDir(), "scratch"), []string{"b.txt"}, "refused")
+	_, err = r.CommitPaths(ctx, []string{"b.txt"}, "refused")
 	var ce *CommandError
 	if !errors.As(err, &ce) || !strings.Contains(ce.Stderr, "lint: b.txt is ugly") {
 		t.Fatalf("refused commit: %v", err)
@@ -82,7 +82,7 @@ func TestCommitPathsRefusesADetachedHead(t *testing.T) {
 	if _, err := r.Branch(context.Background()); !errors.Is(err, ErrDetached) {
 		t.Fatalf("Branch = %v", err)
 	}
-	if _, err := r.CommitPaths(context.Background(), filepath.Join(t.TempDir(), "i"), []string{"b.txt"}, "m"); !errors.Is(err, ErrDetached) {
+	if _, err := r.CommitPaths(context.Background(), []string{"b.txt"}, "m"); !errors.Is(err, ErrDetached) {
 		t.Fatalf("CommitPaths = %v", err)
 	}
 }

@@ -91,7 +91,7 @@ func TestNestedRepositoriesRunNothingInRalphsGit(t *testing.T) {
 		t.Fatal(err)
 	}
 	step("diff and restore")
-	if _, err := r.CommitPaths(ctx, filepath.Join(t.TempDir(), "scratch"), []string{"b.txt", "nest", "sub"}, "task"); err != nil {
+	if _, err := r.CommitPaths(ctx, []string{"b.txt", "nest", "sub"}, "task"); err != nil {
 		t.Fatal(err)
 	}
 	step("commit")
@@ -146,7 +146,7 @@ func TestHooksInTheWorkTreeDoNotRun(t *testing.T) {
 	write(t, filepath.Join(dir, "b.txt"), "changed\n")
 	r := open(t, dir)
 	r.Hooks = &fakeHooks{t: t, run: true}
-	if _, err := r.CommitPaths(context.Background(), filepath.Join(t.TempDir(), "scratch"), []string{"b.txt"}, "task"); err != nil {
+	if _, err := r.CommitPaths(context.Background(), []string{"b.txt"}, "task"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(ran); err == nil {
@@ -157,7 +157,7 @@ func TestHooksInTheWorkTreeDoNotRun(t *testing.T) {
 	write(t, filepath.Join(dir, "b.txt"), "changed again\n")
 	r = open(t, dir)
 	r.Hooks = &fakeHooks{t: t, run: true}
-	if _, err := r.CommitPaths(context.Background(), filepath.Join(t.TempDir(), "scratch"), []string{"b.txt"}, "task 2"); err != nil {
+	if _, err := r.CommitPaths(context.Background(), []string{"b.txt"}, "task 2"); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(ran); string(b) != "person\n" {

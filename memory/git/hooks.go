@@ -1,6 +1,7 @@
 package git
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -82,41 +83,80 @@ var commitHooks = []string{"pre-commit", "prepare-commit-msg", "commit-msg", "po
 // hookRun is one commit's hooks and the files they are handed.
 type hookRun struct {
 	r     *Repo
+	ix    *commitIndex
 	paths map[string]string // hook name → program
 	dir   string            // the runner's directory for the files below
 	door  *rootfs.Fs        // on dir, so no link a hook plants is followed
 	env   []string
+	// seen is the hooks' copy of the index as ralph last read it, and
+	// tree the tree it holds: what is committed.
+	seen []byte
+	tree string
 }
 
-// commit makes the commit of the index env names (GIT_INDEX_FILE, a
-// scratch index; none for the work tree's own), with message, running the
-// person's hooks around it as git would: pre-commit, prepare-commit-msg
-// and commit-msg before (one that fails refuses the commit), post-commit
-// after (its failure is only told). read reads the index for the hooks'
-// copy.
-func (r *Repo) commit(ctx context.Context, env []string, read func() ([]byte, error), message string) error {
-	h, err := r.commitHooks(ctx, read, message)
+// What is committed is what the hooks judged. A hook gets a copy of
+// ralph's own index (GIT_INDEX_FILE, in the temporary directory commands
+// write), and may change it: a formatter re-stages what it rewrote, and
+// the model's Makefile, run by `make lint`, can `git rm --cached` the file
+// a secret scanner after it would have refused. git itself reads its
+// index again after pre-commit and commits what that hook left, so ralph
+// does the same: it reads the copy back through the door (no link, no
+// FIFO, nothing but a regular file), has git write its tree (which fails
+// on unmerged entries or missing objects, as git's commit would), and
+// commits that tree. git builds the tree before prepare-commit-msg and
+// commit-msg run, so a change those make to the index is in no commit of
+// the person's git, and the hooks would not all have judged what is
+// committed: ralph refuses the commit. Comparing trees, rather than
+// handing the hooks ralph's own index read-only, keeps the hooks that
+// write their index working (git status refreshes it, a formatter
+// re-stages), and needs nothing of the sandbox but what it already does.
+
+// commit makes the commit of ralph's own index ix with message, env
+// adding to git's environment (the identity), running the person's hooks
+// around it as git would: pre-commit, prepare-commit-msg and commit-msg
+// before (one that fails refuses the commit), post-commit after (its
+// failure is only told). What the pre-commit hook left in its copy of the
+// index is what is committed; it returns the paths that hook changed.
+func (r *Repo) commit(ctx context.Context, ix *commitIndex, env []string, message string) ([]string, error) {
+	h, err := r.commitHooks(ctx, ix, message)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var changed []string
 	if h != nil {
 		defer h.close()
 		if err := h.run(ctx, "pre-commit"); err != nil {
-			return err
+			return nil, err
+		}
+		if changed, err = h.judge(ctx, "pre-commit"); err != nil {
+			return nil, err
 		}
 		if err := h.run(ctx, "prepare-commit-msg", h.msgFile(), "message"); err != nil {
-			return err
+			return nil, err
+		}
+		if _, err := h.judge(ctx, "prepare-commit-msg"); err != nil {
+			return nil, err
 		}
 		if err := h.run(ctx, "commit-msg", h.msgFile()); err != nil {
-			return err
+			return nil, err
+		}
+		if _, err := h.judge(ctx, "commit-msg"); err != nil {
+			return nil, err
 		}
 		if message, err = h.message(message); err != nil {
-			return err
+			return nil, err
+		}
+		if len(changed) > 0 {
+			if same, err := r.indexMatches(ctx, ix.env(), r.HeadNow(ctx)); err != nil {
+				return nil, fmt.Errorf("commit: %w", err)
+			} else if same {
+				return nil, errors.New("commit: your pre-commit hook unstaged every change ralph staged, so there was nothing to commit")
+			}
 		}
 	}
 	// git runs no hook itself: --no-verify besides core.hooksPath=/dev/null.
-	if _, err := runCmd(ctx, SlowTimeout, false, r.Top, env, []byte(message), "commit", "-q", "--no-verify", "--cleanup=whitespace", "-F", "-"); err != nil {
-		return err
+	if _, err := runCmd(ctx, SlowTimeout, false, r.Top, ix.env(env...), []byte(message), "commit", "-q", "--no-verify", "--cleanup=whitespace", "-F", "-"); err != nil {
+		return nil, err
 	}
 	if h != nil {
 		if err := h.run(ctx, "post-commit"); err != nil {
@@ -127,14 +167,53 @@ func (r *Repo) commit(ctx context.Context, env []string, read func() ([]byte, er
 			r.warn(fmt.Sprintf("ralph's commit was made, but %s", err))
 		}
 	}
-	return nil
+	return changed, nil
+}
+
+// judge reads back the index the hook called name was handed, once it
+// has run (see above). After pre-commit, ralph's own index takes the tree
+// the copy holds, and judge returns the paths that changed; after a later
+// hook, a changed tree refuses the commit.
+func (h *hookRun) judge(ctx context.Context, name string) ([]string, error) {
+	if h.paths[name] == "" {
+		return nil, nil
+	}
+	data, err := h.door.ReadRegular(filepath.Join(h.dir, "index"), maxAdminFile)
+	if err != nil {
+		return nil, fmt.Errorf("commit: the index your %s hook was handed is no file ralph can read (%w), so the commit was not made", name, err)
+	}
+	if bytes.Equal(data, h.seen) {
+		return nil, nil
+	}
+	tree, err := h.r.treeOf(ctx, h.ix, data)
+	if err != nil {
+		return nil, fmt.Errorf("commit: the index your %s hook left holds nothing git could commit, so the commit was not made: %w", name, err)
+	}
+	h.seen = data
+	if tree == h.tree {
+		return nil, nil
+	}
+	if name != "pre-commit" {
+		return nil, fmt.Errorf("commit: your %s hook changed what is staged in the index it was handed, which git would not commit and your other hooks did not judge, so the commit was not made", name)
+	}
+	out, err := h.r.Git(ctx, nil, "diff-tree", "-r", "-z", "--no-renames", "--name-only", h.tree, tree)
+	if err != nil {
+		return nil, fmt.Errorf("commit: %w", err)
+	}
+	if _, err := h.r.Git(ctx, h.ix.env(), "read-tree", tree); err != nil {
+		return nil, fmt.Errorf("commit: %w", err)
+	}
+	h.tree = tree
+	changed := splitNul(out)
+	h.r.warn(fmt.Sprintf("your pre-commit hook changed what ralph staged (%s): ralph commits what it left, as git does", text.Clip(text.StripControls(strings.Join(changed, ", ")), 300)))
+	return changed, nil
 }
 
 // commitHooks finds the person's commit hooks and hands them their
 // files: nil when there are none.
-func (r *Repo) commitHooks(ctx context.Context, read func() ([]byte, error), message string) (*hookRun, error) {
+func (r *Repo) commitHooks(ctx context.Context, ix *commitIndex, message string) (*hookRun, error) {
 	dir := personHooks(ctx, r.Top)
-	h := &hookRun{r: r, paths: map[string]string{}}
+	h := &hookRun{r: r, ix: ix, paths: map[string]string{}}
 	for _, name := range commitHooks {
 		if p := hookIn(dir, name); p != "" {
 			h.paths[name] = p
@@ -146,7 +225,13 @@ func (r *Repo) commitHooks(ctx context.Context, read func() ([]byte, error), mes
 	if r.Hooks == nil {
 		return nil, fmt.Errorf("commit: %w, so the commit was not made", ErrNoHookRunner)
 	}
-	var err error
+	// The tree of ralph's own index, which the hooks' copy holds until a
+	// hook changes it.
+	tree, err := r.Git(ctx, ix.env(), "write-tree")
+	if err != nil {
+		return nil, fmt.Errorf("commit: %w", err)
+	}
+	h.tree = strings.TrimSpace(string(tree))
 	if h.dir, err = r.Hooks.HookDir(); err != nil {
 		return nil, fmt.Errorf("commit: the directory for your hooks' files could not be made, so the commit was not made: %w", err)
 	}
@@ -154,7 +239,7 @@ func (r *Repo) commitHooks(ctx context.Context, read func() ([]byte, error), mes
 		h.close()
 		return nil, fmt.Errorf("commit: %w", err)
 	}
-	index, err := read()
+	index, err := ix.read()
 	if err == nil {
 		err = h.write("index", index)
 	}
@@ -165,9 +250,10 @@ func (r *Repo) commitHooks(ctx context.Context, read func() ([]byte, error), mes
 		h.close()
 		return nil, fmt.Errorf("commit: the files for your hooks could not be written, so the commit was not made: %w", err)
 	}
+	h.seen = index
 	// What git gives a commit's hooks: the index the commit is made from
-	// (a copy: ralph commits what it staged itself), the repository, and
-	// no editor.
+	// (a copy, whose tree ralph takes back: see judge), the repository,
+	// and no editor.
 	h.env = []string{"GIT_INDEX_FILE=" + filepath.Join(h.dir, "index"), "GIT_DIR=" + r.GitDir, "GIT_EDITOR=:", "GIT_PREFIX="}
 	return h, nil
 }

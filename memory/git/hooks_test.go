@@ -113,7 +113,7 @@ func TestCommitRunsThePersonsHooksThroughTheRunner(t *testing.T) {
 	fake := &fakeHooks{t: t, run: true}
 	r.Hooks = fake
 	ctx := context.Background()
-	commit, err := r.CommitPaths(ctx, filepath.Join(t.TempDir(), "scratch"), []string{"b.txt", "new.txt"}, "Task\n")
+	commit, err := r.CommitPaths(ctx, []string{"b.txt", "new.txt"}, "Task\n")
 	if err != nil || commit == "" {
 		t.Fatalf("CommitPaths = %q, %v", commit, err)
 	}
@@ -144,7 +144,7 @@ func TestCommitRunsThePersonsHooksThroughTheRunner(t *testing.T) {
 	r.Hooks = fake
 	write(t, filepath.Join(dir, "b.txt"), "task again\n")
 	before := sh(t, dir, "cat "+seen)
-	if c, err := r.CommitPaths(ctx, filepath.Join(t.TempDir(), "scratch"), []string{"b.txt"}, "Again\n"); err != nil || c == "" {
+	if c, err := r.CommitPaths(ctx, []string{"b.txt"}, "Again\n"); err != nil || c == "" {
 		t.Fatalf("CommitPaths = %q, %v", c, err)
 	}
 	if len(fake.calls) != 4 || sh(t, dir, "cat "+seen) != before {
@@ -173,7 +173,7 @@ func TestCommitHookRefuses(t *testing.T) {
 			r.Hooks = f
 		}
 		write(t, filepath.Join(dir, "b.txt"), fmt.Sprintf("%p\n", f))
-		_, err := r.CommitPaths(ctx, filepath.Join(t.TempDir(), "scratch"), []string{"b.txt"}, "Task\n")
+		_, err := r.CommitPaths(ctx, []string{"b.txt"}, "Task\n")
 		return err
 	}
 
@@ -216,7 +216,7 @@ func TestCommitWithoutHooksNeedsNoRunner(t *testing.T) {
 	hook(t, dir, "pre-push", "exit 1")                                   // no commit hook
 	sh(t, dir, "printf '#!/bin/sh\\nexit 1\\n' > .git/hooks/pre-commit") // not executable: git skips it too
 	write(t, filepath.Join(dir, "b.txt"), "task\n")
-	if c, err := open(t, dir).CommitPaths(context.Background(), filepath.Join(t.TempDir(), "scratch"), []string{"b.txt"}, "Task\n"); err != nil || c == "" {
+	if c, err := open(t, dir).CommitPaths(context.Background(), []string{"b.txt"}, "Task\n"); err != nil || c == "" {
 		t.Fatalf("CommitPaths = %q, %v", c, err)
 	}
 }
@@ -235,7 +235,7 @@ func TestCommitMessageLinkIsNotFollowed(t *testing.T) {
 	r := open(t, dir)
 	r.Hooks = &fakeHooks{t: t, run: true}
 	head := r.HeadNow(context.Background())
-	_, err := r.CommitPaths(context.Background(), filepath.Join(t.TempDir(), "scratch"), []string{"b.txt"}, "Task\n")
+	_, err := r.CommitPaths(context.Background(), []string{"b.txt"}, "Task\n")
 	if err == nil || r.HeadNow(context.Background()) != head {
 		t.Fatalf("a message file turned link was followed: %v", err)
 	}

@@ -3,6 +3,7 @@ package git
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -44,44 +45,90 @@ type WorkCommit struct {
 }
 
 // CommitWork commits the work tree's changes (o.Only's, else all, less
-// o.Leave's) on the checked-out branch, with the work tree's own index.
-// It returns the commit, or "" when nothing changed.
+// o.Leave's) on the checked-out branch. It returns the commit, or "" when
+// nothing changed. With the person's hooks (a task's worktree) the commit
+// is built in an index of ralph's own, seeded from HEAD, where no command
+// can write (commitindex.go), and what the pre-commit hook leaves staged
+// is what is committed (hooks.go); the work tree's own index, which the
+// model's commands write, adds nothing to it, and learns the commit
+// afterwards. Without hooks (ralph-temporal's workers, in clones of their
+// own where no hook of the person's judges anything) the work tree's own
+// index is used.
 func (r *Repo) CommitWork(ctx context.Context, message string, o WorkCommit) (string, error) {
 	var env []string
 	if o.AsRalph {
 		env = identity
 	}
-	if err := r.addWork(ctx, env, o.Only); err != nil {
-		return "", fmt.Errorf("commit: %w", err)
-	}
 	head := r.HeadNow(ctx)
-	if len(o.Leave) > 0 {
-		// Back to HEAD's version in the index; the work tree keeps the
-		// change. Before the first commit there is no HEAD to go back
-		// to, and the paths leave the index.
-		args := append([]string{"reset", "-q", head, "--"}, o.Leave...)
-		if head == "" {
-			args = append([]string{"rm", "-q", "--cached", "--ignore-unmatch", "--"}, o.Leave...)
-		}
-		if _, err := r.Git(ctx, append(env, "GIT_LITERAL_PATHSPECS=1"), args...); err != nil {
-			return "", fmt.Errorf("commit: %w", err)
-		}
-	}
-	if same, err := r.indexMatches(ctx, nil, head); err != nil || same {
-		return "", err
-	}
 	if o.NoHooks {
+		if err := r.stageWork(ctx, env, head, o); err != nil {
+			return "", err
+		}
+		if same, err := r.indexMatches(ctx, nil, head); err != nil || same {
+			return "", err
+		}
 		// git runs no hook itself: --no-verify besides core.hooksPath=/dev/null.
 		if _, err := runCmd(ctx, SlowTimeout, false, r.Top, env, []byte(message), "commit", "-q", "--no-verify", "--cleanup=whitespace", "-F", "-"); err != nil {
 			return "", err
 		}
-	} else {
-		read := func() ([]byte, error) { return readAdmin(r.GitDir, "index") }
-		if err := r.commit(ctx, env, read, message); err != nil {
-			return "", err
-		}
+		return r.HeadNow(ctx), nil
 	}
-	return r.HeadNow(ctx), nil
+	ix, err := newCommitIndex()
+	if err != nil {
+		return "", fmt.Errorf("commit: %w", err)
+	}
+	defer ix.remove()
+	if err := r.seed(ctx, ix, head, true); err != nil {
+		return "", fmt.Errorf("commit: %w", err)
+	}
+	if err := r.stageWork(ctx, ix.env(env...), head, o); err != nil {
+		return "", err
+	}
+	if same, err := r.indexMatches(ctx, ix.env(), head); err != nil || same {
+		return "", err
+	}
+	if _, err := r.commit(ctx, ix, env, message); err != nil {
+		return "", err
+	}
+	commit := r.HeadNow(ctx)
+	if err := r.learnHead(ctx); err != nil {
+		return commit, fmt.Errorf("committed %s, but the work tree's index could not be updated (git status shows its files changed): %w", short(commit), err)
+	}
+	return commit, nil
+}
+
+// stageWork brings the index (env's) up to the work tree's changes for a
+// commit of o.Only's paths, else of all, less o.Leave's.
+func (r *Repo) stageWork(ctx context.Context, env []string, head string, o WorkCommit) error {
+	if err := r.addWork(ctx, env, o.Only); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	if len(o.Leave) == 0 {
+		return nil
+	}
+	// Back to HEAD's version in the index; the work tree keeps the
+	// change. Before the first commit there is no HEAD to go back to,
+	// and the paths leave the index.
+	args := append([]string{"reset", "-q", head, "--"}, o.Leave...)
+	if head == "" {
+		args = append([]string{"rm", "-q", "--cached", "--ignore-unmatch", "--"}, o.Leave...)
+	}
+	if _, err := r.Git(ctx, append(env, "GIT_LITERAL_PATHSPECS=1"), args...); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// learnHead puts the work tree's own index at HEAD, keeping the work
+// tree (git reset --mixed), after ralph committed from an index of its
+// own: what the commit holds no longer shows as staged against it. It
+// never writes through a link a command planted at the index's name.
+func (r *Repo) learnHead(ctx context.Context) error {
+	if err := asideIndex(r.GitDir); err != nil && !errors.Is(err, ErrIndexSetAside) {
+		return err
+	}
+	_, err := r.GitSized(ctx, nil, "reset", "-q")
+	return err
 }
 
 // addWork brings the index up to the work tree: for only's paths that

@@ -265,7 +265,7 @@ func TestARewrittenCommonDirIsNotFollowed(t *testing.T) {
 	// A commit ralph makes for the person (--commit) runs their hooks,
 	// from the repository the session opened, not the copy's.
 	write(t, filepath.Join(dir, "b.txt"), "for the commit\n")
-	if _, err := r.CommitPaths(context.Background(), filepath.Join(t.TempDir(), "scratch"), []string{"b.txt"}, "task"); err != nil {
+	if _, err := r.CommitPaths(context.Background(), []string{"b.txt"}, "task"); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(ran); err == nil {

@@ -135,17 +135,29 @@ func (r *Repo) DeleteBranch(ctx context.Context, branch string) error {
 
 // Snapshot records every change of the work tree as a commit on its
 // branch without running hooks: ralph's own record of unfinished work on
-// ralph's own branch, so removing the work tree loses nothing. It returns
+// ralph's own branch, so removing the work tree loses nothing. It is
+// built in an index of ralph's own, seeded from HEAD (commitindex.go), as
+// a task's commit is: what the model's commands staged in the work
+// tree's own index (a file .gitignore keeps out, added with -f) is not
+// recorded unless the work tree holds it as git add sees it. It returns
 // "" when nothing changed.
 func (r *Repo) Snapshot(ctx context.Context, message string) (string, error) {
-	if err := r.addAll(ctx, nil); err != nil {
+	ix, err := newCommitIndex()
+	if err != nil {
 		return "", fmt.Errorf("snapshot: %w", err)
 	}
+	defer ix.remove()
 	head := r.HeadNow(ctx)
-	if same, err := r.indexMatches(ctx, nil, head); err != nil || same {
+	if err := r.seed(ctx, ix, head, true); err != nil {
+		return "", fmt.Errorf("snapshot: %w", err)
+	}
+	if err := r.addAll(ctx, ix.env()); err != nil {
+		return "", fmt.Errorf("snapshot: %w", err)
+	}
+	if same, err := r.indexMatches(ctx, ix.env(), head); err != nil || same {
 		return "", err
 	}
-	tree, err := r.Git(ctx, nil, "write-tree")
+	tree, err := r.Git(ctx, ix.env(), "write-tree")
 	if err != nil {
 		return "", fmt.Errorf("snapshot: %w", err)
 	}
