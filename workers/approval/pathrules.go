@@ -85,6 +85,11 @@ func ParsePathRule(pattern string, base PathBase) PathRule {
 			p = p[2:]
 		}
 	}
+	// Paths name files as the system does: /// is /, a//b is a/b.
+	p = strings.TrimLeft(p, "/")
+	for strings.Contains(p, "//") {
+		p = strings.ReplaceAll(p, "//", "/")
+	}
 	r.dir = strings.HasSuffix(p, "/")
 	p = strings.TrimSuffix(p, "/")
 	// A name with no slash matches at any depth below its anchor.

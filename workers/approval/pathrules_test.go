@@ -42,6 +42,7 @@ func TestPathRulesReadAsClaudeCodeReadsThem(t *testing.T) {
 		{"//tmp/scratch.txt", []string{"/tmp/scratch.txt"}, []string{"/p/tmp/scratch.txt"}},
 		{"//Users/alice/secrets/**", []string{"/Users/alice/secrets/a", "/Users/alice/secrets/b/c"}, []string{"/Users/alice/other"}},
 		{"//p/**", []string{"/p/secret.txt", "/p/d/e"}, []string{"/q/x"}},
+		{"///tmp//scratch.txt", []string{"/tmp/scratch.txt"}, []string{"/p/tmp/scratch.txt"}},
 		{"~/.zshrc", []string{"/h/.zshrc"}, []string{"/p/.zshrc", "/h/x/.zshrc"}},
 		{"~/Documents/*.pdf", []string{"/h/Documents/a.pdf"}, []string{"/h/Documents/x/a.pdf", "/p/Documents/a.pdf"}},
 		// A pattern matching a directory covers what is in it; a
