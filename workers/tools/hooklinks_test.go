@@ -103,15 +103,32 @@ func TestHooksSeeTheFileALinkLeadsTo(t *testing.T) {
 // that names a file (Paths) or writes files from ralph's process must get
 // a row in linkRoutes, so that its hooks are shown to see through links.
 func TestEveryToolThatNamesAFileHasALinkRoute(t *testing.T) {
+	for _, name := range withoutLinkRoute(tools) {
+		t.Errorf("%s names or writes files but has no row in linkRoutes: add one that reaches a guarded file through a link", name)
+	}
+	// The guard sees a planted tool that writes files with no row.
+	planted := append(slices.Clone(tools), toolSpec{name: "planted_write", info: ToolInfo{WritesInProcess: true}},
+		toolSpec{name: "planted_record", info: ToolInfo{WritesInProcess: true, Records: true}})
+	if got := withoutLinkRoute(planted); !slices.Equal(got, []string{"planted_write"}) {
+		t.Errorf("the guard found %q, want the planted tool that writes files", got)
+	}
+}
+
+// withoutLinkRoute are the tools of list that name a file (Paths) or
+// write files from ralph's process (not only its records) and have no
+// row in linkRoutes.
+func withoutLinkRoute(list []toolSpec) []string {
 	covered := map[string]bool{}
 	for _, r := range linkRoutes {
 		covered[r.tool] = true
 	}
-	for _, s := range tools {
+	var out []string
+	for _, s := range list {
 		if (s.info.Paths || s.info.WritesInProcess && !s.info.Records) && !covered[s.name] {
-			t.Errorf("%s names or writes files but has no row in linkRoutes: add one that reaches a guarded file through a link", s.name)
+			out = append(out, s.name)
 		}
 	}
+	return out
 }
 
 // TestALinkSwappedAfterTheHooksJudgedIsRefused: the hook is shown sl
