@@ -60,6 +60,9 @@ func (a *analyzer) ruleWords(args []*syntax.Word) []arg {
 
 // braced reports whether the shell expands braces in w.
 func braced(w *syntax.Word) bool {
+	if !hasBrace(w) {
+		return false
+	}
 	cw := *w
 	cw.Parts = slices.Clone(w.Parts)
 	return syntax.SplitBraces(&cw)
@@ -68,6 +71,9 @@ func braced(w *syntax.Word) bool {
 // braceWords is w with its braces expanded: w alone when it has none;
 // ok is false when there would be more than maxBraceWords.
 func braceWords(w *syntax.Word) ([]*syntax.Word, bool) {
+	if !hasBrace(w) {
+		return []*syntax.Word{w}, true
+	}
 	cw := *w
 	cw.Parts = slices.Clone(w.Parts)
 	if !syntax.SplitBraces(&cw) {
@@ -77,6 +83,17 @@ func braceWords(w *syntax.Word) ([]*syntax.Word, bool) {
 		return nil, false
 	}
 	return expand.Braces(&cw), true
+}
+
+// hasBrace reports whether an unquoted part of w holds a {: most words
+// hold none, and are not copied to be split.
+func hasBrace(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.Contains(l.Value, "{") {
+			return true
+		}
+	}
+	return false
 }
 
 // braceCount is how many words the brace expansions of w make, counted
@@ -144,6 +161,11 @@ func sequenceLen(b *syntax.BraceExp) int {
 // globs reports whether w holds a pathname pattern the shell expands:
 // an unquoted, unescaped * or ?, or a [ closed by a later ].
 func globs(w *syntax.Word) bool {
+	if len(w.Parts) == 1 {
+		if l, ok := w.Parts[0].(*syntax.Lit); !ok || !strings.ContainsAny(l.Value, "*?[") {
+			return false
+		}
+	}
 	var b strings.Builder
 	for _, p := range w.Parts {
 		if l, ok := p.(*syntax.Lit); ok {
