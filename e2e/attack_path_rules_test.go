@@ -14,7 +14,7 @@ import (
 // directory (d/secret.txt), and Edit(//<absolute path>) never matched,
 // without a word; Claude Code's documentation reads **/ as zero or more
 // directories and // as an absolute path. Each now refuses the edit,
-// naming the rule, and secret.txt is as it was.
+// naming the rule, and secret.txt is as it was, in both sandboxes.
 func TestAttack88EditRulesMatchAsClaudeCodeReadsThem(t *testing.T) {
 	t.Parallel()
 	claude, codex := modelFamilies[1], modelFamilies[2]
@@ -29,28 +29,30 @@ func TestAttack88EditRulesMatchAsClaudeCodeReadsThem(t *testing.T) {
 	rules := map[string]string{"any depth": "Edit(**/secret.txt)", "any txt": "Edit(**/*.txt)", "absolute": "Edit(//{proj}/secret.txt)"}
 	for label, rule := range rules {
 		for _, e := range edits {
-			t.Run(label+"/"+e.name, func(t *testing.T) {
-				t.Parallel()
-				proj, home := attackLayout(t)
-				mustWrite(t, filepath.Join(proj, "secret.txt"), "keep me\n")
-				written := strings.ReplaceAll(rule, "{proj}", strings.TrimPrefix(proj, "/"))
-				mustWrite(t, filepath.Join(home, ".claude", "settings.json"), `{"permissions":{"deny":[`+quoteJSON(written)+`]}}`)
-				url := familyServer(t, []map[string]any{e.call})
-				r := ralph(t, proj, e.fam.env(t, home, url, nil), nil, "-y", "--no-wait", "edit it")
-				if r.code != 0 {
-					t.Fatalf("exit %d: %s", r.code, r.stderr)
-				}
-				if got := readFileT(t, filepath.Join(proj, "secret.txt")); got != "keep me\n" {
-					t.Errorf("%s did not hold: secret.txt is %q", written, got)
-				}
-				want := `permissions.deny "` + written + `"`
-				if bodies := familyBodies(t); !strings.Contains(bodies, want) && !strings.Contains(bodies, strings.ReplaceAll(want, `"`, `\"`)) {
-					t.Errorf("the model was not told the rule refused it (%s)", want)
-				}
-				if strings.Contains(r.stderr, "left out") && strings.Contains(r.stderr, "Edit(") {
-					t.Errorf("ralph left the rule out: %s", r.stderr)
-				}
-			})
+			for _, mode := range sandboxModes {
+				t.Run(mode.name+"/"+label+"/"+e.name, func(t *testing.T) {
+					t.Parallel()
+					proj, home := attackLayout(t)
+					mustWrite(t, filepath.Join(proj, "secret.txt"), "keep me\n")
+					written := strings.ReplaceAll(rule, "{proj}", strings.TrimPrefix(proj, "/"))
+					mustWrite(t, filepath.Join(home, ".claude", "settings.json"), `{"permissions":{"deny":[`+quoteJSON(written)+`]}}`)
+					url := familyServer(t, []map[string]any{e.call})
+					r := ralph(t, proj, e.fam.env(t, home, url, mode.env), nil, "-y", "--no-wait", "edit it")
+					if r.code != 0 {
+						t.Fatalf("exit %d: %s", r.code, r.stderr)
+					}
+					if got := readFileT(t, filepath.Join(proj, "secret.txt")); got != "keep me\n" {
+						t.Errorf("%s did not hold: secret.txt is %q", written, got)
+					}
+					want := `permissions.deny "` + written + `"`
+					if bodies := familyBodies(t); !strings.Contains(bodies, want) && !strings.Contains(bodies, strings.ReplaceAll(want, `"`, `\"`)) {
+						t.Errorf("the model was not told the rule refused it (%s)", want)
+					}
+					if strings.Contains(r.stderr, "left out") && strings.Contains(r.stderr, "Edit(") {
+						t.Errorf("ralph left the rule out: %s", r.stderr)
+					}
+				})
+			}
 		}
 	}
 }

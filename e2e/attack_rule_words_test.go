@@ -16,7 +16,8 @@ import (
 // compared the words as written; each is now refused, naming the rule,
 // through every family's command tool (Claude's Bash, codex's
 // shell_command, gpt-5's shell argv, codex-mini's local_shell, ralph's
-// run_command), and secret.txt stays.
+// run_command), and secret.txt stays, in both sandboxes (the rule is
+// the policy's, before any sandbox).
 func TestAttack88DenyRuleHoldsForRewrittenWords(t *testing.T) {
 	t.Parallel()
 	localShell := modelFamily{name: "codex-mini (local_shell)",
@@ -35,24 +36,26 @@ func TestAttack88DenyRuleHoldsForRewrittenWords(t *testing.T) {
 	}
 	for trick, command := range tricks {
 		for _, fam := range families {
-			t.Run(trick+"/"+fam.name, func(t *testing.T) {
-				t.Parallel()
-				proj, home := attackLayout(t)
-				mustWrite(t, filepath.Join(proj, "secret.txt"), "keep me\n")
-				mustWrite(t, filepath.Join(home, ".claude", "settings.json"), `{"permissions":{"deny":["Bash(rm:*)"]}}`)
-				url := familyServer(t, []map[string]any{fam.bash(command)})
-				r := ralph(t, proj, fam.env(t, home, url, nil), nil, "-y", "--no-wait", "clean up")
-				if r.code != 0 {
-					t.Fatalf("exit %d: %s", r.code, r.stderr)
-				}
-				if _, err := os.Stat(filepath.Join(proj, "secret.txt")); err != nil {
-					t.Errorf("the deny rule did not hold: secret.txt is gone (%v)", err)
-				}
-				want := `permissions.deny "Bash(rm:*)"`
-				if bodies := familyBodies(t); !strings.Contains(bodies, want) && !strings.Contains(bodies, strings.ReplaceAll(want, `"`, `\"`)) {
-					t.Errorf("the model was not told the rule refused it (%s)", want)
-				}
-			})
+			for _, mode := range sandboxModes {
+				t.Run(mode.name+"/"+trick+"/"+fam.name, func(t *testing.T) {
+					t.Parallel()
+					proj, home := attackLayout(t)
+					mustWrite(t, filepath.Join(proj, "secret.txt"), "keep me\n")
+					mustWrite(t, filepath.Join(home, ".claude", "settings.json"), `{"permissions":{"deny":["Bash(rm:*)"]}}`)
+					url := familyServer(t, []map[string]any{fam.bash(command)})
+					r := ralph(t, proj, fam.env(t, home, url, mode.env), nil, "-y", "--no-wait", "clean up")
+					if r.code != 0 {
+						t.Fatalf("exit %d: %s", r.code, r.stderr)
+					}
+					if _, err := os.Stat(filepath.Join(proj, "secret.txt")); err != nil {
+						t.Errorf("the deny rule did not hold: secret.txt is gone (%v)", err)
+					}
+					want := `permissions.deny "Bash(rm:*)"`
+					if bodies := familyBodies(t); !strings.Contains(bodies, want) && !strings.Contains(bodies, strings.ReplaceAll(want, `"`, `\"`)) {
+						t.Errorf("the model was not told the rule refused it (%s)", want)
+					}
+				})
+			}
 		}
 	}
 }
