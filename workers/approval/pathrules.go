@@ -2,6 +2,7 @@ package approval
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -20,14 +21,29 @@ import (
 //
 // and gitignore's wildcards: * any run of characters but /, ? one, [...]
 // a class, ** any number of directories (**/x is x at any depth, the top
-// included; a/**/b is a/b, a/x/b, a/x/y/b; a/** everything in a); a
-// relative pattern (path, ./path) with no slash but a trailing one
-// matches a name at any depth (Edit(*.env) is every .env file of the
-// project), one with a leading slash is anchored there; a trailing slash matches directories only; and a pattern that matches a
-// directory covers everything in it. PathRule is that reading, the one
-// function every rule on files is matched with: the refusals and
-// questions of write_file, edit_file and apply_patch (Policy.ApproveWrite)
-// and the Read(…) rules (settingsrules.go's).
+// included; a/**/b is a/b, a/x/b, a/x/y/b; a/** everything in a, not a
+// itself); a relative pattern (path, ./path) with no slash but a trailing
+// one matches a name at any depth (Edit(*.env) is every .env file of the
+// project), one with a leading slash is anchored there; a trailing slash
+// matches directories only; and a pattern that matches a directory
+// covers everything in it. A relative pattern may climb from its anchor
+// (../shared/.env), and . and .. inside a pattern are read lexically, as
+// the system reads a path.
+//
+// PathRule is that reading, the one function every rule on files is
+// matched with: the refusals and questions of write_file, edit_file and
+// apply_patch (Policy.ApproveWrite) and a hook's if condition (HookIfAt).
+// A caller holding a Read(…) rule asks whether it covers a file the same
+// way:
+//
+//	r := approval.ParsePathRule("./secrets/**", approval.PathBase{Roots: roots, Cwd: cwd})
+//	r.Matches("/home/me/proj/secrets/prod.key") // true
+//	r.Bases()                                    // [/home/me/proj/secrets …]: where a walk for what it covers starts
+//
+// where the argument of Matches is absolute and clean (for a file reached
+// through links, ask for the path as named and as resolved: each is a
+// name of it), and roots are the project root as given and with its
+// links resolved (Policy does this for its own rules).
 //
 // Two readings are wider than Claude Code's, since a rule that refuses or
 // asks must not cover less than the person may have meant: a /path
@@ -48,16 +64,19 @@ type PathBase struct {
 	Home string
 }
 
-// PathRule is one compiled path pattern.
+// PathRule is one compiled path pattern. Its zero value matches nothing.
 type PathRule struct {
 	// Text is the pattern as written.
-	Text string
-	res  []*regexp.Regexp // one per anchor, on absolute slash paths
-	dir  bool             // a trailing slash: directories only
+	Text  string
+	res   []*regexp.Regexp // one per anchor, on absolute slash paths
+	dir   bool             // a trailing slash: directories only
+	bases []string         // per anchor, the path every match is or lies below
 }
 
 // ParsePathRule reads pattern as Claude Code's permission rules read a
-// path (above).
+// path (above), anchored at base. Every pattern has a reading: one whose
+// anchor is unknown (~/ without a home) matches nothing, and an empty
+// one, or ".", everything below its anchors.
 func ParsePathRule(pattern string, base PathBase) PathRule {
 	r := PathRule{Text: pattern}
 	p := strings.TrimSpace(pattern)
@@ -94,7 +113,16 @@ func ParsePathRule(pattern string, base PathBase) PathRule {
 	p = strings.TrimSuffix(p, "/")
 	// A name with no slash matches at any depth below its anchor.
 	anywhere := !rooted && !strings.Contains(p, "/")
-	if p == "" || p == "." {
+	// . and .. are read as the system reads them: a leading .. climbs
+	// from the anchor (lexically, as filepath.Join would).
+	if p = path.Clean(p); p == "." {
+		p = ""
+	}
+	up := 0
+	for p == ".." || strings.HasPrefix(p, "../") {
+		up, p = up+1, strings.TrimPrefix(strings.TrimPrefix(p, ".."), "/")
+	}
+	if p == "" {
 		p, anywhere = "**", false
 	}
 	body := pathGlob(p)
@@ -105,10 +133,44 @@ func ParsePathRule(pattern string, base PathBase) PathRule {
 		if a == "" {
 			continue
 		}
-		prefix := regexp.QuoteMeta(strings.TrimSuffix(filepath.ToSlash(filepath.Clean(a)), "/")) + "/"
+		a = filepath.ToSlash(filepath.Clean(a))
+		for range up {
+			a = pathDir(a)
+		}
+		prefix := regexp.QuoteMeta(strings.TrimSuffix(a, "/")) + "/"
 		r.res = append(r.res, regexp.MustCompile("(?i)^"+prefix+body+"$"))
+		b := a
+		if !anywhere {
+			b = path.Join(a, literalPrefix(p))
+		}
+		if !slices.Contains(r.bases, b) {
+			r.bases = append(r.bases, b)
+		}
 	}
 	return r
+}
+
+// Bases are the absolute slash paths every path the rule matches is, or
+// lies below: one per anchor, the anchor followed by the pattern's
+// leading components that hold no wildcard (Read(./secrets/*.key) from
+// /p is /p/secrets; Read(*.pem), a name at any depth, is /p). A caller
+// that must find what a rule covers on disk (to hide it from commands)
+// walks from them, matching each entry; since letters match in either
+// case, a walk on a file system that tells case apart may also have to
+// look at the differently spelled siblings of each base.
+func (r PathRule) Bases() []string { return slices.Clone(r.bases) }
+
+// literalPrefix is the leading components of a pattern's body that hold
+// no wildcard or escape, "" when the first does.
+func literalPrefix(p string) string {
+	var keep []string
+	for _, c := range strings.Split(p, "/") {
+		if strings.ContainsAny(c, `*?[\`) {
+			break
+		}
+		keep = append(keep, c)
+	}
+	return strings.Join(keep, "/")
 }
 
 // Matches reports whether the rule covers the file at abs (an absolute,

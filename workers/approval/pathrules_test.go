@@ -3,6 +3,7 @@ package approval
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,6 +78,46 @@ func TestPathRulesReadAsClaudeCodeReadsThem(t *testing.T) {
 		if !ParsePathRule("src/*.ts", sub).Matches(p) {
 			t.Errorf("src/*.ts, started in /p/sub, does not match %s", p)
 		}
+	}
+}
+
+// TestPathRulesClimbAndTellWhereTheyLie: a rule may climb from its
+// anchor (../shared/.env from /p/sub) and . and .. inside it are read as
+// the system reads a path; Bases is where each match is or lies below,
+// which a caller finding a rule's files on disk walks from; the zero
+// PathRule matches nothing.
+func TestPathRulesClimbAndTellWhereTheyLie(t *testing.T) {
+	base := PathBase{Roots: []string{"/p/sub"}, Home: "/h"}
+	for _, c := range []struct {
+		pattern string
+		yes, no []string
+		bases   []string
+	}{
+		{"../shared/.env", []string{"/p/shared/.env"}, []string{"/p/sub/shared/.env", "/p/sub/.env"}, []string{"/p/shared/.env"}},
+		{"./a/../b/x", []string{"/p/sub/b/x"}, []string{"/p/sub/a/b/x"}, []string{"/p/sub/b/x"}},
+		{"..", []string{"/p/x", "/p/sub/x"}, []string{"/q/x"}, []string{"/p"}},
+		{"secrets/*.key", []string{"/p/sub/secrets/a.key"}, []string{"/p/sub/x/secrets/a.key"}, []string{"/p/sub/secrets"}},
+		{"*.pem", []string{"/p/sub/a.pem", "/p/sub/d/a.pem"}, nil, []string{"/p/sub"}},
+		{"/etc/app/**", []string{"/etc/app/x", "/p/sub/etc/app/x"}, nil, []string{"/etc/app", "/p/sub/etc/app"}},
+		{"~/.aws/", []string{"/h/.aws/credentials"}, nil, []string{"/h/.aws"}},
+	} {
+		r := ParsePathRule(c.pattern, base)
+		for _, p := range c.yes {
+			if !r.Matches(p) {
+				t.Errorf("%s does not match %s", c.pattern, p)
+			}
+		}
+		for _, p := range c.no {
+			if r.Matches(p) {
+				t.Errorf("%s matches %s", c.pattern, p)
+			}
+		}
+		if got := r.Bases(); !slices.Equal(got, c.bases) {
+			t.Errorf("%s lies below %q, want %q", c.pattern, got, c.bases)
+		}
+	}
+	if (PathRule{}).Matches("/p/x") {
+		t.Error("the zero PathRule matches a file")
 	}
 }
 

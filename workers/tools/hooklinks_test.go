@@ -196,3 +196,40 @@ func hookPaths(t *testing.T, log string) []string {
 	}
 	return out
 }
+
+// TestAHookedWriteInAnAddedDirectory: a write into a directory added with
+// --add-dir, named through a link to it, is given to the hooks as the
+// file it changes and, the hooks allowing it, done: the file the tool
+// opens (in the added directory's own door) is the one they judged.
+func TestAHookedWriteInAnAddedDirectory(t *testing.T) {
+	real := t.TempDir()
+	via := filepath.Join(t.TempDir(), "via")
+	if err := os.Symlink(real, via); err != nil {
+		t.Fatal(err)
+	}
+	ts := newTestToolset(t, Options{Approver: allowAll, Options: workers.Options{Root: t.TempDir(), AddDirs: []string{via}, Sandbox: sandbox.FullAccess}})
+	set, bin := hookSet(t, ts.Root(), `{"hooks":{"PreToolUse":[{"matcher":".*","hooks":[{"type":"command","command":"{bin}/guard.sh"}]}]}}`,
+		map[string]string{"guard.sh": linkGuard})
+	var warned []string
+	realDir, err := filepath.EvalSymlinks(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{ToolWriteFile, map[string]any{"path": filepath.Join(via, "notes.txt"), "content": "one\n"}},
+		{ToolEditFile, map[string]any{"path": filepath.Join(via, "notes.txt"), "old_string": "one", "new_string": "two"}},
+	} {
+		if res := callCtx(hookCtx(set, &warned), t, ts, c.tool, c.args); res.IsError {
+			t.Fatalf("%s in the added directory was refused: %s", c.tool, res.Output)
+		}
+	}
+	if got := readTestFile(t, filepath.Join(realDir, "notes.txt")); got != "two\n" {
+		t.Errorf("notes.txt = %q", got)
+	}
+	if seen := hookPaths(t, filepath.Join(bin, "seen.jsonl")); !slices.Contains(seen, filepath.Join(realDir, "notes.txt")) {
+		t.Errorf("the hook was given %q, not the file in the added directory", seen)
+	}
+}
