@@ -230,29 +230,8 @@ func (ab askBefore) call(words []arg, env string, at place, depth int) (askMatch
 		}
 	}
 	switch why := neverRules[name]; {
-	case name == "alias":
-		// alias r=rm makes r run rm on every later line (with
-		// expand_aliases, which a command may set): the alias is
-		// judged as the command it stands for.
-		for _, x := range words[1:] {
-			if !x.known {
-				return ab.simple([]arg{{}}, env, at, depth)
-			}
-			if _, v, ok := strings.Cut(x.value, "="); ok {
-				if m, ok := ab.commandDepth(v, env, at, depth+1); ok {
-					return m, true
-				}
-			}
-		}
-	case name == "hash":
-		// hash -p /bin/rm r makes r run /bin/rm.
-		for i := 1; i+1 < len(words); i++ {
-			if words[i].value == "-p" {
-				if m, ok := ab.simple(words[i+1:i+2], env, at, depth); ok {
-					return m, true
-				}
-			}
-		}
+	case name == "alias" || name == "hash":
+		return ab.rebound(name, words, env, at, depth)
 	case why == runsShell:
 		if text, ok := shellCommand(words); ok {
 			return ab.commandDepth(text, env, at, depth+1)

@@ -210,3 +210,32 @@ func couldBe(x arg, pw interface{ MatchString(string) bool }, src string) bool {
 	}
 	return pw.MatchString(x.value)
 }
+
+// rebound judges a line's alias or hash, which bind a name to a command
+// for the lines after it, as the command it binds: alias r=rm (with
+// expand_aliases, which a command may set) makes r run rm, hash -p
+// /bin/rm r makes r run /bin/rm. An alias ralph cannot read is any
+// command.
+func (ab askBefore) rebound(name string, words []arg, env string, at place, depth int) (askMatch, bool) {
+	if name == "hash" {
+		for i := 1; i+1 < len(words); i++ {
+			if words[i].value == "-p" {
+				if m, ok := ab.simple(words[i+1:i+2], env, at, depth); ok {
+					return m, true
+				}
+			}
+		}
+		return askMatch{}, false
+	}
+	for _, x := range words[1:] {
+		if !x.known {
+			return ab.simple([]arg{{}}, env, at, depth)
+		}
+		if _, v, ok := strings.Cut(x.value, "="); ok {
+			if m, ok := ab.commandDepth(v, env, at, depth+1); ok {
+				return m, true
+			}
+		}
+	}
+	return askMatch{}, false
+}
