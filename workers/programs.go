@@ -338,9 +338,9 @@ func (w *Workspace) HookDir() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", git.ErrHookNotRun, err)
 	}
-	base := ws.tmp
-	if base == "" {
-		base = os.TempDir()
+	base, err := ws.tempBase()
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", git.ErrHookNotRun, err)
 	}
 	return os.MkdirTemp(base, "ralph-hook-")
 }

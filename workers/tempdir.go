@@ -75,7 +75,10 @@ func keptIn(kept []string, dir string) []string {
 // temporary directory programs are told of (the first of
 // sandbox.TempDirs) holds a kept path. It lies in that directory, its
 // links resolved, under a name of 64 random bits nobody else can foresee,
-// and is granted whole to commands; it is made (makeTemp) only when the
+// and is granted whole to this session's commands and to no other
+// session's (sandbox.PrivateTempPrefix): beside it lie the other
+// sessions' private directories, with their git hooks' index copies and
+// build caches. It is made (makeTemp) only when the
 // first program starts in the sandbox, so that a session that runs none
 // makes and removes nothing. "" when none is needed.
 func privateTemp(policy *sandbox.Policy, kept []string) string {
@@ -94,8 +97,8 @@ func privateTemp(policy *sandbox.Policy, kept []string) string {
 	if _, err := rand.Read(b[:]); err != nil {
 		return ""
 	}
-	dir := filepath.Join(real, "ralph-tmp-"+hex.EncodeToString(b[:]))
-	policy.Writable = append(policy.Writable, dir)
+	dir := filepath.Join(real, sandbox.PrivateTempPrefix+hex.EncodeToString(b[:]))
+	policy.SetPrivateTemp(dir)
 	return dir
 }
 
@@ -118,6 +121,24 @@ func (w *Workspace) makeTemp() error {
 		}
 	})
 	return w.tmpErr
+}
+
+// tempBase is the temporary directory w's programs write: the private
+// one, made now if no program made it yet (a git hook's files are
+// written there before the hook starts), else the shared one.
+func (w *Workspace) tempBase() (string, error) {
+	if w.tmp == "" {
+		return os.TempDir(), nil
+	}
+	if err := w.makeTemp(); err != nil {
+		return "", err
+	}
+	if !w.tmpMade.Load() {
+		// It could not be made, and commands keep their own TMPDIR
+		// (makeTemp).
+		return os.TempDir(), nil
+	}
+	return w.tmp, nil
 }
 
 // tempEnv is env for a program in w's sandbox: TMPDIR names the private

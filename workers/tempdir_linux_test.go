@@ -72,3 +72,61 @@ func TestCommandsKeepOffAHomeInTheTempDir(t *testing.T) {
 		})
 	}
 }
+
+// TestCommandsWriteOnlyTheirOwnPrivateTemp (issue 88, cause 5): two
+// sessions with the person's home in the temporary directory, as on CI.
+// Session B's private temporary directory exists when A's helper starts,
+// so A's grant around the home used to grant it too: A's command wrote
+// into B's directory (B's hooks' index copy, its build caches). Now the
+// grant passes over every session's private directory but A's own, in
+// the default sandbox and in the Landlock-only fallback.
+func TestCommandsWriteOnlyTheirOwnPrivateTemp(t *testing.T) {
+	for _, fallback := range []bool{false, true} {
+		name := "default"
+		if fallback {
+			name = "landlock-only"
+		}
+		t.Run(name, func(t *testing.T) {
+			proj, tmp, _ := tempLayout(t)
+			home := filepath.Join(tmp, "home")
+			if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("HOME", home)
+			if fallback {
+				t.Setenv(sandbox.NoUserNamespacesEnv, "1")
+			}
+			open := func() *Workspace {
+				w, err := NewWorkspace(Options{Root: proj, Kept: sandbox.SecretPaths()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(w.Close)
+				return w
+			}
+			b, a := open(), open()
+			res := b.Exec(context.Background(), `echo b > "$TMPDIR/b.txt" && echo "B=$TMPDIR"`, time.Minute, true)
+			if strings.Contains(res.Output, "the command did not run") {
+				t.Skipf("no sandbox here: %s", res.Output)
+			}
+			if b.tmp == "" || !strings.Contains(res.Output, "B="+b.tmp) {
+				t.Fatalf("B's command did not run in its private directory %q: %s", b.tmp, res.Output)
+			}
+			res = a.Exec(context.Background(), strings.Join([]string{
+				`echo own > "$TMPDIR/a.txt" && echo "own ok"`,
+				`echo pwned > ` + filepath.Join(b.tmp, "b.txt") + ` || echo "no b.txt"`,
+				`mkdir ` + filepath.Join(b.tmp, "new") + ` || echo "no mkdir"`,
+			}, "\n"), time.Minute, true)
+			t.Logf("%s", res.Output)
+			if !strings.Contains(res.Output, "own ok") {
+				t.Errorf("A's command could not write its own private directory %s", a.tmp)
+			}
+			if got, _ := os.ReadFile(filepath.Join(b.tmp, "b.txt")); string(got) != "b\n" {
+				t.Errorf("A's command wrote into B's private directory: b.txt = %q", got)
+			}
+			if _, err := os.Lstat(filepath.Join(b.tmp, "new")); !os.IsNotExist(err) {
+				t.Errorf("A's command made a directory in B's private directory (%v)", err)
+			}
+		})
+	}
+}

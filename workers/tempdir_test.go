@@ -137,3 +137,29 @@ func TestPrivateTempRefusesWhatIsAlreadyThere(t *testing.T) {
 		t.Errorf("Close removed what it did not make: %v %v", fi, err)
 	}
 }
+
+// TestHookDirBeforeAnyCommand: with a home in the temporary directory, a
+// git hook's files go to the session's private temporary directory even
+// when no program has run in the sandbox yet (a --commit whose hooks are
+// the session's first programs): the directory is made then, not
+// refused as missing.
+func TestHookDirBeforeAnyCommand(t *testing.T) {
+	proj, tmp, _ := tempLayout(t)
+	home := filepath.Join(tmp, "home")
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	w, err := NewWorkspace(Options{Root: proj, Kept: sandbox.SecretPaths()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	d, err := w.HookDir()
+	if err != nil {
+		t.Fatalf("HookDir: %v", err)
+	}
+	if w.tmp == "" || filepath.Dir(d) != w.tmp {
+		t.Errorf("the hook's directory %s is not in the private temporary directory %q", d, w.tmp)
+	}
+}

@@ -424,6 +424,9 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 		Record: func(d memory.DecisionRecord) { _ = p.decide(d) },
 		Tools:  opts.Tools.With(loadedHooks.Rules), NeverAsk: opts.NeverAsk,
 		Fetch: approval.FetchRules{Allow: cfg.WebFetchAllow},
+		// Edit(…) and Write(…) rules written relative to where the
+		// person started are read from there too.
+		Cwd: startDir(opts.StartDir),
 	})
 	if n := p.Approval.Ignored(); n > 0 {
 		opts.Notify(fmt.Sprintf("ignoring %d allowed_commands in %s that were not approved on this machine; approve them again with \"always\" in chat",

@@ -296,9 +296,6 @@ func (a *analyzer) argValue(w *syntax.Word) arg {
 			if hasUnescaped(v, "*?[") {
 				x.glob = true
 			}
-			if hasUnescaped(v, "{") && hasUnescaped(v, "}") {
-				a.ask("it uses brace expansion (%s)", v)
-			}
 			b.WriteString(unescape(v))
 		case *syntax.SglQuoted:
 			x.plain = false
@@ -321,6 +318,10 @@ func (a *analyzer) argValue(w *syntax.Word) arg {
 		}
 	}
 	x.value = b.String()
+	if braced(w) {
+		// Also across quotes: {rm,"x"} is the two words rm and x.
+		a.ask("it uses brace expansion (%s)", wordSource(w))
+	}
 	return x
 }
 

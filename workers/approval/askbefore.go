@@ -47,6 +47,7 @@ func (ab askBefore) traced(m askMatch, ok bool) (askMatch, bool) {
 type askPattern struct {
 	text  string           // as the person wrote it
 	words []*regexp.Regexp // the command pattern, word by word
+	src   []string         // words as the person spelled them
 	opts  []bool           // which of words are options ("-r*")
 	// prefix are the pattern's words as the shell splits them: a command
 	// that begins with them matches too (prefixWords), so a pattern
@@ -67,6 +68,7 @@ func newAskBefore(patterns []string) askBefore {
 		ap := askPattern{text: p, prefix: prefixWords(p)}
 		for _, w := range strings.Fields(p) {
 			ap.words = append(ap.words, globRe(w, true))
+			ap.src = append(ap.src, w)
 			ap.opts = append(ap.opts, strings.HasPrefix(w, "-"))
 		}
 		pp := strings.TrimPrefix(strings.TrimPrefix(p, "./"), "/")
@@ -156,10 +158,9 @@ func (ab askBefore) commandDepth(line, env string, at place, depth int) (askMatc
 		case *syntax.Stmt:
 			found, ok = ab.shellInput(n, a, env, at, depth)
 		case *syntax.CallExpr:
-			words := make([]arg, 0, len(n.Args))
-			for _, w := range n.Args {
-				words = append(words, a.argValue(w))
-			}
+			// As the program gets them: braces expanded, patterns
+			// marked (ruleWords).
+			words := a.ruleWords(n.Args)
 			// Its own NAME=value settings are in env already: lineGitEnv
 			// reads every setting of the line.
 			found, ok = ab.call(words, env, at, depth)
@@ -229,6 +230,8 @@ func (ab askBefore) call(words []arg, env string, at place, depth int) (askMatch
 		}
 	}
 	switch why := neverRules[name]; {
+	case name == "alias" || name == "hash":
+		return ab.rebound(name, words, env, at, depth)
 	case why == runsShell:
 		if text, ok := shellCommand(words); ok {
 			return ab.commandDepth(text, env, at, depth+1)
@@ -289,11 +292,8 @@ func (ab askBefore) shellInput(st *syntax.Stmt, a *analyzer, env string, at plac
 	if !ok || len(call.Args) == 0 {
 		return askMatch{}, false
 	}
-	words := make([]arg, 0, len(call.Args))
-	for _, w := range call.Args {
-		words = append(words, a.argValue(w))
-	}
-	if !words[0].known || neverRules[path.Base(words[0].value)] != runsShell || !readsInput(words) {
+	words := a.ruleWords(call.Args)
+	if len(words) == 0 || !words[0].known || neverRules[path.Base(words[0].value)] != runsShell || !readsInput(words) {
 		return askMatch{}, false
 	}
 	for _, r := range st.Redirs {
@@ -432,12 +432,15 @@ func (p askPattern) matchesCommand(words []arg) bool {
 		return true
 	}
 	name := words[0]
+	base := name
+	base.value = path.Base(name.value)
 	switch {
 	case !name.known && p.fileLike():
 		// A computed command name could be anything, but not sensibly a
 		// pattern that names a file.
 		return false
-	case name.known && !p.words[0].MatchString(name.value) && !p.words[0].MatchString(path.Base(name.value)):
+	case name.known && !couldBe(name, p.words[0], p.src[0]) && !couldBe(base, p.words[0], p.src[0]):
+		// A pattern in the name (/bin/r?) may be any program it matches.
 		return false
 	}
 	j := 1
@@ -445,12 +448,12 @@ func (p askPattern) matchesCommand(words []arg) bool {
 		k := j
 		if p.opts[i+1] {
 			for ; k < len(words); k++ {
-				if !words[k].known || pw.MatchString(words[k].value) || shortCluster(pw, words[k].value) {
+				if couldBe(words[k], pw, p.src[i+1]) || !words[k].glob && shortCluster(pw, words[k].value) {
 					break
 				}
 			}
 		} else {
-			k = nextPositional(pw, words, j)
+			k = nextPositional(pw, p.src[i+1], words, j)
 		}
 		if k >= len(words) {
 			return false
@@ -465,12 +468,12 @@ func (p askPattern) matchesCommand(words []arg) bool {
 // value of its own when it does not match (it is likely that option's
 // value); the first other argument must match. It returns len(words) when
 // none does.
-func nextPositional(pw *regexp.Regexp, words []arg, j int) int {
+func nextPositional(pw *regexp.Regexp, src string, words []arg, j int) int {
 	mayBeValue := false
 	for ; j < len(words); j++ {
 		w := words[j]
 		switch {
-		case !w.known || pw.MatchString(w.value):
+		case couldBe(w, pw, src):
 			return j
 		case strings.HasPrefix(w.value, "-") && w.value != "-":
 			mayBeValue = !strings.Contains(w.value, "=")

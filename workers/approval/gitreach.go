@@ -263,9 +263,9 @@ func lineGitEnv(f *syntax.File, depth int) string {
 			if len(n.Args) == 0 {
 				return true
 			}
-			words := make([]arg, 0, len(n.Args))
-			for _, w := range n.Args {
-				words = append(words, a.argValue(w))
+			words := a.ruleWords(n.Args)
+			if len(words) == 0 {
+				return true
 			}
 			switch name := path.Base(words[0].value); name {
 			case "source", ".":

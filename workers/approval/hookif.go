@@ -20,6 +20,19 @@ var ErrHookIf = errors.New("hook condition not understood")
 // simple commands is covered by it, a path condition when the call's
 // file_path matches its glob.
 func HookIf(rule, tool string, input map[string]any) (bool, error) {
+	return hookIf(rule, tool, input, "")
+}
+
+// HookIfAt is HookIf for the hooks of the project at root, where a path
+// condition is read as a permission rule is (PathRule): Edit(src/*.ts)
+// from the root, Edit(**/*.ts) at any depth, Edit(//abs) absolute.
+// Without a root (HookIf), a relative condition naming a directory
+// cannot be placed and runs the hook.
+func HookIfAt(root string) func(rule, tool string, input map[string]any) (bool, error) {
+	return func(rule, tool string, input map[string]any) (bool, error) { return hookIf(rule, tool, input, root) }
+}
+
+func hookIf(rule, tool string, input map[string]any, root string) (bool, error) {
 	name, arg, err := splitRule(strings.TrimSpace(rule))
 	if err != nil {
 		return false, fmt.Errorf("%w: %w", ErrHookIf, err)
@@ -48,20 +61,19 @@ func HookIf(rule, tool string, input map[string]any) (bool, error) {
 		if path == "" {
 			path, _ = input["notebook_path"].(string)
 		}
-		if strings.Contains(arg, "**") {
-			return false, fmt.Errorf("%w: %q: ralph matches no ** in a hook's condition", ErrHookIf, rule)
+		if !filepath.IsAbs(path) {
+			return false, fmt.Errorf("%w: %q: the call names no absolute file", ErrHookIf, rule)
 		}
-		pattern := strings.TrimPrefix(arg, "./")
-		for _, p := range []string{path, filepath.Base(path)} {
-			ok, err := filepath.Match(pattern, p)
-			if err != nil {
-				return false, fmt.Errorf("%w: %q: %w", ErrHookIf, rule, err)
+		roots := []string{root}
+		if root == "" {
+			relative := !strings.HasPrefix(arg, "/") && !strings.HasPrefix(arg, "~/")
+			rest := strings.TrimPrefix(strings.TrimPrefix(arg, "./"), "**/")
+			if relative && strings.Contains(strings.TrimSuffix(rest, "/"), "/") {
+				return false, fmt.Errorf("%w: %q: no project root to read it from", ErrHookIf, rule)
 			}
-			if ok {
-				return true, nil
-			}
+			roots = []string{"/"}
 		}
-		return false, nil
+		return ParsePathRule(arg, PathBase{Roots: roots}).Matches(path), nil
 	}
 	return false, fmt.Errorf("%w: %q: ralph reads conditions on Bash and on file paths only", ErrHookIf, rule)
 }

@@ -71,6 +71,11 @@ type Options struct {
 	// Tools are --allowed-tools and --disallowed-tools: rules for this
 	// process only, never saved.
 	Tools ToolRules
+	// Home is the home directory a path rule's ~/ names, and Cwd the
+	// directory the person started in, where a relative one is anchored
+	// besides the root (PathRule); "" is the process's home, and no
+	// other directory.
+	Home, Cwd string
 	// NeverAsk refuses what no rule allows instead of asking anyone
 	// (--permission-mode dontAsk).
 	NeverAsk bool
@@ -96,8 +101,8 @@ type Policy struct {
 	ignored  int
 	turn     chan struct{} // holds a token while a question is asked
 	always   askBefore     // ask_before and permissions.ask: asked every time, whatever else says yes
-	// askWrites are permissions.ask's path patterns per file tool.
-	askWrites map[string]askBefore
+	// askWrites are permissions.ask's path rules per file tool.
+	askWrites map[string]pathRules
 	record    func(memory.DecisionRecord)
 	// deny refuses what --disallowed-tools names; allowCommands is a
 	// bare --allowed-tools Bash; neverAsk is --permission-mode dontAsk.
@@ -132,7 +137,7 @@ var (
 // New returns the policy for a project.
 func New(o Options) *Policy {
 	p := &Policy{fs: o.Fs, root: o.Root, userDir: o.UserConfigDir, yes: o.Yes, redactor: o.Redactor, turn: make(chan struct{}, 1),
-		always: newAskBefore(append(slices.Clone(o.AskBefore), o.Tools.Ask...)).from(o.Tools.AskFrom), askWrites: map[string]askBefore{}, record: o.Record, deny: newDenied(o.Tools), allowCommands: o.Tools.AllowCommands, neverAsk: o.NeverAsk}
+		always: newAskBefore(append(slices.Clone(o.AskBefore), o.Tools.Ask...)).from(o.Tools.AskFrom), askWrites: map[string]pathRules{}, record: o.Record, allowCommands: o.Tools.AllowCommands, neverAsk: o.NeverAsk}
 	p.fetch = FetchRules{Allow: append(slices.Clone(o.Fetch.Allow), o.Tools.Fetch.Allow...), AllowAll: o.Fetch.AllowAll || o.Tools.Fetch.AllowAll,
 		Deny: append(slices.Clone(o.Fetch.Deny), o.Tools.Fetch.Deny...), DenyAll: o.Fetch.DenyAll || o.Tools.Fetch.DenyAll}
 	p.user = o.UserFs
@@ -143,8 +148,10 @@ func New(o Options) *Policy {
 	if real, err := filepath.EvalSymlinks(o.Root); err == nil && real != o.Root {
 		p.roots = append(p.roots, real)
 	}
+	base := PathBase{Roots: p.roots, Home: o.Home, Cwd: o.Cwd}
+	p.deny = newDenied(o.Tools, base)
 	for tool, pats := range o.Tools.AskWrites {
-		p.askWrites[tool] = newAskBefore(pats).from(o.Tools.AskFrom)
+		p.askWrites[tool] = newPathRules(pats, base, o.Tools.AskFrom)
 	}
 	for _, r := range o.UserRules {
 		p.addRule(r)
@@ -519,7 +526,7 @@ func (p *Policy) ApproveWrite(ctx context.Context, tool string, paths ...string)
 
 func (p *Policy) approveWrite(ctx context.Context, tool string, paths ...string) tools.Decision {
 	for _, rt := range writeRuleTools(tool) {
-		if m, ok := p.deny.writes[rt].path(tool, paths...); ok {
+		if m, ok := p.deny.writes[rt].path(tool, p.roots, paths...); ok {
 			return tools.Decision{Reason: m.refusal(tools.HookName(rt))}
 		}
 	}
@@ -528,7 +535,7 @@ func (p *Policy) approveWrite(ctx context.Context, tool string, paths ...string)
 		if ok {
 			break
 		}
-		m, ok = p.askWrites[rt].path(tool, paths...)
+		m, ok = p.askWrites[rt].path(tool, p.roots, paths...)
 	}
 	if !ok {
 		return tools.Decision{Allowed: true}

@@ -25,8 +25,9 @@ type ToolRules struct {
 	AllowCommands bool
 	// Deny are command and MCP tool patterns in ask_before's syntax.
 	Deny []string
-	// DenyWrites are path patterns per file tool (write_file, edit_file);
-	// "*" refuses every write of that tool.
+	// DenyWrites are path patterns per file tool (write_file, edit_file),
+	// read as Claude Code reads them (PathRule); "*" refuses every write
+	// of that tool.
 	DenyWrites map[string][]string
 	// Ask and AskWrites are Claude Code's permissions.ask from a settings
 	// file, in Deny's and DenyWrites' terms: what matches them always
@@ -194,16 +195,17 @@ func suffixOf(arg string) string {
 	return ""
 }
 
-// denied holds the refusals of ToolRules.
+// denied holds the refusals of ToolRules: commands by ask_before's
+// patterns, writes by Claude Code's path rules (PathRule).
 type denied struct {
 	commands askBefore
-	writes   map[string]askBefore
+	writes   map[string]pathRules
 }
 
-func newDenied(r ToolRules) denied {
-	d := denied{commands: newAskBefore(r.Deny).from(r.DenyFrom), writes: map[string]askBefore{}}
+func newDenied(r ToolRules, base PathBase) denied {
+	d := denied{commands: newAskBefore(r.Deny).from(r.DenyFrom), writes: map[string]pathRules{}}
 	for tool, pats := range r.DenyWrites {
-		d.writes[tool] = newAskBefore(pats).from(r.DenyFrom)
+		d.writes[tool] = newPathRules(pats, base, r.DenyFrom)
 	}
 	return d
 }

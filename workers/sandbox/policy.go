@@ -106,7 +106,37 @@ type Policy struct {
 	// HelperArg; "" means this process's own binary (/proc/self/exe), so
 	// a ralph binary replaced on disk while it runs still finds itself.
 	Helper string
+	// private is this policy's own private temporary directory
+	// (SetPrivateTemp), "" when it has none; tempDirs are the temporary
+	// directories it grants, links resolved, where other sessions'
+	// private directories lie.
+	private  string
+	tempDirs []string
 }
+
+// PrivateTempPrefix begins the name of every session's private temporary
+// directory (workers' privateTemp), made in the temporary directory
+// beside the other sessions' own. A sandbox grants its commands their
+// own session's, named in the policy (SetPrivateTemp), and no other: on
+// Linux the walk that grants a temporary directory around the kept
+// paths in it passes over every entry so named, and on macOS the
+// Seatbelt profile leaves every such name in the temporary directories
+// out of what commands may write. Another session's commands would
+// otherwise write into this one's (its git hooks' index copy and
+// message, its build caches).
+const PrivateTempPrefix = "ralph-tmp-"
+
+// SetPrivateTemp grants dir, the session's private temporary directory
+// (an absolute path, links resolved, named PrivateTempPrefix and
+// something nobody can foresee), to commands whole: the one entry so
+// named in the temporary directories that they may write.
+func (p *Policy) SetPrivateTemp(dir string) {
+	p.private = dir
+	p.Writable = append(p.Writable, dir)
+}
+
+// PrivateTemp is the directory SetPrivateTemp granted, "" when none.
+func (p *Policy) PrivateTemp() string { return p.private }
 
 // ErrUnavailable wraps every reason the sandbox cannot confine a command
 // on this machine; the command is then not run.
@@ -141,9 +171,12 @@ func New(mode Mode, root string, network bool, extra ...string) (*Policy, error)
 		p.AllowReadable(real)
 	}
 	if mode == WorkspaceWrite {
-		for _, d := range append(TempDirs(), extra...) {
+		for i, d := range append(TempDirs(), extra...) {
 			if r, err := filepath.EvalSymlinks(d); err == nil && filepath.IsAbs(r) {
 				p.Writable = append(p.Writable, r)
+				if i < len(TempDirs()) {
+					p.tempDirs = append(p.tempDirs, r)
+				}
 			}
 		}
 		p.extra = len(extra) > 0
@@ -257,8 +290,31 @@ func (p *Policy) writable(path string) bool {
 			return true
 		}
 	}
+	if p.othersPrivate(path) {
+		return false
+	}
 	for _, d := range p.Writable {
 		if within(d, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// othersPrivate reports whether path is, or lies in, another session's
+// private temporary directory: an entry of a temporary directory named
+// PrivateTempPrefix… that is not this policy's own.
+func (p *Policy) othersPrivate(path string) bool {
+	if within(p.private, path) && p.private != "" {
+		return false
+	}
+	for _, t := range p.tempDirs {
+		rest, ok := strings.CutPrefix(path, strings.TrimSuffix(t, "/")+"/")
+		if !ok {
+			continue
+		}
+		first, _, _ := strings.Cut(rest, "/")
+		if strings.HasPrefix(first, PrivateTempPrefix) {
 			return true
 		}
 	}

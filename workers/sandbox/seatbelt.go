@@ -14,8 +14,9 @@ import (
 //
 // Everything is denied unless allowed. Reading is allowed everywhere, as on
 // Linux. Writing follows Policy.writable: under workspace-write, the root,
-// the temporary directories, the added directories and a linked worktree's
-// git directories, each allowance carrying its own exceptions
+// the temporary directories (but the other sessions' private directories
+// in them, PrivateTempPrefix), the added directories and a linked
+// worktree's git directories, each allowance carrying its own exceptions
 // (require-not), so no rule depends on the order Seatbelt weighs rules in.
 // The protected names are matched case-insensitively, since a Mac's file
 // system usually is: .GIT/config is git's own file there. Without the
@@ -48,7 +49,16 @@ func SeatbeltProfile(p *Policy) string {
 			for _, g := range p.gitGuard {
 				fmt.Fprintf(&b, "\n    (require-not %s)", sbSubpath(g))
 			}
+			// Every session's private temporary directory lies in the
+			// temporary directory; this one's own is allowed apart, below.
+			for _, t := range p.tempDirs {
+				fmt.Fprintf(&b, "\n    (require-not (regex %s))", sbQuote("^"+reQuote(strings.TrimSuffix(t, "/"))+"/"+reQuote(PrivateTempPrefix)))
+			}
 			fmt.Fprintf(&b, "\n    (require-not %s)))\n", sbSubpath(p.Root))
+		}
+		if p.private != "" {
+			b.WriteString("; Writes: this session's own private temporary directory, and no other session's.\n")
+			fmt.Fprintf(&b, "(allow file-write* %s)\n", sbSubpath(p.private))
 		}
 	}
 	dotRalph := sbQuote("^" + reQuote(p.Root) + "/" + foldRegexp(".ralph") + "(/|$)")

@@ -232,6 +232,40 @@ func TestSeatbeltProfileWorkspaceWrite(t *testing.T) {
 	}
 }
 
+// Issue 88, cause 5: every session's private temporary directory lies
+// in the temporary directory, which commands may write; a session's
+// commands write their own and no other session's, whether or not this
+// session has one, and the rest of the temporary directory as before.
+func TestSeatbeltProfileOwnPrivateTempOnly(t *testing.T) {
+	const tmp = "/private/var/folders/xy/T"
+	for _, own := range []string{"", tmp + "/ralph-tmp-0123456789abcdef"} {
+		p := &Policy{Mode: WorkspaceWrite, Root: "/Users/me/proj", Writable: []string{tmp}, tempDirs: []string{tmp}}
+		if own != "" {
+			p.SetPrivateTemp(own)
+		}
+		cases := map[string]bool{
+			tmp + "/build.o":                            true,
+			tmp + "/ralph-tmp-fedcba9876543210":         false,
+			tmp + "/ralph-tmp-fedcba9876543210/index":   false,
+			tmp + "/ralph-tmp-fedcba9876543210/a/b.txt": false,
+			tmp + "/ralph-tmp-new":                      false,
+			tmp + "/sub/ralph-tmp-x":                    true, // not a session's: those lie directly in the temporary directory
+		}
+		if own != "" {
+			cases[own+"/go-build/x.a"] = true
+			cases[own+"/ralph-hook-1/index"] = true
+		}
+		for path, want := range cases {
+			if got := profileAllows(t, p, write(path)); got != want {
+				t.Errorf("own %q: write %s: allowed %v, want %v", own, path, got, want)
+			}
+			if linux := p.writable(path); linux != want {
+				t.Errorf("own %q: write %s: Linux's policy says %v, want %v", own, path, linux, want)
+			}
+		}
+	}
+}
+
 // A linked worktree's git writes in the main repository's directories,
 // but not its hooks or config.
 func TestSeatbeltProfileWorktree(t *testing.T) {

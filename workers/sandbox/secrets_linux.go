@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -32,7 +33,7 @@ func readRules(secrets []string) []landlock.Rule {
 	// Reading a directory's listing is granted on / and so everywhere:
 	// the names in a secret directory are not its secrets.
 	rules := []landlock.Rule{landlock.PathAccess(landlock.AccessFSSet(ll.AccessFSReadDir), "/")}
-	dirs, files := around("/", hidden)
+	dirs, files := around("/", hidden, nil)
 	// Entries can vanish between the listing and the rule.
 	if len(dirs) > 0 {
 		rules = append(rules, landlock.RODirs(dirs...).IgnoreIfMissing())
@@ -47,8 +48,9 @@ func readRules(secrets []string) []landlock.Rule {
 // left out: the directories and files beside each hidden path and beside
 // each directory on the way down to one. Symbolic links are never
 // listed, so a grant never reaches through one; an unreadable directory
-// grants nothing in it. readRules and writeRules both grant this way.
-func around(dir string, hidden map[string]bool) (dirs, files []string) {
+// grants nothing in it. readRules and writeRules both grant this way;
+// an entry skip reports is passed over too (nil: none).
+func around(dir string, hidden map[string]bool, skip func(string) bool) (dirs, files []string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, nil
@@ -57,9 +59,10 @@ func around(dir string, hidden map[string]bool) (dirs, files []string) {
 		p := filepath.Join(dir, e.Name())
 		switch {
 		case hidden[p]:
+		case skip != nil && skip(p):
 		case e.Type()&os.ModeSymlink != 0:
 		case e.IsDir() && aboveAny(p, hidden):
-			d, f := around(p, hidden)
+			d, f := around(p, hidden, skip)
 			dirs, files = append(dirs, d...), append(files, f...)
 		case e.IsDir():
 			dirs = append(dirs, p)
@@ -92,6 +95,12 @@ func aboveAny(dir string, hidden map[string]bool) bool {
 // renamed or removed, which would move a kept path. A write directory
 // inside a kept path is not granted at all. refer grants moving files
 // between the directories granted whole (Landlock ABI 2 and later).
+//
+// The walk passes over every session's private temporary directory
+// (PrivateTempPrefix): a temporary directory granted around a home in it
+// holds the other sessions' too, and this session's own is granted whole
+// by its full name among write. The name is judged from the listing the
+// grant is made from, so a directory made after it is not granted either.
 func writeRules(write, kept []string, refer bool) []landlock.Rule {
 	hidden := map[string]bool{}
 	for _, k := range kept {
@@ -102,7 +111,7 @@ func writeRules(write, kept []string, refer bool) []landlock.Rule {
 		switch {
 		case insideAny(w, hidden):
 		case aboveAny(w, hidden):
-			d, f := around(w, hidden)
+			d, f := around(w, hidden, privateTemp)
 			dirs, files = append(dirs, d...), append(files, f...)
 		default:
 			whole = append(whole, w)
@@ -130,6 +139,10 @@ func writeRules(write, kept []string, refer bool) []landlock.Rule {
 	}
 	return rules
 }
+
+// privateTemp reports an entry named as a session's private temporary
+// directory.
+func privateTemp(p string) bool { return strings.HasPrefix(filepath.Base(p), PrivateTempPrefix) }
 
 // insideAny reports whether dir is one of the hidden paths or lies in
 // one.

@@ -31,9 +31,15 @@ func (t *Toolset) approveWrite(ctx context.Context, tool, display string, paths 
 
 // approveResolved asks again when the file resolved to another path than
 // the one the model named (through a symbolic link), which ask_before may
-// hold back where the named one was fine.
+// hold back where the named one was fine; and it refuses a file the
+// call's PreToolUse hooks were not shown (hookJudged).
 func (t *Toolset) approveResolved(ctx context.Context, tool, display, rel string, tg workers.Target) (workers.Result, bool) {
 	resolved := tg.Path()
+	// The file opened is the one the call's PreToolUse hooks judged, or
+	// nothing is changed: a link swapped since leads elsewhere.
+	if abs := filepath.Join(t.Root(), filepath.FromSlash(resolved)); !hookJudged(ctx, abs) {
+		return errResult("%s was not done: %s now leads to %s, which is not the file the PreToolUse hooks judged, so nothing was changed", tool, display, resolved), false
+	}
 	if resolved == filepath.ToSlash(rel) {
 		return workers.Result{}, true
 	}

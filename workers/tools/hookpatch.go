@@ -2,7 +2,6 @@ package tools
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"strings"
 
 	"github.com/ralph-dev/ralph/workers/tools/applypatch"
@@ -32,18 +31,19 @@ type hookPiece struct {
 
 // hookPieces are the hook views of a call: one for most calls, one per
 // file for a patch.
-func (t *Toolset) hookPieces(root, name string, args json.RawMessage) []hookPiece {
+func (t *Toolset) hookPieces(name string, args json.RawMessage) []hookPiece {
 	if name == ToolApplyPatch {
-		if ps := t.patchPieces(root, args); len(ps) > 0 {
+		if ps := t.patchPieces(args); len(ps) > 0 {
 			return ps
 		}
 	}
-	return []hookPiece{{name: hookNameFor(name, args), input: hookInput(root, name, args)}}
+	return []hookPiece{{name: hookNameFor(name, args), input: t.toolHookInput(name, args)}}
 }
 
 // patchPieces are a patch's hook views (see above), nil when its input
-// is not a patch.
-func (t *Toolset) patchPieces(root string, args json.RawMessage) []hookPiece {
+// is not a patch. Each file_path is the file the patch changes, its
+// links inside the project resolved (hookPath), as every tool's is.
+func (t *Toolset) patchPieces(args json.RawMessage) []hookPiece {
 	var a ApplyPatchParams
 	if json.Unmarshal(args, &a) != nil {
 		return nil
@@ -52,12 +52,7 @@ func (t *Toolset) patchPieces(root string, args json.RawMessage) []hookPiece {
 	if err != nil || len(hunks) == 0 {
 		return nil
 	}
-	abs := func(p string) string {
-		if filepath.IsAbs(p) {
-			return p
-		}
-		return filepath.Join(root, filepath.FromSlash(p))
-	}
+	abs := t.hookPath
 	var out []hookPiece
 	for _, h := range hunks {
 		file := abs(h.Path)

@@ -36,6 +36,40 @@ type HookCall struct {
 
 type hookKey struct{}
 
+// judgedKey carries the files a call's PreToolUse hooks were shown
+// (withHookJudged).
+type judgedKey struct{}
+
+// withHookJudged is ctx carrying the files the pieces of a call that
+// writes show its PreToolUse hooks (each file_path of an Edit, MultiEdit
+// or Write, resolved as hookPath resolves it), ctx itself when none
+// does. A tool that writes opens its file and then checks it is one of
+// them (hookJudged), so the file changed is the file judged, whatever
+// happened to the path between the two.
+func withHookJudged(ctx context.Context, pieces []hookPiece) context.Context {
+	files := map[string]bool{}
+	for _, p := range pieces {
+		switch p.name {
+		case "Edit", "MultiEdit", "Write":
+			if f, ok := p.input["file_path"].(string); ok && f != "" {
+				files[f] = true
+			}
+		}
+	}
+	if len(files) == 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, judgedKey{}, files)
+}
+
+// hookJudged reports whether a tool that writes may change abs, the
+// file it opened (absolute, links resolved): yes when no PreToolUse hook
+// judged the call, or when abs is a file the hooks were shown.
+func hookJudged(ctx context.Context, abs string) bool {
+	files, ok := ctx.Value(judgedKey{}).(map[string]bool)
+	return !ok || files[abs]
+}
+
 // WithHooks returns ctx carrying h, for the tool door to fire the call's
 // hooks; ctx itself when h has no tool hooks, so that a call pays nothing
 // for hooks nobody configured.
@@ -43,6 +77,9 @@ func WithHooks(ctx context.Context, h HookCall) context.Context {
 	if permOf(ctx) != nil {
 		// A child agent's call is not the spawn_agent call it runs in.
 		ctx = withPermCall(ctx, nil)
+	}
+	if ctx.Value(judgedKey{}) != nil {
+		ctx = context.WithValue(ctx, judgedKey{}, nil)
 	}
 	if !HasToolHooks(h.Set) {
 		return ctx
@@ -111,7 +148,8 @@ func hookNameFor(name string, args json.RawMessage) string {
 // hookInput is the call's arguments in Claude Code's shape, with an
 // absolute file_path (and path), as Claude Code passes them: a hook
 // written for Claude Code compares it with $CLAUDE_PROJECT_DIR. A tool
-// Claude Code does not have is given its arguments as they are.
+// Claude Code does not have is given its arguments as they are. The tool
+// door gives hooks toolHookInput, these paths with their links resolved.
 func hookInput(root, name string, args json.RawMessage) map[string]any {
 	out := map[string]any{}
 	if peer, ok := PeerInput(name, args); ok {
@@ -140,6 +178,51 @@ func hookInput(root, name string, args json.RawMessage) map[string]any {
 		}
 	}
 	return out
+}
+
+// hookPathKeys are the fields of Claude Code's tool inputs that name a
+// file or directory: Read's, Edit's and Write's file_path, Grep's and
+// Glob's path.
+var hookPathKeys = []string{"file_path", "path"}
+
+// toolHookInput is hookInput with each path resolved as the call will
+// use it (hookPath): what a hook guarding a file is given is the file
+// the call changes or reads.
+func (t *Toolset) toolHookInput(name string, args json.RawMessage) map[string]any {
+	in := hookInput(t.Root(), name, args)
+	for _, k := range hookPathKeys {
+		if p, ok := in[k].(string); ok && p != "" {
+			in[k] = t.hookPath(p)
+		}
+	}
+	return in
+}
+
+// hookPath is the file a call's path names, as its hooks are given it:
+// absolute, and resolved through the workspace's door as the tool
+// resolves it (Workspace.Resolve), so a link inside the project (sl ->
+// secret.txt) is given as the file it leads to, the one a write through
+// it changes. A hook written for Claude Code compares file_path with the
+// names it guards, and the link's name is not among them: guarding the
+// name the model chose would guard the channel, not the file. A path
+// the door refuses (outside the project, or kept) is given as it was
+// spelled, made absolute: the tool refuses it anyway.
+func (t *Toolset) hookPath(p string) string {
+	if real, _, err := t.ws.Resolve(p); err == nil {
+		return real
+	}
+	if !filepath.IsAbs(p) {
+		return filepath.Join(t.Root(), filepath.FromSlash(p))
+	}
+	// A directory added with --add-dir has its own door (addedFor).
+	for _, d := range t.added {
+		if d.ws.Holds(filepath.Clean(p)) {
+			if real, _, err := d.ws.Resolve(p); err == nil {
+				return real
+			}
+		}
+	}
+	return p
 }
 
 // fromHookInput maps a hook's updatedInput back to ralph's arguments of
@@ -209,9 +292,9 @@ func hooked(ctx context.Context, h *HookCall, t *Toolset, name string, args json
 	root, approver := t.Root(), t.approver
 	// A call is one hook event a piece: one for most calls, one for each
 	// file a patch changes (hookpatch.go).
-	pieces := t.hookPieces(root, name, args)
+	pieces := t.hookPieces(name, args)
 	// The approval's permission hooks see the call as the tool hooks do.
-	pc := &permCall{h: h, name: pieces[0].name, root: root, tool: name, args: args}
+	pc := &permCall{h: h, name: pieces[0].name, t: t, tool: name, args: args}
 	ctx = withPermCall(ctx, pc)
 	if h.Set.Has(hooks.PreToolUse) {
 		// The project's hooks that wait for approval are asked about
@@ -255,7 +338,7 @@ func hooked(ctx context.Context, h *HookCall, t *Toolset, name string, args json
 					return workers.Result{IsError: true, Output: err.Error()}
 				}
 				args = mapped
-				pieces = []hookPiece{{name: p.name, input: hookInput(root, name, mapped)}}
+				pieces = []hookPiece{{name: p.name, input: t.toolHookInput(name, mapped)}}
 			}
 			if pre.Decision == hooks.Ask {
 				asks = append(asks, firstOf(pre.DecisionReason, what))
@@ -268,6 +351,10 @@ func hooked(ctx context.Context, h *HookCall, t *Toolset, name string, args json
 				return workers.Result{IsError: true, Denied: d.Unasked, DeniedBy: workers.DeniedByHookAsk, Output: d.Reason}
 			}
 		}
+		// The call may change only the files its hooks were shown: a
+		// link swapped after they judged it (by a background command)
+		// is refused where the tool opens the file (hookJudged).
+		ctx = withHookJudged(ctx, pieces)
 	}
 	// Write's and Edit's tool_response carry the file as it was
 	// (originalFile), read before the call only when a hook will read it.

@@ -18,9 +18,10 @@ import (
 // it, and the refusal the approver gave it.
 type permCall struct {
 	h *HookCall
-	// name is the tool's Claude name, tool ralph's; root is the project
-	// root, for the input's absolute paths.
-	name, tool, root string
+	// name is the tool's Claude name, tool ralph's; t resolves the
+	// input's paths as the tool hooks see them (Toolset.toolHookInput).
+	name, tool string
+	t          *Toolset
 
 	mu      sync.Mutex
 	args    json.RawMessage
@@ -40,7 +41,7 @@ func (pc *permCall) setArgs(args json.RawMessage) {
 func (pc *permCall) input() map[string]any {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
-	return hookInput(pc.root, pc.tool, pc.args)
+	return pc.t.toolHookInput(pc.tool, pc.args)
 }
 
 type permKey struct{}
