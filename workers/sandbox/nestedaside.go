@@ -36,23 +36,3 @@ func renameAside(root, target string) (string, error) {
 	}
 	return aside, door.Rename(target, aside)
 }
-
-// replaceFile writes data over path by renaming a new file into place,
-// so that the file is never seen half written, keeping its mode. A link
-// or a device there is replaced, not written through.
-func replaceFile(path string, data []byte) error {
-	mode := os.FileMode(0o644)
-	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
-		mode = fi.Mode().Perm()
-	}
-	tmp := path + ".ralph-undo"
-	os.Remove(tmp)
-	if err := os.WriteFile(tmp, data, mode); err != nil {
-		return fmt.Errorf("putting back %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("putting back %s: %w", path, err)
-	}
-	return nil
-}
