@@ -189,3 +189,63 @@ func TestKeyWrittenBeforeTheRepositoryIsTheNewRepositorys(t *testing.T) {
 		t.Error("the key stayed")
 	}
 }
+
+// TestKilledBetweenStepsIsNeverPrimedAsThePersons: ralph is killed after
+// a step's check, and a process of its session adds a key after that
+// check. The record left marked clean holds the state after the check
+// (the step's own change, a user.name, is kept), and the next ralph in
+// the project compares with it rather than priming the key as the
+// person's; a clean record of another project is left for that project.
+func TestKilledBetweenStepsIsNeverPrimedAsThePersons(t *testing.T) {
+	f := newFixture(t)
+	separateGitDir(t, f.root, "core.editor", "vim")
+	other := newFixture(t)
+	restore := goneOwner(t)
+	elsewhere := NewRunner(other.policy(WorkspaceWrite, false))
+	r := NewRunner(f.policy(WorkspaceWrite, false))
+	restore()
+	elsewhere.BeginStep()()
+	elsewhere.killed()
+	t.Cleanup(func() {
+		for _, rec := range recordFiles(t, other.root) {
+			os.Remove(rec)
+		}
+	})
+	check := r.BeginStep()
+	cmd := exec.Command("git", "--git-dir", filepath.Join(f.root, "gd"), "config", "user.name", "model")
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git config: %v\n%s", err, out)
+	}
+	if us := check(); len(us) != 0 {
+		t.Fatalf("the step's user.name was taken back: %+v", us)
+	}
+	plant(t, f.root)
+	r.killed()
+	if recs := recordFiles(t, f.root); len(recs) != 1 || !strings.HasSuffix(recs[0], cleanSuffix) {
+		t.Fatalf("records %v, want one marked clean", recs)
+	}
+	var said []string
+	if err := RecoverKilled(f.root, func(s string) { said = append(said, s) }); err != nil {
+		t.Fatal(err)
+	}
+	config := readFileT(t, filepath.Join(f.root, "gd", "config"))
+	if hasFSMonitor(t, f.root) || !strings.Contains(config, "name = model") || !strings.Contains(config, "editor = vim") {
+		t.Errorf("gd/config, want the state after the last check:\n%s", config)
+	}
+	if len(said) != 1 || !strings.Contains(said[0], "took back core.fsmonitor in gd/config") {
+		t.Errorf("said %q", said)
+	}
+	if recs := recordFiles(t, f.root); len(recs) != 0 {
+		t.Errorf("the record was not removed once checked: %v", recs)
+	}
+	if recs := recordFiles(t, other.root); len(recs) != 1 {
+		t.Errorf("another project's record: %v, want it kept", recs)
+	}
+	// Once checked, the next session primes what is there: the person's.
+	next := NewRunner(f.policy(WorkspaceWrite, false))
+	defer next.Close()
+	if us := next.BeginStep()(); len(us) != 0 {
+		t.Errorf("the next session took back %+v", us)
+	}
+}
