@@ -222,8 +222,10 @@ func (tg Target) Close() { unix.Close(tg.dir) }
 func (tg Target) key(root string) string { return filepath.Join(root, tg.dirRel, tg.name) }
 
 // WriteTarget resolves rel for a write. With create, missing directories
-// are made (never inside .git or .ralph) and a missing file is a target
-// with exists false; without it a missing file is fs.ErrNotExist.
+// are made (never inside .git, .ralph or another git directory) and a
+// missing file is a target with exists false; without it a missing file
+// is fs.ErrNotExist. A file in a git directory of any name, or one git
+// reads as a repository's configuration, is a GitDirError (gitdirs.go).
 func (r *RootDir) WriteTarget(rel string, create bool) (Target, error) {
 	for hops := 0; ; hops++ {
 		if hops > maxSymlinkHops {
@@ -252,6 +254,10 @@ func (r *RootDir) WriteTarget(rel string, create bool) (Target, error) {
 		if r.w.Kept(filepath.Join(r.w.root, tg.dirRel, name)) {
 			tg.Close()
 			return Target{}, fmt.Errorf("%w: %s", ErrKept, rel)
+		}
+		if err := r.w.gitDirCheck(tg.dirRel, name); err != nil {
+			tg.Close()
+			return Target{}, err
 		}
 		var st unix.Stat_t
 		err = unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW)
@@ -328,6 +334,10 @@ func (r *RootDir) openDir(rel string, create bool) (int, error) {
 	}
 	if err == nil && r.w.Kept(filepath.Join(r.w.root, parentRel, filepath.Base(rel))) {
 		err = fmt.Errorf("%w: %s", ErrKept, rel)
+	}
+	if err == nil {
+		// No directory is made in a git directory either.
+		err = r.w.gitDirCheck(parentRel, filepath.Base(rel))
 	}
 	if err == nil {
 		if merr := unix.Mkdirat(parent, filepath.Base(rel), 0o755); merr != nil && !errors.Is(merr, unix.EEXIST) {

@@ -136,6 +136,9 @@ func (r *RootDir) WriteTarget(rel string, create bool) (Target, error) {
 	if realRel == "." {
 		return Target{}, &fs.PathError{Op: "write", Path: rel, Err: syscall.EISDIR}
 	}
+	if err := r.w.gitDirCheck(filepath.Dir(realRel), filepath.Base(realRel)); err != nil {
+		return Target{}, err
+	}
 	tg := Target{root: r.root, dirRel: filepath.Dir(realRel), name: filepath.Base(realRel)}
 	if fi, err := r.root.Lstat(rel); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		tg.linked = true

@@ -40,14 +40,7 @@ func confined(res Result, p *sandbox.Policy, o sandbox.Outcome, output string, k
 		notes = append(notes, fmt.Sprintf("[ralph: the sandbox put back %s, which this command changed: git would run or read it outside the sandbox]",
 			strings.Join(o.Restored, ", ")))
 	}
-	for _, u := range o.Undone {
-		if u.Note != "" {
-			notes = append(notes, "[ralph: "+u.Note+"]")
-			continue
-		}
-		notes = append(notes, fmt.Sprintf("[ralph: the sandbox took back %s in %s, which this command set: git would run it outside the sandbox]",
-			strings.Join(u.Keys, ", "), u.File))
-	}
+	notes = append(notes, sandbox.UndoneNotes(o.Undone, "this command")...)
 	if note := p.Explain(output); note != "" {
 		notes = append(notes, note)
 	}

@@ -40,7 +40,9 @@ import (
 // records of ralphs no longer running (the pid and start time in the
 // name) that were not marked clean, and does the check they missed,
 // setting aside, not deleting, what it replaces: it cannot tell what the
-// command did from what the person did since.
+// command did from what the person did since. A record marked clean
+// that such a ralph left has the nested repositories compared with it
+// (nestedend.go): that ralph never made its last check.
 
 // recordSuffixes: a record while a command runs, and once checked.
 const (
@@ -262,6 +264,19 @@ func (rc *recorder) end() {
 		rc.on = ""
 		return
 	}
+	// The clean record is the guards' state after the check: were ralph
+	// killed before the next step, the next ralph compares with it
+	// (nestedend.go). The write the next step's begin would have done
+	// is done now, so a step still costs what it did.
+	if k := rc.wrote.now(); k != rc.wrote {
+		var absent []string
+		if k.absent != "" {
+			absent = strings.Split(k.absent, "\x00")
+		}
+		if err := rc.write(&k, k.g, k.n, absent); err == nil {
+			rc.wrote = k
+		}
+	}
 	if err := person.Rename(rc.name+liveSuffix, rc.name+cleanSuffix); err != nil {
 		_ = person.Remove(rc.name + liveSuffix)
 		rc.on = ""
@@ -405,16 +420,7 @@ func RecoverKilled(root string, notify func(string)) error {
 			continue
 		}
 		path := filepath.Join(dir, name)
-		switch "." + f[4] {
-		case cleanSuffix:
-			// Checked: a ralph that ended without closing left it.
-			_ = rootfs.Person().Remove(path)
-			continue
-		case liveSuffix:
-			if f[0] != key {
-				continue
-			}
-		default:
+		if f[0] != key || "."+f[4] != liveSuffix && "."+f[4] != cleanSuffix {
 			continue
 		}
 		rec, err := readGuardRecord(path, root, pid, start)
@@ -422,7 +428,17 @@ func RecoverKilled(root string, notify func(string)) error {
 			return fmt.Errorf("ralph cannot check what a command did to the git files of %s while a ralph that is gone ran it: its record %s %w; "+
 				"look at its .git/hooks and its repositories' configuration yourself, then delete the record", root, path, err)
 		}
-		r, u := rec.recover()
+		var r []string
+		var u []Undone
+		if "."+f[4] == liveSuffix {
+			r, u = rec.recover()
+		} else {
+			// Checked after its last step, but the ralph ended without
+			// closing: what appeared since in the repositories'
+			// configuration may be a process of its session's, so it
+			// is never primed as the person's (nestedend.go).
+			u = rec.recoverNested()
+		}
 		restored, undone = append(restored, r...), append(undone, u...)
 		if len(r)+len(u) > 0 && !slices.Contains(pids, f[1]) {
 			pids = append(pids, f[1])
@@ -491,11 +507,7 @@ func (rec *guardRecord) recover() ([]string, []Undone) {
 			restored = append(restored, rel)
 		}
 	}
-	var undone []Undone
-	if rec.Nested != nil {
-		undone = nestedFromRecord(rec.Root, rec.Nested).check()
-	}
-	return restored, undone
+	return restored, rec.recoverNested()
 }
 
 // killedNote is the one line that says what the check a killed ralph

@@ -54,7 +54,19 @@ func killedMidCommand(t *testing.T, p *Policy, script string) {
 	}
 	os.Remove(planted)
 	syscall.Kill(-proc.Pid, syscall.SIGKILL)
-	r.Close()
+	r.killed()
+}
+
+// killed leaves r as a SIGKILL of ralph leaves it: its helper gone, and
+// neither the check after the command nor Close's last check done.
+func (r *Runner) killed() {
+	r.mu.Lock()
+	s := r.cur
+	r.cur, r.closed = nil, true
+	r.mu.Unlock()
+	if s != nil {
+		s.stop()
+	}
 }
 
 // recordFiles are the records in the tests' state directory.

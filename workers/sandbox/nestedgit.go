@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/git"
@@ -56,6 +57,10 @@ type nestedGuard struct {
 	// check a killed ralph missed, done by the next one, cannot tell what
 	// the person changed since from what the command did.
 	keepAside bool
+	// paths is what the last look found, for the file tools, which ask
+	// it without waiting for a look under way (nestedwatch.go).
+	paths     atomic.Pointer[GitPaths]
+	published uint64 // gen when paths was made
 }
 
 // repo is one repository as last read.
@@ -86,6 +91,11 @@ type Undone struct {
 	// Note, when set, says what the sandbox did in a sentence of its
 	// own (a pointer to another repository set aside) instead.
 	Note string
+	// Made says the repository itself appeared since the last look: its
+	// keys may have been written before it was one (a file tool wrote
+	// gd/config, then a command made gd a git directory), so what made
+	// the repository is named, not what wrote the key.
+	Made bool
 }
 
 // maxConfig is the largest configuration file kept to be put back; a
@@ -105,6 +115,13 @@ func (g *nestedGuard) prime() {
 	}
 	g.look(true)
 	g.primed = true
+}
+
+// isPrimed reports whether the guard recorded the person's repositories.
+func (g *nestedGuard) isPrimed() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.primed
 }
 
 // check reads the repositories again and takes back what a command added.
@@ -146,6 +163,7 @@ func (g *nestedGuard) look(person bool) []Undone {
 		}
 		gitDir, common := rc[0], rc[1]
 		r := g.repos[ptr]
+		made := false
 		if r == nil {
 			if !person && common != "" && !knownCommon[common] && !g.inProject(common) {
 				// A .git (or a commondir) a command wrote that leads to
@@ -162,6 +180,7 @@ func (g *nestedGuard) look(person bool) []Undone {
 			r = &repo{person: person}
 			g.repos[ptr] = r
 			g.gen++
+			made = !person
 			if !person && common != "" && !knownCommon[common] {
 				// A repository a command made is the model's, hooks
 				// and all: ralph's own commits never run them.
@@ -179,7 +198,7 @@ func (g *nestedGuard) look(person bool) []Undone {
 		if moved {
 			g.gen++
 		}
-		u, extra := g.guardRepo(ctx, ptr, r, person, moved)
+		u, extra := g.guardRepo(ctx, ptr, r, person, moved, made)
 		undone = append(undone, u...)
 		r.watch = extra
 		r.stamp = stampOf(append(watch[:7:7], extra...))
@@ -190,6 +209,7 @@ func (g *nestedGuard) look(person bool) []Undone {
 			g.gen++
 		}
 	}
+	g.publish()
 	return undone
 }
 
@@ -197,7 +217,7 @@ func (g *nestedGuard) look(person bool) []Undone {
 // keys added since the last look, and returns what it did and the files
 // to watch beside the usual ones: every file git read, and the targets
 // of includes that do not exist yet.
-func (g *nestedGuard) guardRepo(ctx context.Context, ptr string, r *repo, person, moved bool) ([]Undone, []string) {
+func (g *nestedGuard) guardRepo(ctx context.Context, ptr string, r *repo, person, moved, made bool) ([]Undone, []string) {
 	var undone []Undone
 	var entries []git.ConfigEntry
 	for round := 0; ; round++ {
@@ -223,7 +243,7 @@ func (g *nestedGuard) guardRepo(ctx context.Context, ptr string, r *repo, person
 				outside = true
 			} else {
 				took = true
-				undone = append(undone, Undone{File: g.rel(file), Keys: keys})
+				undone = append(undone, Undone{File: g.rel(file), Keys: keys, Made: made})
 			}
 		}
 		if outside && !took || round == 2 {
@@ -430,36 +450,6 @@ func (g *nestedGuard) outside(ptr, gitDir, common string) (Undone, bool) {
 		g.rel(target), filepath.Base(aside), common)}, true
 }
 
-// aside is name, or name with a number added when name is taken.
-func aside(name string) string {
-	for n, try := 2, name; ; n++ {
-		if _, err := os.Lstat(try); err != nil {
-			return try
-		}
-		try = fmt.Sprintf("%s-%d", name, n)
-	}
-}
-
-// renameAside renames target, in the project at root, to
-// target.ralph-untrusted (or -2, -3, …), kept, not deleted, and returns
-// the new name. The rename goes through the project's door: a directory
-// on the way that a command swapped for a link is not followed.
-func renameAside(root, target string) (string, error) {
-	door, err := rootfs.New(root)
-	if err != nil {
-		return "", err
-	}
-	defer door.Close()
-	aside := target + ".ralph-untrusted"
-	for n := 2; ; n++ {
-		if _, err := os.Lstat(aside); err != nil {
-			break
-		}
-		aside = fmt.Sprintf("%s.ralph-untrusted-%d", target, n)
-	}
-	return aside, door.Rename(target, aside)
-}
-
 // resolveGitDir is the git directory a .git entry (or a git directory)
 // leads to, as git finds it: a directory or a link to one is it, a file
 // names it ("gitdir: <dir>", relative to the file's directory); and the
@@ -577,6 +567,7 @@ func mergeUndone(us []Undone) []Undone {
 				out[i].Keys = append(out[i].Keys, k)
 			}
 		}
+		out[i].Made = out[i].Made || u.Made
 	}
 	return out
 }

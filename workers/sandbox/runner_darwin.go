@@ -87,6 +87,14 @@ func (r *Runner) Start(ctx context.Context, c Command) (*Process, error) {
 // Close does nothing: there is no helper to stop.
 func (r *Runner) Close() {}
 
+// BeginStep does nothing on macOS: the nested guard, which checks a
+// step's writes to the repositories' configuration, runs on Linux only;
+// the file tools' own refusal of git directories (workers) holds here.
+func (r *Runner) BeginStep() (check func() []Undone) { return func() []Undone { return nil } }
+
+// GitPaths is nil on macOS, where no nested guard looks.
+func (r *Runner) GitPaths() *GitPaths { return nil }
+
 // Process is a command started under sandbox-exec.
 type Process struct {
 	// Pid is the command's pid and process group id.

@@ -90,6 +90,9 @@ type Runner struct {
 	// this one be killed while a command runs (guardrecord.go); nil
 	// where no guard acts.
 	rec *recorder
+	// absent are the last command's absent guarded paths, which a step's
+	// record carries too, so that commands and steps share one record.
+	absent []string
 }
 
 // NewRunner returns a runner for the policy; no process starts until the
@@ -155,6 +158,9 @@ func (r *Runner) Start(ctx context.Context, c Command) (*Process, error) {
 	if rec != nil {
 		// Before the command starts: were ralph killed while it runs,
 		// the next ralph does the check this one could not.
+		r.mu.Lock()
+		r.absent = s.absent
+		r.mu.Unlock()
 		rec.begin(g, r.nested, s.absent)
 	}
 	p, err := srv.start(c)
@@ -249,6 +255,10 @@ func (r *Runner) server(ctx context.Context, sp spec, key string) (*server, erro
 }
 
 // Close stops the helper; commands still running are killed with it.
+// The nested guard then checks once more, as the session ends: what a
+// process of the session wrote after the last step's check (a project's
+// MCP server, a command killed with the helper) is taken back, and the
+// person is told.
 func (r *Runner) Close() {
 	r.mu.Lock()
 	s := r.cur
@@ -257,10 +267,52 @@ func (r *Runner) Close() {
 	if s != nil {
 		s.stop()
 	}
+	if r.nested != nil && r.nested.isPrimed() {
+		if us := r.nested.check(); len(us) > 0 && r.policy.Notify != nil {
+			r.policy.Notify(EndNote(us))
+		}
+	}
 	if r.rec != nil {
 		r.rec.close()
 	}
 }
+
+// BeginStep begins a step of the model's that may write in the project
+// from ralph's own process, outside the sandbox's commands: a file tool,
+// an MCP server's tool. The nested guard is primed first (the
+// repositories as they are before the model's first write are the
+// person's), and the guards' record says a step runs, so that a ralph
+// killed before the check after it has that check done by the next
+// (guardrecord.go). The returned function is the check after the step:
+// what it took back. Where no nested guard runs (not workspace-write) it
+// does nothing.
+func (r *Runner) BeginStep() (check func() []Undone) {
+	if r.nested == nil {
+		return func() []Undone { return nil }
+	}
+	r.nested.prime()
+	r.mu.Lock()
+	g, absent := r.guarded, r.absent
+	r.mu.Unlock()
+	if r.rec != nil {
+		r.rec.begin(g, r.nested, absent)
+	}
+	var once sync.Once
+	return func() (us []Undone) {
+		once.Do(func() {
+			us = r.nested.check()
+			if r.rec != nil {
+				r.rec.end()
+			}
+		})
+		return us
+	}
+}
+
+// GitPaths is what the nested guard's last look found: the project's git
+// directories and configuration files, which the file tools refuse; nil
+// where no nested guard runs or before its first look.
+func (r *Runner) GitPaths() *GitPaths { return r.nested.Paths() }
 
 // Process is a command started by a Runner.
 type Process struct {

@@ -45,6 +45,12 @@ func (r *Runner) Start(context.Context, Command) (*Process, error) {
 // Close does nothing here.
 func (r *Runner) Close() {}
 
+// BeginStep does nothing here: no nested guard runs (see Linux's).
+func (r *Runner) BeginStep() (check func() []Undone) { return func() []Undone { return nil } }
+
+// GitPaths is nil here, where no nested guard looks.
+func (r *Runner) GitPaths() *GitPaths { return nil }
+
 // Process is a started command; there are none here.
 type Process struct{ Pid int }
 

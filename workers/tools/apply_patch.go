@@ -32,8 +32,8 @@ type patchPath struct{ asked, rel, display string }
 
 // applyPatch applies a patch's hunks in order, each through the project's
 // door as write_file writes: every path is checked first (outside the
-// project, a link out of it, .git and .ralph refuse the whole patch before
-// anything is written), the approval policy is asked once about every file
+// project, a link out of it, .git, .ralph and any other git directory
+// refuse the whole patch before anything is written), the approval policy is asked once about every file
 // the patch names, and a hunk that fails stops the patch with the earlier
 // hunks' changes kept, as codex keeps them; the result says which were
 // applied and which failed. The turn's one checkpoint covers them all, so
@@ -73,6 +73,11 @@ func (t *Toolset) applyPatch(ctx context.Context, raw json.RawMessage) workers.R
 			}
 			if workers.IsProtected(t.ws.RelSlash(real)) {
 				return refusedPatch(refusal("write", p, display, workers.ErrProtected))
+			}
+			// A git directory of another name (gd of git init
+			// --separate-git-dir=gd sub) refuses the whole patch too.
+			if err := t.ws.InGitDir(real); err != nil {
+				return refusedPatch(refusal("write", p, display, err))
 			}
 			paths[p] = patchPath{asked: p, rel: rel, display: display}
 			rels = append(rels, rel)

@@ -25,9 +25,14 @@ func pathResult(p string, err error) workers.Result {
 // refusal is the sentence for a failed file operation: a path that may not
 // be used, or a filesystem error, in terms of the path the model gave.
 func refusal(action, p, display string, err error) workers.Result {
+	var gd *workers.GitDirError
 	switch {
 	case errors.Is(err, workers.ErrOutsideRoot), errors.Is(err, workers.ErrHome), errors.Is(err, workers.ErrKept), errors.Is(err, syscall.ELOOP):
 		return pathResult(p, err)
+	case errors.As(err, &gd) && gd.Dir != "":
+		return errResult("cannot %s %s: it lies in %s, a git directory (a repository's HEAD, objects, configuration and hooks), which the file tools never change, as they never change .git: git runs the programs its configuration names outside the sandbox; change a repository's settings with git config in a command, which the sandbox checks", action, display, gd.Dir)
+	case errors.As(err, &gd):
+		return errResult("cannot %s %s: git reads it as a repository's configuration (a file the configuration includes), which the file tools never change: git runs the programs it names outside the sandbox; change it with a command, which the sandbox checks", action, display)
 	case errors.Is(err, workers.ErrProtected):
 		return errResult("cannot %s %s: .git and .ralph are protected (git's internals and ralph's own state), so the file tools never change anything in them", action, display)
 	case errors.Is(err, workers.ErrNotRegular):

@@ -70,6 +70,12 @@ type ToolInfo struct {
 	// Paths tools take a "path" argument that may name a file in a
 	// directory added with --add-dir (adddirs.go).
 	Paths bool
+	// Sandboxed tools write only through the commands they start in the
+	// sandbox, whose guards check after each command what it did
+	// (run_command): a call of one is no step of its own for the nested
+	// guard, which checks after every other tool that is not ReadOnly
+	// (nestedstep.go).
+	Sandboxed bool
 	// Asks tools ask the person before a call no rule allows (the
 	// approval policy), so an allow rule (--allowed-tools) changes what
 	// they do. write_file and edit_file ask only for ask_before's
@@ -119,7 +125,7 @@ func init() {
 		// run_command stays in read-only and without the network: the sandbox
 		// holds the command to the mode, and reading needs commands too.
 		{key: "run_command", name: ToolRunCommand, params: RunCommandParams{}, roles: Doers,
-			info:  ToolInfo{Asks: true},
+			info:  ToolInfo{Asks: true, Sandboxed: true},
 			build: func(d Deps) Tool { return d.files((*Toolset).runCommandTool) }},
 		// The background commands' tools read and stop only what
 		// run_command started, so they ask nobody and change no file

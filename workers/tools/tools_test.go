@@ -28,9 +28,10 @@ func TestToolInfo(t *testing.T) {
 			t.Errorf("%s: %+v, want nothing known", name, Info(name))
 		}
 	}
-	// run_command may do anything, and may ask first.
-	if Info(ToolRunCommand) != (ToolInfo{Asks: true}) {
-		t.Errorf("run_command: %+v, want only Asks", Info(ToolRunCommand))
+	// run_command may do anything, and may ask first; what it writes,
+	// its sandboxed commands write.
+	if Info(ToolRunCommand) != (ToolInfo{Asks: true, Sandboxed: true}) {
+		t.Errorf("run_command: %+v, want only Asks and Sandboxed", Info(ToolRunCommand))
 	}
 	// ralph's own writers may change any file as far as checkpoints know;
 	// they write only ralph's records, which --sandbox read-only keeps.

@@ -345,7 +345,7 @@ func (t *Toolset) call(ctx context.Context, name string, args json.RawMessage) w
 	if at := t.addedFor(name, args); at != nil {
 		return at.call(ctx, name, args)
 	}
-	res := tool.Run(ctx, args)
+	res := t.stepped(name, func() workers.Result { return tool.Run(ctx, args) })
 	res.Output = workers.TruncateMiddle(t.opts.Redact.Redact(res.Output), t.ws.MaxOutput()+resultSlack)
 	return res
 }

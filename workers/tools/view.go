@@ -182,7 +182,7 @@ func (v *View) call(ctx context.Context, name string, args json.RawMessage) work
 		if m := v.base.Mode(); !m.Allows(Info(name)) {
 			return errResult("%s", m.refusal(name))
 		}
-		res := o.Run(ctx, args)
+		res := v.base.stepped(name, func() workers.Result { return o.Run(ctx, args) })
 		res.Output = workers.TruncateMiddle(res.Output, v.base.ws.MaxOutput()+resultSlack)
 		return res
 	}
