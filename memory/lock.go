@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // LockFile is the project lock. Its owner is whoever holds an exclusive
@@ -146,7 +148,16 @@ type Lock struct {
 	// new .ralph/ is durable, or could not be made so (stateDirErr).
 	stateDir    chan struct{}
 	stateDirErr error
+	// recreated says why this acquisition made the lock file anew (see
+	// acquirer.recreate); "" when it did not.
+	recreated string
 }
+
+// Recreated is the sentence saying why this acquisition made the lock
+// file anew, for the person: a command had given it a second name, or
+// put something that is not a regular file in its place. "" when the
+// file was ralph's own.
+func (l *Lock) Recreated() string { return l.recreated }
 
 // StateDirDurable waits until the .gitignore AcquireLock wrote into the
 // .ralph/ it made is durable, and returns the error that kept it from
@@ -204,6 +215,7 @@ func AcquireLock(fs afero.Fs, root string, sessionID string, force bool, secrets
 		return nil, err
 	}
 	l.prev, l.hasPrev, l.forced = a.prev, a.hasPrev, a.forced
+	l.recreated = a.recreated
 	l.stateDir = make(chan struct{})
 	if written == "" {
 		close(l.stateDir)
@@ -271,6 +283,8 @@ type acquirer struct {
 	prev    LockInfo
 	hasPrev bool
 	forced  bool
+	// recreated says why the lock file was made anew (recreate).
+	recreated string
 }
 
 func (a *acquirer) remember(prev LockInfo, forced bool) {
@@ -284,6 +298,9 @@ func (a *acquirer) try() (l *Lock, retry bool, err error) {
 		return a.tryWithoutFlock()
 	}
 	f, created, err := openLockFile(a.fs, a.path)
+	if errors.Is(err, rootfs.ErrHardLink) || errors.Is(err, rootfs.ErrNotRegular) {
+		return a.recreate(err)
+	}
 	if err != nil {
 		return nil, false, err
 	}

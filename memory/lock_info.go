@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/spf13/afero"
 )
@@ -149,6 +150,12 @@ func ReadLock(fs afero.Fs, root string) (LockInfo, Staleness, error) {
 	b, err := afero.ReadFile(fs, path)
 	if errors.Is(err, os.ErrNotExist) {
 		return LockInfo{}, LockFree, nil
+	}
+	if errors.Is(err, rootfs.ErrNotRegular) {
+		// A FIFO (say) a command put there: no ralph holds a lock
+		// through it, the next one makes the file anew
+		// (acquirer.recreate), and the error is the sentence naming it.
+		return LockInfo{}, LockFree, err
 	}
 	if err != nil {
 		return LockInfo{}, "", fmt.Errorf("read lock %s: %w", path, err)

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -80,20 +81,38 @@ func StateKey(person afero.Fs, dir string) ([]byte, error) {
 // name programs or files or loosen anything (the run configuration), and
 // the session they belong to, so that one session's seal does not pass
 // for another's.
+//
+// Generation makes the seal say "the latest ralph wrote", not only
+// "ralph once wrote" (seal_generation.go); a record of a ralph older than
+// it has none, and its seal stays what it was.
 type sealed struct {
-	SessionID string     `json:"session_id"`
-	Run       *RunConfig `json:"run"`
+	SessionID  string     `json:"session_id"`
+	Run        *RunConfig `json:"run"`
+	Generation uint64     `json:"generation,omitempty"`
 }
 
 // Seal is the HMAC-SHA256 of st's restorable settings under key.
 func Seal(key []byte, st State) string {
-	b, err := json.Marshal(sealed{SessionID: st.SessionID, Run: st.Run})
+	b, err := json.Marshal(sealed{SessionID: st.SessionID, Run: st.Run, Generation: st.Generation})
 	if err != nil {
 		return ""
 	}
 	m := hmac.New(sha256.New, key)
 	m.Write(b)
 	return hex.EncodeToString(m.Sum(nil))
+}
+
+// SealNew seals a new session's first record: its first generation.
+func SealNew(key []byte, st *State) {
+	st.Generation = 1
+	st.Seal = Seal(key, *st)
+}
+
+// sealedPart is what a new generation is counted on: the sealed settings
+// without their generation.
+func sealedPart(st State) []byte {
+	b, _ := json.Marshal(sealed{SessionID: st.SessionID, Run: st.Run})
+	return b
 }
 
 // CheckSeal reports ErrUnsealed unless st carries the seal its settings
@@ -119,10 +138,85 @@ func (e unsealedError) Is(target error) bool { return target == ErrUnsealed }
 // SealWith makes every later save of the session seal its run settings
 // with key: the settings ralph itself sets stay trusted, whichever part of
 // ralph saves them, and the session a /clear starts (Next) is sealed too.
-func (s *Session) SealWith(key []byte) {
+// gens (nil: none) keeps the latest generation of each, so that an older
+// record is told from it (CheckFresh). A record sealed under the
+// session's own id goes on in its generation; one that is not (a fork's
+// copy, sealed under the session it copies) starts its own at the next
+// save.
+func (s *Session) SealWith(key []byte, gens *Generations) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.sealKey = key
+	s.seal = sealing{key: key, gens: gens}
+	s.seal.adopt(s.state)
+}
+
+// sealing is a session's side of the seal: the key, the store of
+// generations, and the record it sealed last.
+type sealing struct {
+	key  []byte
+	gens *Generations
+	// id, gen and part are the session, generation and sealed part
+	// (sealedPart) of the record sealed last.
+	id   string
+	gen  uint64
+	part []byte
+	// pending is a generation written to a record whose store write
+	// failed, tried again at the next save.
+	pending uint64
+	// broken says a new generation could not be kept in the store:
+	// nothing more is sealed, and a resume of a later record refuses its
+	// settings rather than trust them.
+	broken bool
+}
+
+// adopt takes st, the record as it stands, for the one sealed last when
+// its seal is the key's under its own id.
+func (g *sealing) adopt(st State) {
+	g.id, g.gen, g.part = "", 0, nil
+	if g.key != nil && CheckSeal(g.key, st) == nil {
+		g.id, g.gen, g.part = st.SessionID, st.Generation, sealedPart(st)
+	}
+}
+
+// apply seals st before it is saved: in the generation sealed last while
+// its sealed part is the same, else in a new one, the store brought to
+// the one before it first (seal_generation.go). after, when not nil, is
+// the store's write of the new generation, made once the record is
+// durable.
+func (g *sealing) apply(st *State) (after func()) {
+	if g.broken {
+		st.Seal, st.Generation = "", 0
+		return nil
+	}
+	part := sealedPart(*st)
+	if g.id != st.SessionID || !bytes.Equal(part, g.part) {
+		next := uint64(1)
+		if g.id == st.SessionID {
+			next = g.gen + 1
+		}
+		if next > 1 && g.gens != nil {
+			if err := g.gens.atLeast(st.SessionID, next-1); err != nil {
+				g.broken = true
+				st.Seal, st.Generation = "", 0
+				return nil
+			}
+		}
+		g.id, g.gen, g.part = st.SessionID, next, part
+		if next > 1 {
+			g.pending = next
+		}
+	}
+	st.Generation = g.gen
+	st.Seal = Seal(g.key, *st)
+	if g.pending == 0 || g.gens == nil {
+		return nil
+	}
+	id, gen := g.id, g.pending
+	return func() {
+		if g.gens.atLeast(id, gen) == nil {
+			g.pending = 0
+		}
+	}
 }
 
 // LatestSealed is FindSession's latest session among those whose own

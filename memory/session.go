@@ -98,8 +98,9 @@ type Session struct {
 
 	fs     afero.Fs
 	redact *Redactor
-	// sealKey, when set, seals the run settings at every save (Seal).
-	sealKey []byte
+	// seal, when its key is set, seals the run settings at every save
+	// (Seal, SealWith).
+	seal    sealing
 	mu      sync.Mutex
 	files   map[string]*appendFile      // open logs, by path
 	agentMD map[string]*strings.Builder // transcripts of running children
@@ -740,8 +741,9 @@ func (s *Session) saveLocked() error {
 		}
 		s.pending = 0
 	}
-	if s.sealKey != nil {
-		s.state.Seal = Seal(s.sealKey, s.state)
+	var sealed func()
+	if s.seal.key != nil {
+		sealed = s.seal.apply(&s.state)
 	}
 	data, err := s.encodeState()
 	if err != nil {
@@ -756,6 +758,11 @@ func (s *Session) saveLocked() error {
 	// saves them at every task.
 	if err := writeAtomicSpare(s.fs, filepath.Join(s.Dir, "session.json"), data, 0o644, true, before); err != nil {
 		return err
+	}
+	if sealed != nil {
+		// The store of generations says this one only once the record
+		// is durable (seal_generation.go).
+		sealed()
 	}
 	if err := writeAtomicSpare(s.fs, filepath.Join(s.Root, SessionFile), data, 0o644, false, nil); err != nil {
 		return err

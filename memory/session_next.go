@@ -33,9 +33,9 @@ func (s *Session) Next(id string) error {
 	if old.CostUSD != nil {
 		st.CostUSD = new(float64)
 	}
-	if s.sealKey != nil {
+	if s.seal.key != nil {
 		st.SessionID = id
-		st.Seal = Seal(s.sealKey, st)
+		SealNew(s.seal.key, &st)
 	}
 	next, err := createSession(s.fs, s.Root, id, st, s.redact, CreateOptions{})
 	if err != nil {
@@ -51,6 +51,7 @@ func (s *Session) Next(id string) error {
 	next.mu.Lock()
 	s.ID, s.Dir, s.files, s.state, s.saved, s.placed = next.ID, next.Dir, next.files, next.state, next.saved, next.placed
 	next.mu.Unlock()
+	s.seal.adopt(s.state)
 	s.pending, s.agentMD = 0, nil
 	if s.hookLines != nil {
 		// The next session keeps Claude Code's transcript too, a file

@@ -63,6 +63,12 @@ type State struct {
 	// (see Seal): a resume uses Run only when it matches, since a command
 	// can write this file.
 	Seal string `json:"seal,omitempty"`
+	// Generation counts the records of this session whose sealed part
+	// (Run) changed, 1 for the first; the seal covers it, and ralph's
+	// state directory keeps the latest (Generations), so that an older
+	// record ralph once sealed, put back by a command, is told from the
+	// latest. 0 in a record of a ralph older than the count.
+	Generation uint64 `json:"generation,omitempty"`
 	// Workers are the task loop's worktrees while it runs (--worktrees).
 	Workers []Worker `json:"workers,omitempty"`
 	// Wait is what a running task loop waits for before it starts
@@ -234,6 +240,13 @@ func (e *CorruptStateError) Is(target error) bool { return target == ErrCorruptS
 
 func (e *CorruptStateError) Unwrap() error { return e.Err }
 
+// notAFile is a record that is not a regular file, said as the reason
+// it is corrupt.
+type notAFile struct{ *rootfs.NotRegularError }
+
+func (e notAFile) Error() string { return "it is " + e.Kind() + ", not a regular file" }
+func (e notAFile) Unwrap() error { return e.NotRegularError }
+
 // LoadState reads the project's .ralph/session.json.
 func LoadState(fs afero.Fs, root string) (State, error) {
 	return readState(fs, filepath.Join(root, SessionFile))
@@ -332,6 +345,13 @@ func readState(fs afero.Fs, path string) (st State, err error) {
 	data, err := rootfs.ReadSmall(fs, path, MaxSessionFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return State{}, NoSessionf("%s does not exist", path)
+	}
+	var nr *rootfs.NotRegularError
+	if errors.As(err, &nr) {
+		// A FIFO (say) a command put there is no record: damaged, set
+		// aside and rebuilt as a record that does not parse is, never
+		// waited on.
+		return State{}, &CorruptStateError{Path: path, Err: notAFile{nr}}
 	}
 	if err != nil {
 		return State{}, fmt.Errorf("read %s: %w", path, err)

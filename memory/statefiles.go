@@ -118,6 +118,12 @@ func LoadStateDocs(fs afero.Fs, root string, maxEach, maxProgress int) ([]StateD
 			limit = maxProgress
 		}
 		doc, ok, err := loadDoc(fs, filepath.Join(root, name), limit, name == ProgressFile)
+		if errors.Is(err, rootfs.ErrNotRegular) {
+			// A FIFO (say) a command put there holds no state: it is
+			// left out, as a link out of the project is, and the others
+			// still reach the prompt.
+			continue
+		}
 		if err != nil {
 			return docs, err
 		}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // learningsHeader opens the instructions file ralph init writes (name is
@@ -121,7 +123,14 @@ func ensureStateDir(fs afero.Fs, root string) (written string, err error) {
 	path := filepath.Join(dir, ".gitignore")
 	err = fs.Mkdir(dir, 0o755)
 	if errors.Is(err, os.ErrExist) {
-		if old, err := afero.ReadFile(fs, path); err == nil && (oldStateGitignore(string(old)) || len(old) == 0) {
+		old, err := afero.ReadFile(fs, path)
+		var nr *rootfs.NotRegularError
+		if err == nil && (oldStateGitignore(string(old)) || len(old) == 0) ||
+			errors.As(err, &nr) && !nr.Mode.IsDir() {
+			// A FIFO (or a socket, a device) is no file of the
+			// person's either, and git, which opens every .gitignore
+			// it passes and waits on a FIFO, would hang ralph's next
+			// checkpoint: the rename replaces it, never opening it.
 			return path, WriteFileAtomicUnsynced(fs, path, []byte(stateGitignore), 0o644)
 		}
 		return "", nil

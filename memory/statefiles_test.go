@@ -341,8 +341,13 @@ func TestLoadStateDocsReadError(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, GoalsFile), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadStateDocs(afero.NewOsFs(), dir, 10, 10); err == nil {
-		t.Error("a directory named RALPH_GOALS.md should be a read error")
+	if err := os.WriteFile(filepath.Join(dir, TasksFile), []byte("- [ ] one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// What is no regular file holds no state: it is left out, and the
+	// other files still reach the prompt.
+	if docs, err := LoadStateDocs(afero.NewOsFs(), dir, 10, 10); err != nil || len(docs) != 1 || docs[0].Name != TasksFile {
+		t.Errorf("a directory named RALPH_GOALS.md: %+v, %v; want it left out and the task file kept", docs, err)
 	}
 }
 

@@ -162,10 +162,14 @@ type Project struct {
 	// the person's config directory cannot hold it (keyErr says why).
 	stateKey []byte
 	keyErr   error
-	Lock     *memory.Lock
-	Session  *memory.Session
-	Client   *llm.Client
-	Tools    *tools.Toolset
+	// gens keeps the latest sealed generation of each session in ralph's
+	// state directory (memory.Generations), so that an older record a
+	// command put back is refused.
+	gens    *memory.Generations
+	Lock    *memory.Lock
+	Session *memory.Session
+	Client  *llm.Client
+	Tools   *tools.Toolset
 	// MCP holds the MCP servers, whose tools are among Tools; they start
 	// when the first model request needs them and stop at Close.
 	MCP *mcp.Manager
@@ -378,6 +382,7 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 		return nil, err
 	}
 	p.stateKey, p.keyErr = memory.StateKey(person, filepath.Join(config.UserConfigDir(), "ralph"))
+	p.gens = memory.OpenGenerations(person, memory.RegistryDir(opts.Getenv), root)
 	lock, err := acquire(opts.Fs, root, opts.Force, opts.Notify, cfg.APIKey)
 	if err != nil {
 		return nil, err
@@ -534,7 +539,7 @@ func (p *Project) start(opts Options) error {
 		// directory to wait for (memory.CreateSessionBeside).
 		s.Place()
 	}
-	s.SealWith(p.stateKey)
+	s.SealWith(p.stateKey, p.gens)
 	p.Session = s
 	return nil
 }
@@ -605,7 +610,7 @@ func (p *Project) resume(opts Options) error {
 		_ = s.Close()
 		return err
 	}
-	s.SealWith(p.stateKey)
+	s.SealWith(p.stateKey, p.gens)
 	p.PriorStatus = prior.Status
 	p.Mode = opts.Mode
 	if p.Mode == "" {

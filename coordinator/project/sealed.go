@@ -1,7 +1,10 @@
 package project
 
 import (
+	"errors"
 	"fmt"
+	"path/filepath"
+	"time"
 
 	"github.com/ralph-dev/ralph/memory"
 )
@@ -14,12 +17,27 @@ import (
 // the seal of the person's state key (memory.Seal), which lives outside
 // every project.
 
-// seal seals st's run settings with the person's state key; without a key
-// the settings stay unsealed, and a resume will not restore them.
+//
+// A seal alone says only that ralph once wrote the settings, and a command
+// could put back an older record ralph sealed (a copy taken before the
+// person added --verify). So each record carries its generation under the
+// seal, and ralph's state directory keeps each session's latest
+// (memory.Generations): a resume refuses a sealed record older than that
+// in one sentence and sets it aside, as a damaged record is. ralph resume
+// with no session named takes the latest session as it would (the
+// freshness of a record is not what picks it, memory.LatestSealed) and
+// then refuses that record if it is stale, rather than pass over to an
+// older session: a record put back is the sign of a command at work on
+// that very session, which the person must hear of, and continuing
+// another session instead would be a surprise of its own.
+
+// seal seals a new session's first record with the person's state key;
+// without a key the settings stay unsealed, and a resume will not restore
+// them.
 func (p *Project) seal(st *memory.State) {
-	st.Seal = ""
+	st.Seal, st.Generation = "", 0
 	if p.stateKey != nil {
-		st.Seal = memory.Seal(p.stateKey, *st)
+		memory.SealNew(p.stateKey, st)
 	}
 }
 
@@ -98,7 +116,7 @@ func (p *Project) trustSaved(st *memory.State, sealedAs string, loop bool, notif
 	if p.stateKey == nil {
 		err = fmt.Errorf("ralph has no state key to check them with: %v", p.keyErr)
 	} else if err = memory.CheckSeal(p.stateKey, as); err == nil {
-		return nil
+		return p.checkFresh(st, sealedAs)
 	}
 	if st.Run != nil {
 		return usageErr{fmt.Errorf("the saved settings of session %s were changed outside ralph (%w); start it again with the flags you want: ralph run --agent … --verify …", st.SessionID, err)}
@@ -109,4 +127,32 @@ func (p *Project) trustSaved(st *memory.State, sealedAs string, loop bool, notif
 	notify(fmt.Sprintf("session %s has no settings sealed by ralph for you (%v); it goes on with the defaults", st.SessionID, err))
 	st.Run, st.Model = nil, ""
 	return nil
+}
+
+// checkFresh refuses st, a record sealed under sealedAs (its own session,
+// or for a fork the session it copies), when it is older than the last
+// record ralph sealed for that session: it is set aside (renamed, never
+// deleted) and the resume stops with one sentence, whatever the session
+// is, since the settings a command put back are the ones it chose. A
+// store that cannot be read is refused the same way: freshness that
+// cannot be shown is not assumed.
+func (p *Project) checkFresh(st *memory.State, sealedAs string) error {
+	if p.gens == nil {
+		return nil
+	}
+	err := p.gens.CheckFresh(sealedAs, st.Generation)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, memory.ErrStale) {
+		return usageErr{fmt.Errorf("ralph cannot tell whether the saved record of session %s is the last one it wrote (%w), so it does not go on with its settings; start it again with the flags you want: ralph run --agent … --verify …", sealedAs, err)}
+	}
+	own := filepath.Join(memory.SessionDir(p.Root, sealedAs), "session.json")
+	kept := ""
+	if aside, aerr := memory.SetAside(p.Fs, own, time.Now()); aerr == nil {
+		if rel, rerr := filepath.Rel(p.Root, aside); rerr == nil {
+			kept = " (kept as " + filepath.ToSlash(rel) + ")"
+		}
+	}
+	return usageErr{fmt.Errorf("the saved record of session %s was put back by something other than ralph: %w%s, so its settings (agent, verify, limits) may not be the ones you last gave; start it again with the flags you want: ralph run --agent … --verify …", sealedAs, err, kept)}
 }

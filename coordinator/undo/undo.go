@@ -566,6 +566,9 @@ func Session(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer lock.Release()
+	if s := lock.Recreated(); s != "" {
+		o.Notify(s)
+	}
 	t, log, sel, err := pickTarget(o.Fs, root, o.SessionID, o.Selection, ErrNothingToUndo)
 	if err != nil {
 		if errors.Is(err, memory.ErrNoSession) {

@@ -37,7 +37,7 @@ func (f *Fs) Exchange(a, b string) error {
 		return f.pathErr(err, a)
 	}
 	defer done()
-	dir, err := d.Open(".")
+	dir, _, err := openIn(d, ".", os.O_RDONLY, 0, true, false)
 	if err != nil {
 		return f.pathErr(err, a)
 	}

@@ -61,6 +61,7 @@ var allowed = map[string]string{
 	"memory/git/packtemps_linux.go:inGroup":         "/proc/<pid>/stat, to find the processes of ralph's own repack",
 	"memory/lock_linux.go:(file)":                   "/proc/sys/kernel/random/boot_id",
 	"memory/lock_linux.go:procStat":                 "/proc/<pid>/stat",
+	"memory/lock_holder_linux.go:lockHolder":        "/proc/locks, to find who holds the project's lock",
 	"workers/escaped_linux.go:agentProcesses":       "/proc, to find an agent's escaped processes",
 	"workers/escaped_linux.go:readProc":             "/proc/<pid> files",
 	"workers/escaped_linux.go:reapGroup":            "/proc, to reap a process group",

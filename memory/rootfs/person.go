@@ -53,18 +53,9 @@ func (p *PersonFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File
 	if flag&writeFlags == 0 {
 		return os.OpenFile(name, flag, perm)
 	}
-	f, err := openNoFollow(name, flag&^os.O_TRUNC, perm)
+	f, err := openPerson(name, flag&^os.O_TRUNC, perm)
 	if err != nil {
-		if isLinkErr(name, err) {
-			return nil, &fs.PathError{Op: "open", Path: name, Err: ErrLink}
-		}
 		return nil, err
-	}
-	if flag&(os.O_CREATE|os.O_EXCL) != os.O_CREATE|os.O_EXCL {
-		if err := soleRegular(f); err != nil {
-			_ = f.Close()
-			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
-		}
 	}
 	if flag&os.O_TRUNC != 0 {
 		if err := f.Truncate(0); err != nil {

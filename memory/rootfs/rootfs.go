@@ -148,28 +148,23 @@ func (f *Fs) Contains(name string) bool {
 
 func (f *Fs) Name() string { return "rootfs" }
 
-// Open opens name for reading, following links that stay inside the root.
+// Open opens name for reading, following links that stay inside the root:
+// a regular file or a directory, never waiting (openIn), so a FIFO at the
+// name is a *NotRegularError at once.
 func (f *Fs) Open(name string) (afero.File, error) {
-	r, err := f.rel(name)
-	if err != nil {
-		return nil, err
-	}
-	file, err := f.root.Open(r)
-	if err != nil {
-		return nil, f.pathErr(err, name)
-	}
-	return file, nil
+	return f.OpenFile(name, os.O_RDONLY, 0)
 }
 
 // OpenFile opens name; with any flag that writes it takes the strict path
-// (openWrite).
+// (openWrite). Either way the open goes through openIn: it never waits,
+// and takes only a regular file (or, for reading, a directory).
 func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
 	r, err := f.rel(name)
 	if err != nil {
 		return nil, err
 	}
 	if flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_APPEND|os.O_TRUNC) == 0 {
-		file, err := f.root.OpenFile(r, flag, perm)
+		file, _, err := openIn(f.root, r, flag, perm, true, false)
 		if err != nil {
 			return nil, f.pathErr(err, name)
 		}
@@ -339,6 +334,12 @@ func (f *Fs) Chtimes(name string, atime, mtime time.Time) error {
 func (f *Fs) pathErr(err error, name string) error {
 	if err == nil {
 		return nil
+	}
+	// A file that is not regular is said in one sentence that names it
+	// as the caller did, whatever wraps it here.
+	var nr *NotRegularError
+	if errors.As(err, &nr) {
+		return &NotRegularError{Name: name, Mode: nr.Mode, Write: nr.Write}
 	}
 	op, inner := "open", err
 	var pe *fs.PathError

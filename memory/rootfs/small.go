@@ -24,13 +24,23 @@ var ErrNotRegular = errors.New("not a regular file")
 type NotRegularError struct {
 	Name string
 	Mode fs.FileMode
+	// Write says ralph meant to write the file, not read it.
+	Write bool
 }
 
 func (e *NotRegularError) Error() string {
-	return fmt.Sprintf("%s is %s, not a regular file, so ralph did not read it", e.Name, kindOf(e.Mode))
+	did := "read it"
+	if e.Write {
+		did = "write to it"
+	}
+	return fmt.Sprintf("%s is %s, not a regular file, so ralph did not %s", e.Name, kindOf(e.Mode), did)
 }
 
 func (e *NotRegularError) Unwrap() error { return ErrNotRegular }
+
+// Kind names what the file is in words: "a named pipe (FIFO)", "a
+// directory".
+func (e *NotRegularError) Kind() string { return kindOf(e.Mode) }
 
 // kindOf names a file that is not regular in words.
 func kindOf(m fs.FileMode) string {

@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // OpenRegular opens name for reading the strict way, for a file whose
@@ -47,11 +46,11 @@ func (f *Fs) openRegular(rel string) (*os.File, error) {
 	case !fi.Mode().IsRegular():
 		return nil, &NotRegularError{Name: rel, Mode: fi.Mode()}
 	}
-	file, err := d.OpenFile(base, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	file, now, err := openIn(d, base, os.O_RDONLY, 0, false, false)
 	if err != nil {
 		return nil, err
 	}
-	if now, err := file.Stat(); err != nil || !now.Mode().IsRegular() || !os.SameFile(now, fi) {
+	if !os.SameFile(now, fi) {
 		_ = file.Close()
 		return nil, fmt.Errorf("%s: %w", rel, ErrLink)
 	}
@@ -86,7 +85,7 @@ func (f *Fs) CreateNew(name string, perm os.FileMode) (*os.File, error) {
 		return nil, f.pathErr(err, name)
 	}
 	defer done()
-	file, err := d.OpenFile(filepath.Base(r), os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	file, _, err := openIn(d, filepath.Base(r), os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm, false, true)
 	if err != nil {
 		return nil, f.pathErr(err, name)
 	}

@@ -117,7 +117,8 @@ func (f *Fs) openWrite(rel string, flag int, perm os.FileMode) (*os.File, error)
 		if flag&os.O_CREATE == 0 {
 			return nil, err
 		}
-		return d.OpenFile(name, flag|os.O_EXCL, perm)
+		file, _, err := openIn(d, name, flag|os.O_EXCL, perm, false, true)
+		return file, err
 	case err != nil:
 		return nil, err
 	case fi.Mode()&fs.ModeSymlink != 0:
@@ -125,12 +126,17 @@ func (f *Fs) openWrite(rel string, flag int, perm os.FileMode) (*os.File, error)
 	case flag&(os.O_CREATE|os.O_EXCL) == os.O_CREATE|os.O_EXCL:
 		return nil, &fs.PathError{Op: "open", Path: rel, Err: fs.ErrExist}
 	}
-	file, err := d.OpenFile(name, flag&^(os.O_CREATE|os.O_TRUNC), perm)
+	// A FIFO, socket or device is refused by its look, and, should one be
+	// swapped in after the look, by what the open found (openIn): an open
+	// for writing of a FIFO nobody reads would wait for ever.
+	if err := notRegular(rel, fi, true); err != nil {
+		return nil, err
+	}
+	file, now, err := openIn(d, name, flag&^(os.O_CREATE|os.O_TRUNC), perm, false, true)
 	if err != nil {
 		return nil, err
 	}
-	now, err := file.Stat()
-	if err != nil || !os.SameFile(now, fi) {
+	if !os.SameFile(now, fi) {
 		_ = file.Close()
 		return nil, fmt.Errorf("%s: %w", rel, ErrLink)
 	}

@@ -38,8 +38,9 @@ import (
 // guardedFiles are the paths under the root that the Landlock-only
 // sandbox restores, beside protectedNames' git paths: .ralph as a whole
 // is ralph's to write while commands run, so only its configuration,
-// which holds the allowed commands, is guarded.
-var guardedFiles = []string{".git/hooks", ".git/config", ".git/commondir", ".git/config.worktree", ".ralph/config.toml"}
+// which holds the allowed commands, is guarded, and its .gitignore, which
+// git opens at every status and would wait on for ever were it a FIFO.
+var guardedFiles = []string{".git/hooks", ".git/config", ".git/commondir", ".git/config.worktree", ".ralph/config.toml", ".ralph/.gitignore"}
 
 // guardedState is the Landlock-only sandbox's record of the guarded
 // paths. The record is taken when a command starts while none runs, and
