@@ -109,7 +109,7 @@ func (r *Repo) seed(ctx context.Context, ix *commitIndex, commit string, withSta
 				}
 			}
 		}
-		_ = os.Remove(ix.path)
+		_ = rootfs.Person().Remove(ix.path)
 	}
 	_, err := r.Git(ctx, ix.env(), "read-tree", commit)
 	return err
@@ -119,7 +119,7 @@ func (r *Repo) seed(ctx context.Context, ix *commitIndex, commit string, withSta
 // private directories: O_EXCL, so nothing already there is written
 // through.
 func writeNew(name string, data []byte) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := rootfs.Person().OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
@@ -134,11 +134,12 @@ func writeNew(name string, data []byte) error {
 // commit would.
 func (r *Repo) treeOf(ctx context.Context, ix *commitIndex, data []byte) (string, error) {
 	name := filepath.Join(ix.dir, "judged")
-	_ = os.Remove(name)
+	person := rootfs.Person()
+	_ = person.Remove(name)
 	if err := writeNew(name, data); err != nil {
 		return "", err
 	}
-	defer os.Remove(name)
+	defer func() { _ = person.Remove(name) }()
 	out, err := r.Git(ctx, []string{"GIT_INDEX_FILE=" + name}, "write-tree")
 	if err != nil {
 		return "", err
