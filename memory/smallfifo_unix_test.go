@@ -45,7 +45,7 @@ func TestSmallFilesReadHereDoNotWaitOnAFIFO(t *testing.T) {
 		}
 	}
 	within("LoadStateDocs", func() {
-		if _, err := LoadStateDocs(door, dir, 1<<10, 1<<10); err == nil {
+		if _, err := LoadStateDocs(nil, door, dir, 1<<10, 1<<10); err == nil {
 			t.Error("a FIFO named RALPH_GOALS.md should be a read error")
 		}
 	})
