@@ -229,6 +229,9 @@ func NewWorkspace(opts Options) (*Workspace, error) {
 		keep = append(keep, keptIn(opts.Kept, d)...)
 	}
 	policy.Keep(keep...)
+	// The person's Read(…) deny rules: the sandbox hides what they name
+	// when its helper starts (globs resolved then).
+	policy.DenyRead(opts.Door.Rules())
 	// The temporary directories are granted around what is kept in them
 	// too (a home directory under /tmp, as on CI machines), and commands
 	// then get a private temporary directory of their own (tempdir.go).
