@@ -233,7 +233,7 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 	child := New(Options{
 		Model: c.opts.Model, ModelName: model, Tools: tools, Store: store, Queue: queue,
 		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory, ch.Settings, tools) + childSkills(ch.Skills, tools) + system, AgentID: id,
-		PriceOf: c.opts.PriceOf, Events: c.opts.Events, parent: c, task: job.taskID, claims: job.keep,
+		PriceOf: c.opts.PriceOf, Events: c.opts.Events, parent: c, task: job.taskID, claims: job.keep, Redact: c.opts.Redact,
 		// A child's tool calls fire the session's tool hooks (and those
 		// of the definition it follows), and its end SubagentStop.
 		Hooks: hookSet,

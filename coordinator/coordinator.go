@@ -100,6 +100,17 @@ type Options struct {
 	// Instructions are the instructions files the system prompt holds,
 	// for the InstructionsLoaded hooks.
 	Instructions []InstructionFile
+	// Redact takes the session's known secrets (the model's key, the
+	// credentials of the repositories' configuration) out of the text of
+	// every message that enters the conversation but the model's own:
+	// the system prompt, the person's messages after their files were
+	// attached and their commands expanded, tool and MCP results, hook
+	// output, pages. It is the last of the doors for what a request
+	// holds (memory/kept is the first, on files); it never touches a
+	// message's Opaque blocks, and the system prompt, redacted once as
+	// it enters, keeps its bytes for the session (the prompt cache). nil
+	// redacts nothing.
+	Redact func(string) string
 
 	// parent is the coordinator a child agent reports to: a child's events
 	// go through parent.forward rather than straight to the broker.
@@ -312,6 +323,7 @@ func DecisionEvent(d memory.DecisionRecord) Event {
 }
 
 func (c *Coordinator) appendMessages(msgs ...conversation.Message) {
+	msgs = c.redacted(msgs)
 	c.mu.Lock()
 	c.messages = append(c.messages, msgs...)
 	c.mu.Unlock()
@@ -325,6 +337,7 @@ func (c *Coordinator) appendMessages(msgs ...conversation.Message) {
 // (memory.ErrNotRecorded: a new session's first prompt could not be
 // written), which ends the run before its request.
 func (c *Coordinator) appendPrompt(msg conversation.Message) error {
+	msg = c.redacted([]conversation.Message{msg})[0]
 	c.mu.Lock()
 	c.messages = append(c.messages, msg)
 	c.mu.Unlock()
@@ -337,6 +350,33 @@ func (c *Coordinator) appendPrompt(msg conversation.Message) error {
 	}
 	c.keep(err)
 	return nil
+}
+
+// redacted is msgs as they may enter the conversation (Options.Redact):
+// the text of every message but the model's own, redacted; a message
+// whose text holds no secret, and every Opaque block, stays as it is.
+func (c *Coordinator) redacted(msgs []conversation.Message) []conversation.Message {
+	if c.opts.Redact == nil {
+		return msgs
+	}
+	var out []conversation.Message
+	for i, m := range msgs {
+		if m.Role == conversation.RoleAssistant {
+			continue
+		}
+		r := c.opts.Redact(m.Content)
+		if r == m.Content {
+			continue
+		}
+		if out == nil {
+			out = append([]conversation.Message(nil), msgs...)
+		}
+		out[i].Content = r
+	}
+	if out == nil {
+		return msgs
+	}
+	return out
 }
 
 // changeSaver is a Store that can skip a save recording nothing new

@@ -101,12 +101,13 @@ func TestFirsthour2PermsProjectAskAndAllow(t *testing.T) {
 
 // TestFirsthour2PermsDoctorLists: `ralph doctor` lists each rule it took,
 // with its file, and those it left out with why (a project's allow, a
-// tool ralph does not have, a Read deny it cannot hold to).
+// tool ralph does not have, a deny it cannot hold to); a Read deny rule
+// is taken (issue 88: the door and the sandbox hold it).
 func TestFirsthour2PermsDoctorLists(t *testing.T) {
 	t.Parallel()
 	proj, home := attackLayout(t)
 	mustWrite(t, filepath.Join(home, ".claude", "settings.json"),
-		`{"permissions":{"allow":["Bash(ls:*)","WebFetch(domain:example.com)","WebSearch"],"deny":["Bash(curl:*)","Read(./.env)"]}}`)
+		`{"permissions":{"allow":["Bash(ls:*)","WebFetch(domain:example.com)","WebSearch"],"deny":["Bash(curl:*)","Read(./.env)","WebSearch"]}}`)
 	mustWrite(t, filepath.Join(proj, ".claude", "settings.json"), `{"permissions":{"ask":["Bash(git push:*)"],"allow":["Bash(rm:*)"]}}`)
 	srv, _ := a59Server(t)
 	r := ralph(t, proj, attackEnv(t, home, srv.URL, nil), nil, "doctor")
@@ -122,13 +123,13 @@ func TestFirsthour2PermsDoctorLists(t *testing.T) {
 		"left out: ", "allow Bash(rm:*) (.claude/settings.json): a project's file may not allow anything",
 		"allow WebFetch(domain:example.com) (~/.claude/settings.json)",
 		"allow WebSearch (~/.claude/settings.json): ralph cannot honour this rule: ralph has no tool WebSearch",
-		"deny Read(./.env) (~/.claude/settings.json): ralph cannot honour this rule",
+		"deny WebSearch (~/.claude/settings.json): ralph cannot honour this rule",
 	} {
 		if !strings.Contains(line, want) {
 			t.Fatalf("doctor's permissions line lacks %q:\n%s\n(all of stdout:\n%s)", want, line, r.stdout)
 		}
 	}
-	if taken, _, _ := strings.Cut(line, "left out: "); !strings.Contains(taken, "allow WebFetch(domain:example.com)") {
+	if taken, _, _ := strings.Cut(line, "left out: "); !strings.Contains(taken, "allow WebFetch(domain:example.com)") || !strings.Contains(taken, "deny Read(./.env) (~/.claude/settings.json): read_file") {
 		t.Fatalf("the person's WebFetch rule is not among the rules taken: %s", line)
 	}
 	if !strings.HasPrefix(line, "warning") {

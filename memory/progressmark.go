@@ -16,7 +16,7 @@ import (
 // ReadProgress is the progress file's text, whole ("" when there is
 // none).
 func ReadProgress(fs afero.Fs, root string) (string, error) {
-	doc, _, err := loadDoc(fs, filepath.Join(root, ProgressFile), 0, false)
+	doc, _, err := loadDoc(nil, fs, filepath.Join(root, ProgressFile), 0, false)
 	if err != nil {
 		return "", err
 	}

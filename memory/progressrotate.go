@@ -56,7 +56,7 @@ func rotateProgress(fs afero.Fs, root string) error {
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() <= int64(ProgressRotateAt) {
 		return nil
 	}
-	doc, ok, err := loadDoc(fs, path, 0, false)
+	doc, ok, err := loadDoc(nil, fs, path, 0, false)
 	if err != nil || !ok {
 		return err
 	}
@@ -148,7 +148,7 @@ func newestArchive(fs afero.Fs, dir string) (int, string, error) {
 	}
 	sort.Ints(nums)
 	n := nums[len(nums)-1]
-	doc, _, err := loadDoc(fs, filepath.Join(dir, fmt.Sprintf("%04d.md", n)), 0, false)
+	doc, _, err := loadDoc(nil, fs, filepath.Join(dir, fmt.Sprintf("%04d.md", n)), 0, false)
 	if err != nil {
 		return 0, "", err
 	}

@@ -45,7 +45,7 @@ func TestSmallFilesReadHereDoNotWaitOnAFIFO(t *testing.T) {
 		}
 	}
 	within("LoadStateDocs", func() {
-		if docs, err := LoadStateDocs(door, dir, 1<<10, 1<<10); err != nil || len(docs) != 0 {
+		if docs, err := LoadStateDocs(nil, door, dir, 1<<10, 1<<10); err != nil || len(docs) != 0 {
 			t.Errorf("a FIFO named RALPH_GOALS.md: %+v, %v; want it left out", docs, err)
 		}
 	})

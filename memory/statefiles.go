@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/spf13/afero"
 
@@ -110,14 +111,16 @@ var (
 // which only the last maxProgress bytes are kept, starting at an entry
 // heading, because recent progress is what matters. A non-positive cap
 // means no limit. Missing files are skipped: a project need not have all.
-func LoadStateDocs(fs afero.Fs, root string, maxEach, maxProgress int) ([]StateDoc, error) {
+// They are read through the session's door (memory/kept), since they go
+// into the system prompt.
+func LoadStateDocs(door *kept.Door, fs afero.Fs, root string, maxEach, maxProgress int) ([]StateDoc, error) {
 	var docs []StateDoc
 	for _, name := range []string{AgentFile, GoalsFile, TasksFile, TodoFile, ProgressFile} {
 		limit := maxEach
 		if name == ProgressFile {
 			limit = maxProgress
 		}
-		doc, ok, err := loadDoc(fs, filepath.Join(root, name), limit, name == ProgressFile)
+		doc, ok, err := loadDoc(door, fs, filepath.Join(root, name), limit, name == ProgressFile)
 		if errors.Is(err, rootfs.ErrNotRegular) {
 			// A FIFO (say) a command put there holds no state: it is
 			// left out, as a link out of the project is, and the others
@@ -135,12 +138,24 @@ func LoadStateDocs(fs afero.Fs, root string, maxEach, maxProgress int) ([]StateD
 	return docs, nil
 }
 
-func loadDoc(fs afero.Fs, path string, limit int, tail bool) (StateDoc, bool, error) {
-	f, fi, err := rootfs.OpenSmall(fs, path)
+// loadDoc reads one state file: through door when it is for a request
+// (LoadStateDocs), as it is for ralph's own use (nil: the progress log's
+// recovery and rotation, which send nothing).
+func loadDoc(door *kept.Door, fs afero.Fs, path string, limit int, tail bool) (StateDoc, bool, error) {
+	var f afero.File
+	var fi os.FileInfo
+	var err error
+	if door != nil {
+		f, fi, _, err = door.OpenSmall(fs, path)
+	} else {
+		f, fi, err = rootfs.OpenSmall(fs, path)
+	}
 	// A state file that is a link out of the project (a command may have
 	// linked it to a key) is left out as if missing: the project's door
-	// refuses to follow it.
-	if errors.Is(err, os.ErrNotExist) || errors.Is(err, rootfs.ErrLinkOut) {
+	// refuses to follow it; so is one the session's door refuses (a link
+	// to a key inside a home granted as the project, to a file a Read
+	// deny rule names).
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, rootfs.ErrLinkOut) || kept.IsRefusal(err) {
 		return StateDoc{}, false, nil
 	}
 	if err != nil {
@@ -412,7 +427,7 @@ func appendProgress(fs afero.Fs, root string, e ProgressEntry) error {
 	mark := ""
 	if e.TaskID != "" {
 		mark = progressMark(e.TaskID, e.Attempt, e.SessionID)
-		doc, _, err := loadDoc(fs, path, progressTail, true)
+		doc, _, err := loadDoc(nil, fs, path, progressTail, true)
 		if err != nil {
 			return err
 		}
@@ -458,10 +473,10 @@ func appendProgress(fs afero.Fs, root string, e ProgressEntry) error {
 
 // RecentProgress is the end of RALPH_PROGRESS.md, at most max bytes,
 // starting at an entry heading: what a task's agent reads of the work
-// done before it. The file's preamble is left out; it is "" when the file
-// does not exist or has no entry yet.
-func RecentProgress(fs afero.Fs, root string, max int) (string, error) {
-	doc, _, err := loadDoc(fs, filepath.Join(root, ProgressFile), max, true)
+// done before it, through the session's door. The file's preamble is
+// left out; it is "" when the file does not exist or has no entry yet.
+func RecentProgress(door *kept.Door, fs afero.Fs, root string, max int) (string, error) {
+	doc, _, err := loadDoc(door, fs, filepath.Join(root, ProgressFile), max, true)
 	s := doc.Content
 	if !strings.HasPrefix(s, "## ") {
 		i := strings.Index(s, "\n## ")
@@ -473,9 +488,10 @@ func RecentProgress(fs afero.Fs, root string, max int) (string, error) {
 	return s, err
 }
 
-// Goals is RALPH_GOALS.md, its head when longer than max bytes; "" when
-// the file does not exist.
-func Goals(fs afero.Fs, root string, max int) (string, error) {
-	doc, _, err := loadDoc(fs, filepath.Join(root, GoalsFile), max, false)
+// Goals is RALPH_GOALS.md, its head when longer than max bytes, read
+// through the session's door for the prompt it goes into; "" when the
+// file does not exist.
+func Goals(door *kept.Door, fs afero.Fs, root string, max int) (string, error) {
+	doc, _, err := loadDoc(door, fs, filepath.Join(root, GoalsFile), max, false)
 	return doc.Content, err
 }

@@ -23,11 +23,11 @@ import (
 // stateFileCalls are the package's calls that open a project's state
 // files, each run against a project with a FIFO at one of them.
 var stateFileCalls = map[string]func(fs afero.Fs, root string){
-	"LoadStateDocs":  func(fs afero.Fs, root string) { _, _ = LoadStateDocs(fs, root, 1<<10, 1<<10) },
+	"LoadStateDocs":  func(fs afero.Fs, root string) { _, _ = LoadStateDocs(nil, fs, root, 1<<10, 1<<10) },
 	"AppendProgress": func(fs afero.Fs, root string) { _ = AppendProgress(fs, root, ProgressEntry{Title: "t"}) },
-	"RecentProgress": func(fs afero.Fs, root string) { _, _ = RecentProgress(fs, root, 1<<10) },
+	"RecentProgress": func(fs afero.Fs, root string) { _, _ = RecentProgress(nil, fs, root, 1<<10) },
 	"ReadProgress":   func(fs afero.Fs, root string) { _, _ = ReadProgress(fs, root) },
-	"Goals":          func(fs afero.Fs, root string) { _, _ = Goals(fs, root, 1<<10) },
+	"Goals":          func(fs afero.Fs, root string) { _, _ = Goals(nil, fs, root, 1<<10) },
 	"AppendLearning": func(fs afero.Fs, root string) { _ = AppendLearning(fs, root, "a note", time.Now()) },
 	"LearningsFile":  func(fs afero.Fs, root string) { LearningsFile(fs, root) },
 	"InitProject":    func(fs afero.Fs, root string) { _, _ = InitProject(fs, root, time.Now()) },

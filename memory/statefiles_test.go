@@ -254,7 +254,7 @@ func TestLoadStateDocs(t *testing.T) {
 	}
 	sfWrite(t, fs, ProgressFile, progress.String())
 
-	docs, err := LoadStateDocs(fs, sfRoot, 100, 150)
+	docs, err := LoadStateDocs(nil, fs, sfRoot, 100, 150)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestLoadStateDocs(t *testing.T) {
 
 	// Within the limits nothing is cut; no limit means whole files.
 	for _, limits := range [][2]int{{1000, 1000}, {0, 0}} {
-		docs, err = LoadStateDocs(fs, sfRoot, limits[0], limits[1])
+		docs, err = LoadStateDocs(nil, fs, sfRoot, limits[0], limits[1])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -296,7 +296,7 @@ func TestLoadStateDocsHeadCut(t *testing.T) {
 	fs := afero.NewMemMapFs()
 	sfWrite(t, fs, GoalsFile, "x"+strings.Repeat("é", 20))
 	sfWrite(t, fs, TodoFile, "a\nbcdefghijklmnop\n")
-	docs, err := LoadStateDocs(fs, sfRoot, 10, 10)
+	docs, err := LoadStateDocs(nil, fs, sfRoot, 10, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func TestLoadStateDocsProgressBoundaries(t *testing.T) {
 		if i > 0 {
 			limit = 25
 		}
-		docs, err := LoadStateDocs(fs, sfRoot, 10, limit)
+		docs, err := LoadStateDocs(nil, fs, sfRoot, 10, limit)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -334,7 +334,7 @@ func TestLoadStateDocsProgressBoundaries(t *testing.T) {
 }
 
 func TestLoadStateDocsReadError(t *testing.T) {
-	if _, err := LoadStateDocs(afero.NewReadOnlyFs(afero.NewMemMapFs()), sfRoot, 10, 10); err != nil {
+	if _, err := LoadStateDocs(nil, afero.NewReadOnlyFs(afero.NewMemMapFs()), sfRoot, 10, 10); err != nil {
 		t.Errorf("missing files: %v", err)
 	}
 	dir := t.TempDir()
@@ -346,7 +346,7 @@ func TestLoadStateDocsReadError(t *testing.T) {
 	}
 	// What is no regular file holds no state: it is left out, and the
 	// other files still reach the prompt.
-	if docs, err := LoadStateDocs(afero.NewOsFs(), dir, 10, 10); err != nil || len(docs) != 1 || docs[0].Name != TasksFile {
+	if docs, err := LoadStateDocs(nil, afero.NewOsFs(), dir, 10, 10); err != nil || len(docs) != 1 || docs[0].Name != TasksFile {
 		t.Errorf("a directory named RALPH_GOALS.md: %+v, %v; want it left out and the task file kept", docs, err)
 	}
 }

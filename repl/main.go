@@ -90,7 +90,7 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 			})
 			return res, err
 		},
-		Fs: p.Fs, Root: p.Root, SessionID: p.Session.ID, Queue: queue,
+		Fs: p.Fs, Root: p.Root, Door: p.Door, SessionID: p.Session.ID, Queue: queue,
 		In: o.Term.In, Out: o.Term.Out, Err: o.Term.Err, Color: o.Term.Color, Style: style, Banner: banner, Replay: replay,
 		// Asking the background (RenderStyle) read what was typed
 		// meanwhile; the line editor gets it first.

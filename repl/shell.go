@@ -27,6 +27,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/coordinator/undo"
 	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -71,8 +72,11 @@ type LoopControl interface {
 
 // Options configures a Shell.
 type Options struct {
-	Fs        afero.Fs
-	Root      string
+	Fs   afero.Fs
+	Root string
+	// Door is the session's door for what enters a request (memory/kept),
+	// which custom commands are read through.
+	Door      *kept.Door
 	SessionID string
 	// Queue is the coordinator's interrupt queue.
 	Queue *interrupts.Queue
@@ -619,7 +623,7 @@ func (s *Shell) command(line string) (exit bool) {
 
 func (s *Shell) host(out io.Writer) *slash.Host {
 	h := &slash.Host{
-		Fs: s.opts.Fs, Root: s.opts.Root, Out: out, Markdown: s.scr.markdown, SessionID: s.opts.SessionID,
+		Fs: s.opts.Fs, Root: s.opts.Root, Door: s.opts.Door, Out: out, Markdown: s.scr.markdown, SessionID: s.opts.SessionID,
 		Agents: &s.agents, Busy: s.busy, Stop: s.hardStop, History: s.hist.last,
 		Loop: s.opts.Loop, RunArgs: s.opts.RunArgs, Undo: s.opts.Undo, MCP: s.opts.MCP, Skills: s.opts.Skills, Plan: s.opts.Plan, DropPlan: s.opts.DropPlan,
 		Handoff: s.opts.Handoff,

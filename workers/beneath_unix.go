@@ -47,14 +47,14 @@ func (r *RootDir) Close() { unix.Close(r.fd) }
 // A path that leaves the root wraps ErrOutsideRoot.
 func (r *RootDir) open(rel string, flags int) (int, error) {
 	fd, err := r.openBeneath(rel, flags)
-	if err != nil || len(r.w.kept) == 0 {
+	if err != nil || len(r.w.kept) == 0 && !r.w.opts.Door.Denies() {
 		return fd, err
 	}
 	// Where the file really is, as the kernel opened it: a link inside
 	// the root that leads into a kept path is refused as the path is.
 	if r.w.Kept(filepath.Join(r.w.root, rel)) {
 		unix.Close(fd)
-		return -1, fmt.Errorf("%w: %s", ErrKept, rel)
+		return -1, r.w.keptErr(rel, filepath.Join(r.w.root, rel))
 	}
 	abs, ok := fdPath(fd)
 	if !ok {
@@ -65,7 +65,7 @@ func (r *RootDir) open(rel string, flags int) (int, error) {
 	}
 	if r.w.Kept(abs) {
 		unix.Close(fd)
-		return -1, fmt.Errorf("%w: %s", ErrKept, rel)
+		return -1, r.w.keptErr(rel, abs)
 	}
 	return fd, nil
 }
@@ -251,9 +251,9 @@ func (r *RootDir) WriteTarget(rel string, create bool) (Target, error) {
 			tg.Close()
 			return Target{}, ErrProtected
 		}
-		if r.w.Kept(filepath.Join(r.w.root, tg.dirRel, name)) {
+		if kp := filepath.Join(r.w.root, tg.dirRel, name); r.w.Kept(kp) {
 			tg.Close()
-			return Target{}, fmt.Errorf("%w: %s", ErrKept, rel)
+			return Target{}, r.w.keptErr(rel, kp)
 		}
 		if err := r.w.gitDirCheck(tg.dirRel, name); err != nil {
 			tg.Close()
@@ -332,8 +332,8 @@ func (r *RootDir) openDir(rel string, create bool) (int, error) {
 	if err == nil && IsProtected(filepath.Join(parentRel, filepath.Base(rel))) {
 		err = ErrProtected
 	}
-	if err == nil && r.w.Kept(filepath.Join(r.w.root, parentRel, filepath.Base(rel))) {
-		err = fmt.Errorf("%w: %s", ErrKept, rel)
+	if kp := filepath.Join(r.w.root, parentRel, filepath.Base(rel)); err == nil && r.w.Kept(kp) {
+		err = r.w.keptErr(rel, kp)
 	}
 	if err == nil {
 		// No directory is made in a git directory either.

@@ -45,7 +45,7 @@ func (w *Workspace) Resolve(p string) (real, display string, err error) {
 		return "", display, fmt.Errorf("%w: %s", ErrOutsideRoot, p)
 	}
 	if w.Kept(real) || w.Kept(filepath.Join(w.root, rel)) {
-		return "", display, fmt.Errorf("%w: %s", ErrKept, p)
+		return "", display, w.keptErr(p, real, filepath.Join(w.root, rel))
 	}
 	return real, display, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
@@ -107,6 +108,10 @@ type Options struct {
 	// (coordinator/project.Kept). They matter only when a root holds one,
 	// which only the person's --allow-home-project allows.
 	Kept []string
+	// Door is the session's door for what reaches the model
+	// (memory/kept): the file tools keep what its Read(…) deny rules name
+	// as they keep Kept, and the sandbox hides it from commands.
+	Door *kept.Door
 	// Withheld names the variables of the person's environment that Env
 	// leaves out as credentials and that shell_env could pass
 	// (childenv.Withheld): the first command tells the person of them,
@@ -224,6 +229,9 @@ func NewWorkspace(opts Options) (*Workspace, error) {
 		keep = append(keep, keptIn(opts.Kept, d)...)
 	}
 	policy.Keep(keep...)
+	// The person's Read(…) deny rules: the sandbox hides what they name
+	// when its helper starts (globs resolved then).
+	policy.DenyRead(opts.Door.Rules())
 	// The temporary directories are granted around what is kept in them
 	// too (a home directory under /tmp, as on CI machines), and commands
 	// then get a private temporary directory of their own (tempdir.go).
@@ -360,14 +368,25 @@ func keptUnder(kept []string, real, lex string) []string {
 }
 
 // Kept reports whether the absolute path p, links resolved, is one the
-// model may not reach under this root (Options.Kept), or lies in one.
+// model may not reach under this root (Options.Kept), or lies in one, or
+// one a Read(…) deny rule names (Options.Door).
 func (w *Workspace) Kept(p string) bool {
 	for _, k := range w.kept {
 		if isInside(k, p) {
 			return true
 		}
 	}
-	return false
+	return w.opts.Door.Denied(p) != nil
+}
+
+// keptErr is the error for a path Kept refused, shown as the model named
+// it: ErrKept, with the Read(…) deny rule that names one of paths when
+// one does (a *kept.DeniedError), so the refusal can name it.
+func (w *Workspace) keptErr(shown string, paths ...string) error {
+	if err := w.opts.Door.Denied(paths...); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrKept, shown, err)
+	}
+	return fmt.Errorf("%w: %s", ErrKept, shown)
 }
 
 // errResult formats an error result for the model.

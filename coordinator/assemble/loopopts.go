@@ -95,7 +95,7 @@ func LoopOptions(p *project.Project, rc *memory.RunConfig, f LoopFace) (loop.Opt
 		return loop.Options{}, setup, err
 	}
 	opts := loop.Options{
-		Fs: p.Fs, Root: p.Root, Tasks: tasks, Worker: worker, Policy: policy, MaxCost: rc.MaxCost, Until: setup.Until, Breaker: setup.Breaker,
+		Fs: p.Fs, Root: p.Root, Door: p.Door, Tasks: tasks, Worker: worker, Policy: policy, MaxCost: rc.MaxCost, Until: setup.Until, Breaker: setup.Breaker,
 		Queue: f.Queue, Store: f.Control.Watch(p.Session), Events: f.Coord.Events(), RecordErr: p.RecordErr,
 		SessionID: p.Session.ID, Prior: prior, Control: f.Control, Ask: f.Ask, Notify: f.Notify, Redactor: p.Redactor,
 		Git: taskgit.New(p, rc), Undelivered: f.Coord.TakeUndelivered,

@@ -28,7 +28,7 @@ const (
 // reviewOptions are a run's review settings: the project's reviewers
 // (.ralph/reviewers) or the defaults, and its rounds.
 func reviewOptions(p *project.Project, rc *memory.RunConfig, coord *coordinator.Coordinator, notify func(string)) (review.Options, error) {
-	reviewers, err := review.LoadReviewers(p.Fs, p.Root)
+	reviewers, err := review.LoadReviewers(p.Door, p.Fs, p.Root)
 	if err != nil {
 		return review.Options{}, err
 	}
@@ -77,7 +77,7 @@ func TaskReview(p *project.Project, rc *memory.RunConfig, coord *coordinator.Coo
 		if err != nil {
 			return "review: " + err.Error()
 		}
-		goals, _ := memory.Goals(p.Fs, p.Root, 8<<10)
+		goals, _ := memory.Goals(p.Door, p.Fs, p.Root, 8<<10)
 		rep, err := review.Run(ctx, coord, review.Input{TaskID: t.ID, Task: t.Title, Goals: goals, Verify: verify, Diff: diff}, o)
 		switch {
 		case errors.Is(err, review.ErrNothingToReview):
@@ -142,7 +142,7 @@ func RunReview(ctx context.Context, p *project.Project, rc *memory.RunConfig, co
 	if err != nil {
 		return review.Report{}, err
 	}
-	goals, _ := memory.Goals(p.Fs, p.Root, 8<<10)
+	goals, _ := memory.Goals(p.Door, p.Fs, p.Root, 8<<10)
 	return review.Run(ctx, coord, review.Input{Goals: goals,
 		Diff: func(ctx context.Context) (string, error) { return cps.Repo().ReviewDiff(ctx, base) }}, o)
 }

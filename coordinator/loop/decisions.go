@@ -11,6 +11,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/loop/machine"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/text"
 )
@@ -45,7 +46,7 @@ func (l *loop) assign(f *planfile.TaskFile, t planfile.Task, attempt int) Assign
 	if attempt > 1 {
 		last = l.m.LastTry(t.ID)
 	}
-	a := AssignmentIn(l.o.Fs, l.o.Root, f, t, attempt, last, l.o.Prompt)
+	a := AssignmentIn(l.o.Door, l.o.Fs, l.o.Root, f, t, attempt, last, l.o.Prompt)
 	a.brief.Plan = l.o.Tasks.Name()
 	return a.DecidedBy(Checks(l.o.VerifyCommands, f.Verify(t.ID)))
 }
@@ -76,12 +77,14 @@ type LastTry = machine.LastTry
 // AssignmentIn is attempt number attempt at t as a loop in the project at
 // root hands it to a worker, f being its task file: the local loop and the
 // attempts of the loop on Temporal (ralph-temporal) brief agents alike.
-// tmpl is the person's prompt template (nil: ralph's own prompt).
-func AssignmentIn(fs afero.Fs, root string, f *planfile.TaskFile, t planfile.Task, attempt int, last LastTry, tmpl *taskprompt.Template) Assignment {
+// tmpl is the person's prompt template (nil: ralph's own prompt). The
+// state files the brief quotes are read through door, the session's
+// door for what enters a request (memory/kept).
+func AssignmentIn(door *kept.Door, fs afero.Fs, root string, f *planfile.TaskFile, t planfile.Task, attempt int, last LastTry, tmpl *taskprompt.Template) Assignment {
 	d := taskprompt.Data{Task: taskprompt.Task{ID: t.ID, Title: t.Title, Priority: t.Priority, Depends: t.Depends},
 		Attempt: attempt, Notes: f.Notes(t.ID), Dir: root, Date: time.Now().Format("2006-01-02")}
-	d.Goals, _ = memory.Goals(fs, root, goalsLimit)
-	d.Progress, _ = memory.RecentProgress(fs, root, progressLimit)
+	d.Goals, _ = memory.Goals(door, fs, root, goalsLimit)
+	d.Progress, _ = memory.RecentProgress(door, fs, root, progressLimit)
 	if attempt > 1 {
 		d.LastError, d.LastVerify, d.LastSummary = last.Error, last.Verify, last.Summary
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/text"
 )
@@ -64,6 +65,9 @@ type ReviewFunc func(ctx context.Context, t planfile.Task, attempt int, ws Works
 type Options struct {
 	Fs   afero.Fs
 	Root string
+	// Door is the session's door for what enters a request (memory/kept):
+	// the state files a task's brief quotes are read through it.
+	Door *kept.Door
 	// Tasks is the plan the loop works (planfile.OpenTracker); nil is
 	// RALPH_TASKS.md in Root.
 	Tasks  planfile.Tracker

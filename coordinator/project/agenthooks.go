@@ -27,7 +27,8 @@ func definitionsOf(src HookSources) agentdefs.Set {
 	if src.Fs == nil {
 		return agentdefs.Set{}
 	}
-	return agentdefs.Load(src.Fs, src.Root, src.Home)
+	// Only the hooks are read here (ralph hooks): nothing is sent.
+	return agentdefs.Load(nil, src.Fs, src.Root, src.Home)
 }
 
 // agentHookSets are the Sets of the definitions' hooks, made when an

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/spf13/afero"
-
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/llm"
@@ -42,6 +40,7 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 		SessionID: p.Session.ID, MaxTurns: p.Config.MaxTurns, System: system + g.prompt(),
 		History: p.History, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(), RecordErr: p.RecordErr,
 		Children: p.Children(), PriceOf: p.PriceOf, NextSession: p.nextSession, Hooks: p.Hooks,
+		Redact: p.Redactor.Redact,
 	}
 	if p.Hooks.Has(hooks.InstructionsLoaded) {
 		_, opts.Instructions = p.instructionFiles()
@@ -246,11 +245,9 @@ func spawnedByCoordinator(context.Context, json.RawMessage) workers.Result {
 // "the file here" must know where here is, as its coordinator does.
 func (p *Project) learnings() string {
 	var s string
-	if data, err := afero.ReadFile(p.Fs, filepath.Join(p.Root, memory.AgentFile)); err == nil {
-		if len(data) > 8<<10 {
-			data = data[:8<<10]
-		}
-		s = string(data)
+	// Through the session's door, as every file a prompt holds.
+	if txt, err := p.Door.ReadHead(p.Fs, filepath.Join(p.Root, memory.AgentFile), 8<<10); err == nil {
+		s = string(txt.Data)
 	}
 	// A child follows the project's instructions files as its
 	// coordinator does: AGENTS.md speaks to every agent.

@@ -29,7 +29,7 @@ func (p *Project) loadDefinitions(notify func(string), extra ...agentdefs.Dir) {
 	if rootfs.IsReal(p.Fs) {
 		home, _ = os.UserHomeDir()
 	}
-	p.Definitions = agentdefs.Load(p.Fs, p.Root, home, extra...)
+	p.Definitions = agentdefs.Load(p.Door, p.Fs, p.Root, home, extra...)
 	p.Definitions.ResolveAliases(func(alias string) (string, bool) { return providers.ModelForAlias(p.Config.Provider, alias) })
 	for _, w := range p.Definitions.Warnings {
 		notify(w)

@@ -35,11 +35,11 @@ func (e *grantError) Is(target error) bool {
 	return target == ErrPersonsOwn || (&rootError{}).Is(target)
 }
 
-// kept is what Grantable judges a directory by: the person's homes, and
+// keptList is what Grantable judges a directory by: the person's homes, and
 // the paths that stay theirs under any root (the sandbox's hidden list,
 // ralph's configuration and state directories), each as given and with
 // its links resolved. Tests make their own.
-type kept struct {
+type keptList struct {
 	homes []string
 	paths []string
 }
@@ -47,14 +47,14 @@ type kept struct {
 // keptPaths are this process's: sandbox.SecretPaths (which holds ralph's
 // configuration directories) and ralph's state directory
 // (memory.RegistryDir), where the registry and the state key lie.
-func keptPaths() kept {
+func keptPaths() keptList {
 	paths := sandbox.SecretPaths()
 	state := memory.RegistryDir(os.Getenv)
 	paths = append(paths, state)
 	if r, err := filepath.EvalSymlinks(state); err == nil {
 		paths = append(paths, r)
 	}
-	return kept{homes: sandbox.Homes(), paths: paths}
+	return keptList{homes: sandbox.Homes(), paths: paths}
 }
 
 // Kept are the paths under a granted root that stay hidden from the
@@ -77,7 +77,7 @@ func Grantable(dir, what string, allowHome bool) error {
 	return keptPaths().grantable(dir, what)
 }
 
-func (k kept) grantable(dir, what string) error {
+func (k keptList) grantable(dir, what string) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return badDir(err, "%s %s", what, dir)

@@ -37,7 +37,7 @@ func TestGrantableIsOneDecision(t *testing.T) {
 	if err := os.Symlink(home, filepath.Join(base, "homelink")); err != nil {
 		t.Fatal(err)
 	}
-	k := kept{homes: []string{home, login}, paths: []string{
+	k := keptList{homes: []string{home, login}, paths: []string{
 		filepath.Join(home, ".ssh"), filepath.Join(home, ".config", "ralph"), stowed, filepath.Join(home, ".local", "state", "ralph"),
 	}}
 	for _, c := range []struct{ dir, says string }{

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/plugins"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/workers/agentdefs"
@@ -118,8 +119,12 @@ type LoadedHooks struct {
 	// every rule found, with what became of it.
 	Rules       approval.ToolRules
 	Permissions []Permission
-	// PermissionWarnings name the ask and deny rules left out.
-	PermissionWarnings []string
+	// PermissionWarnings are the ask and deny rules left out, which the
+	// session's start names on one line (RulesLine).
+	PermissionWarnings []Permission
+	// ReadRules are the Read(…) deny rules, which the session's door
+	// holds (memory/kept), not the approval policy.
+	ReadRules kept.Rules
 }
 
 // projectSettings is what ralph reads of a project's Claude settings

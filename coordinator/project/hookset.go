@@ -37,8 +37,11 @@ func hookSources(root string, fs, person afero.Fs, cfg config.Config, plugins []
 // or ignored, that every hook is off, and, the first time ralph ever
 // finds hooks in ~/.claude/settings.json, that it runs them.
 func (p *Project) sayHooks(l LoadedHooks) {
-	for _, w := range slices.Concat(l.Warnings, l.Ignored, l.PermissionWarnings) {
+	for _, w := range slices.Concat(l.Warnings, l.Ignored) {
 		p.notify(w)
+	}
+	if line := l.RulesLine(); line != "" {
+		p.notify(line)
 	}
 	if n := l.DisabledNote(); n != "" && len(l.Entries) > 0 {
 		p.notify(n)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/mentions"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -67,15 +68,18 @@ func (p *Project) instructionFiles() (string, []coordinator.InstructionFile) {
 		for _, name := range InstructionFiles {
 			rel := filepath.Join(dir, name)
 			abs := filepath.Join(p.Root, rel)
-			data, err := rootfs.ReadInstruction(p.Fs, abs, p.Config.InstructionLinks, MaxInstructionFile+1)
+			txt, err := p.readInstruction(abs, false)
 			if lo := (*rootfs.LinkOutError)(nil); errors.As(err, &lo) {
 				p.leftOut(rel, lo.Target)
+			}
+			if kept.IsRefusal(err) {
+				s.refused(filepath.ToSlash(rel), "", abs, err)
 			}
 			if err != nil {
 				continue
 			}
 			s.read[abs] = true
-			s.add(filepath.ToSlash(rel), abs, data, "", "", 0)
+			s.add(filepath.ToSlash(rel), abs, txt, "", "", 0)
 			if s.full {
 				break
 			}
@@ -92,8 +96,11 @@ func (p *Project) instructionFiles() (string, []coordinator.InstructionFile) {
 }
 
 // add gives one file's text (read up to one byte over the bound), then
-// the files it imports, depth hops from an instructions file.
-func (s *instructionSet) add(shown, abs string, data []byte, by, from string, depth int) {
+// the files it imports, depth hops from an instructions file. A file
+// whose credentials the door masked is followed by the one sentence
+// that says so.
+func (s *instructionSet) add(shown, abs string, txt kept.Text, by, from string, depth int) {
+	data := txt.Data
 	if s.full || len(bytes.TrimSpace(data)) == 0 || containsBytes(s.seen, data) {
 		return
 	}
@@ -117,6 +124,9 @@ func (s *instructionSet) add(shown, abs string, data []byte, by, from string, de
 		head += ", imported by " + by
 	}
 	fmt.Fprintf(&s.b, "\n--- %s ---\n%s\n", head, strings.TrimRight(body, "\n"))
+	if txt.Masked {
+		fmt.Fprintf(&s.b, "%s\n", kept.MaskedNote(shown))
+	}
 	s.files = append(s.files, s.p.instructionFile(abs, from))
 	if cut {
 		fmt.Fprintf(&s.b, "(the rest of %s was cut: an instructions file is bounded at %d KiB)\n", shown, MaxInstructionFile>>10)
@@ -154,26 +164,101 @@ func (s *instructionSet) importFile(m, by, from string, depth int) {
 		return
 	}
 	s.read[abs] = true
-	inside := true
-	if r, ok := s.p.Fs.(*rootfs.Fs); ok {
-		inside = r.Contains(abs)
-	}
-	var data []byte
-	var err error
-	if inside {
-		data, err = rootfs.ReadInstruction(s.p.Fs, abs, s.p.Config.InstructionLinks, MaxInstructionFile+1)
-	} else {
-		data, err = rootfs.ReadListed(abs, s.p.Config.InstructionLinks, MaxInstructionFile+1)
-	}
+	txt, err := s.p.readInstruction(abs, true)
 	if lo := (*rootfs.LinkOutError)(nil); errors.As(err, &lo) {
 		s.p.tellOnce("import:"+abs, fmt.Sprintf("%s imports %s, which lies outside the project, and it was left out of the prompt; to use it, add %q to instruction_links in %s",
 			by, m, lo.Target, config.UserFile("~/.config")))
 		return
 	}
-	if err != nil || bytes.IndexByte(data, 0) >= 0 {
+	if kept.IsRefusal(err) {
+		s.refused(s.p.shownPath(abs, m), by, abs, err)
 		return
 	}
-	s.add(s.p.shownPath(abs, m), abs, data, by, from, depth)
+	if err != nil || bytes.IndexByte(txt.Data, 0) >= 0 {
+		return
+	}
+	s.add(s.p.shownPath(abs, m), abs, txt, by, from, depth)
+}
+
+// refused says in the prompt, in one line where the file would have
+// been, that the door refused a file the instructions name (a key, a
+// file a Read deny rule names, an import from .git), so the model does
+// not look for it; the person is told once too.
+func (s *instructionSet) refused(shown, by, abs string, err error) {
+	what, told := shown, shown+" was left out of the prompt"
+	if by != "" {
+		what = "@" + shown + ", imported by " + by + ","
+		told = fmt.Sprintf("%s imports @%s, which was left out of the prompt", by, shown)
+	}
+	why := refusalWords(err)
+	fmt.Fprintf(&s.b, "\n(%s was left out: %s)\n", what, why)
+	s.p.tellOnce("refused:"+abs, told+": "+why)
+}
+
+// refusalWords is why the door refused a file, as a clause.
+func refusalWords(err error) string {
+	var de *kept.DeniedError
+	switch {
+	case errors.As(err, &de):
+		return de.Rule.Origin + " refuses reading it"
+	case errors.Is(err, kept.ErrGitDir):
+		return kept.ErrGitDir.Error()
+	}
+	return "it is kept from the model: " + kept.ErrKept.Error()
+}
+
+// readInstruction reads an instructions file (imported: a file one
+// imports) through the session's door (kept): inside the project
+// through the project's door, which follows a link only while it stays
+// inside; a link out of the project, or an import outside it, only when
+// instruction_links names its target, through the person's door. A
+// *rootfs.LinkOutError says it is not named there; nothing of it is
+// read.
+func (p *Project) readInstruction(abs string, imported bool) (kept.Text, error) {
+	read := p.Door.ReadHead
+	if imported {
+		read = p.Door.ReadImport
+	}
+	door, isDoor := p.Fs.(*rootfs.Fs)
+	if !isDoor || door.Contains(abs) {
+		txt, err := read(p.Fs, abs, MaxInstructionFile+1)
+		if !isDoor || !errors.Is(err, rootfs.ErrLinkOut) {
+			return txt, err
+		}
+	}
+	target, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return kept.Text{}, err
+	}
+	for _, a := range p.Config.InstructionLinks {
+		if sameTarget(expandHome(a), target) {
+			return read(rootfs.Person(), target, MaxInstructionFile+1)
+		}
+	}
+	return kept.Text{}, &rootfs.LinkOutError{Name: abs, Target: target}
+}
+
+// expandHome is p with a leading "~/" as the home directory.
+func expandHome(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if h, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(h, strings.TrimPrefix(p, "~"))
+		}
+	}
+	return p
+}
+
+// sameTarget reports whether the absolute path allowed, as the person
+// wrote it in instruction_links, is target (links resolved).
+func sameTarget(allowed, target string) bool {
+	if !filepath.IsAbs(allowed) {
+		return false
+	}
+	if filepath.Clean(allowed) == target {
+		return true
+	}
+	r, err := filepath.EvalSymlinks(allowed)
+	return err == nil && r == target
 }
 
 // instructionFile is the instructions file at abs as InstructionsLoaded

@@ -9,7 +9,8 @@ import (
 // WithMentions is a message (a chat line, a one-shot's prompt) with the
 // files it names as @path attached, as Claude Code attaches them:
 // relative to the directory the person started in, through the project's
-// door, and what is not attached said to the person (mentions.Embed).
+// door and the session's (memory/kept), and what is not attached said to
+// the person (mentions.Embed).
 func (p *Project) WithMentions(message string) string {
-	return mentions.Embed(p.Fs, filepath.Join(p.Root, p.StartDir), message, p.notify)
+	return mentions.Embed(p.Door, p.Fs, filepath.Join(p.Root, p.StartDir), message, p.notify)
 }

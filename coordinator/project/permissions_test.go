@@ -21,7 +21,7 @@ func TestSettingsPermissions(t *testing.T) {
 	root, home := filepath.Join(base, "p"), filepath.Join(base, "h")
 	write(t, filepath.Join(home, ".claude", "settings.json"), `{"permissions":{
 		"allow":["Bash(ls:*)","Bash(git diff:*)","Read","WebFetch(domain:x.org)"],
-		"deny":["Bash(curl:*)","Read(./.env)"],
+		"deny":["Bash(curl:*)","Read(./.env)","Read(~/secrets/**)","NotebookEdit","WebSearch"],
 		"ask":["Bash(git push:*)"]}}`)
 	write(t, filepath.Join(root, ".claude", "settings.json"), `{"permissions":{"allow":["Bash(rm:*)"],"ask":["Bash(ls:*)","Edit(docs/**)"],"deny":["Bash(wget:*)"]}}`)
 	door, err := rootfs.New(root)
@@ -36,15 +36,28 @@ func TestSettingsPermissions(t *testing.T) {
 	for key, taken := range map[string]bool{
 		"~/.claude/settings.json allow Bash(ls:*)": true, "~/.claude/settings.json deny Bash(curl:*)": true,
 		"~/.claude/settings.json ask Bash(git push:*)": true, "~/.claude/settings.json allow WebFetch(domain:x.org)": true,
-		"~/.claude/settings.json deny Read(./.env)": false, ".claude/settings.json allow Bash(rm:*)": false,
+		"~/.claude/settings.json deny Read(./.env)": true, "~/.claude/settings.json deny Read(~/secrets/**)": true,
+		"~/.claude/settings.json deny WebSearch": false, ".claude/settings.json allow Bash(rm:*)": false,
 		".claude/settings.json ask Bash(ls:*)": true, ".claude/settings.json ask Edit(docs/**)": true, ".claude/settings.json deny Bash(wget:*)": true,
 	} {
 		if p, ok := got[key]; !ok || p.Taken != taken {
 			t.Errorf("%s: %+v (found %v), want taken %v", key, p, ok, taken)
 		}
 	}
-	if n := got["~/.claude/settings.json deny Read(./.env)"].Note; !strings.Contains(n, "not Read") {
+	if n := got["~/.claude/settings.json deny Read(./.env)"].Note; !strings.Contains(n, "the sandbox hides it") {
 		t.Errorf("Read deny note: %q", n)
+	}
+	// The Read rules go to the session's door, with their origin.
+	if len(l.ReadRules) != 2 || l.ReadRules[0].Origin != `permissions.deny "Read(./.env)" in ~/.claude/settings.json` {
+		t.Errorf("read rules: %+v", l.ReadRules)
+	}
+	// The start says one line of them all, naming what it cannot hold.
+	line := l.RulesLine()
+	for _, want := range []string{"~/.claude/settings.json and .claude/settings.json", "holds 4 deny rules (2 of them Read(…)", "3 ask rules",
+		"cannot hold 2 deny or ask rules", "deny NotebookEdit, deny WebSearch", "ralph doctor"} {
+		if strings.Contains(line, "\n") || !strings.Contains(line, want) {
+			t.Errorf("the rules' line lacks %q: %q", want, line)
+		}
 	}
 	pol := approval.New(approval.Options{Root: root, Tools: l.Rules, NeverAsk: true})
 	ctx := context.Background()

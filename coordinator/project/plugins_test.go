@@ -61,7 +61,7 @@ func TestPluginsReachEveryLoader(t *testing.T) {
 		t.Errorf("the plugin's skill: %+v, %v", sk, ok)
 	}
 	dirs := PluginDefinitionDirs(list)
-	defs := agentdefs.Load(door, root, "", dirs...)
+	defs := agentdefs.Load(nil, door, root, "", dirs...)
 	d, ok := defs.Lookup("kit:checker")
 	if !ok || d.Source != agentdefs.Project || len(dirs) != 1 || !strings.HasPrefix(dirs[0].Shown, "plugin kit/") {
 		t.Errorf("the plugin's definition: %+v, %v, %+v", d, ok, dirs)

@@ -32,6 +32,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/gitcreds"
+	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/plugins"
 	"github.com/ralph-dev/ralph/memory/providers"
@@ -205,6 +206,10 @@ type Project struct {
 	// gitSecrets are the credentials in the project's repositories'
 	// configuration (gitcreds.Secrets), read when the project opened.
 	gitSecrets []string
+	// Door is the one door for every file whose text enters a request
+	// (memory/kept): the kept list, the person's Read(…) deny rules and
+	// the masking of the repositories' credentials, by what a file is.
+	Door *kept.Door
 	// Mode is the session's mode: the face's, or a resumed session's own.
 	Mode string
 	// History is the saved conversation of a resumed session, repaired so
@@ -366,8 +371,10 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 	// even where a command reads the file itself (the Landlock-only
 	// sandbox binds no masked copy over it).
 	gitSecrets := gitcreds.Secrets(opts.Fs, root)
+	home, _ := os.UserHomeDir()
 	p := &Project{Root: root, Fs: opts.Fs, Person: person, Config: cfg, parallel: opts.Parallel, answers: opts.Answers,
 		Redactor: memory.NewRedactor(append(cfg.Secrets(), gitSecrets...)...), gitSecrets: gitSecrets,
+		Door:     kept.New(kept.Options{Root: root, Kept: Kept(), Home: home}),
 		registry: memory.OpenRegistry(person, memory.RegistryDir(opts.Getenv)), gitLook: look,
 		StartDir: startRel(root, startDir(opts.StartDir)), appendSystem: opts.AppendSystem, notify: opts.Notify, notices: door}
 	// The definitions are read before the lock is taken, so a one-shot
@@ -420,6 +427,13 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 	hookSrc := hookSources(root, opts.Fs, person, cfg, append(slices.Clone(opts.Plugins), PluginHooks(p.Plugins)...))
 	hookSrc.Definitions = &p.Definitions
 	loadedHooks := LoadHooks(hookSrc)
+	// The settings files' Read(…) deny rules join the session's door
+	// before any prompt is built or tool made; the definitions, read
+	// before them, are judged by them now.
+	p.Door.Deny(loadedHooks.ReadRules...)
+	for _, w := range p.Definitions.Judge(p.Door) {
+		opts.Notify(w)
+	}
 	p.Approval = approval.New(approval.Options{
 		Fs: opts.Fs, UserFs: person, Root: root, UserConfigDir: config.UserConfigDir(),
 		UserRules: cfg.AllowedCommands, ProjectRules: cfg.ProjectAllowedCommands, Yes: opts.Yes, Redactor: p.Redactor, AskBefore: cfg.AskBefore,
@@ -443,7 +457,7 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 		Env:     childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv),
 		Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets,
 		Readable: cfg.SandboxReadable,
-		Notify:   opts.Notify, AddDirs: opts.AddDirs, Kept: Kept(),
+		Notify:   opts.Notify, AddDirs: opts.AddDirs, Kept: Kept(), Door: p.Door,
 		Withheld: withheld, Settings: childenv.Settings(os.Environ(), withheld), WithheldGit: childenv.WithheldGit(os.Environ()),
 	}})
 	if err != nil {

@@ -81,7 +81,7 @@ func (p *Project) SystemPrompt() string {
 		// The template is ralph's own, checked by its tests.
 		panic(fmt.Sprintf("system prompt: %v", err))
 	}
-	docs, err := memory.LoadStateDocs(p.Fs, p.Root, 16<<10, 8<<10)
+	docs, err := memory.LoadStateDocs(p.Door, p.Fs, p.Root, 16<<10, 8<<10)
 	if err == nil && len(docs) > 0 {
 		b.WriteString("\n\nThe project's state files, as they are now:\n\n")
 		b.WriteString(memory.ContextBlock(docs))

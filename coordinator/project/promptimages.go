@@ -98,6 +98,19 @@ func (p *Project) pastedPath(path string) string {
 // (n+1)th of its prompt, or nil; why says what kept an image from being
 // shown, "" when the path names no file or no image, which stays text.
 func (p *Project) pastedImage(path string, n int) (*conversation.Image, string) {
+	// The session's door judges a picture as any file a request holds: one
+	// of the person's secrets, or a file a Read deny rule names, is not
+	// shown, whoever named it.
+	real, rerr := filepath.EvalSymlinks(path)
+	if rerr != nil {
+		real = path
+	}
+	if err := p.Door.Refuses(path, real); err != nil {
+		if _, serr := os.Stat(path); serr != nil {
+			return nil, ""
+		}
+		return nil, refusalWords(err)
+	}
 	prep, err := images.ReadFile(rootfs.Person(), path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, images.ErrNotImage):

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -19,9 +20,14 @@ import (
 // door of its own. A session loads them once, at its start
 // (Open), and `ralph skills` lists them. Warnings are one sentence each
 // (a malformed SKILL.md, a link out of its directory, a clash of names).
-func LoadSkills(door *rootfs.Fs, plugins ...skills.Root) *skills.Set {
+// keep is the session's door for what enters a request (memory/kept),
+// nil where nothing is sent (`ralph skills`).
+func LoadSkills(keep *kept.Door, door *rootfs.Fs, plugins ...skills.Root) *skills.Set {
 	home, _ := os.UserHomeDir()
 	roots, warnings := skills.Roots(door, home, config.UserConfigDir(), agents.SkillDirs(), plugins)
+	for i := range roots {
+		roots[i].Keep = keep
+	}
 	set := skills.Load(roots)
 	set.Warn(warnings...)
 	return set
@@ -34,7 +40,7 @@ func (p *Project) loadSkills() {
 	if !ok {
 		return
 	}
-	p.Skills = LoadSkills(door, PluginSkillRoots(p.Plugins)...)
+	p.Skills = LoadSkills(p.Door, door, PluginSkillRoots(p.Plugins)...)
 	for _, w := range p.Skills.Warnings() {
 		p.notify("warning: " + text.StripControls(w))
 	}

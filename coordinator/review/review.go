@@ -25,6 +25,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/tools"
 	"github.com/spf13/afero"
@@ -452,13 +453,17 @@ func Sort(fs []Finding) {
 	})
 }
 
+// maxReviewer bounds a reviewer's file: it is a prompt.
+const maxReviewer = 256 << 10
+
 // ReviewersDir is where a project keeps its own reviewers: one markdown
 // file each, its name the reviewer's, its text what the reviewer looks for.
 const ReviewersDir = ".ralph/reviewers"
 
 // LoadReviewers reads the project's own reviewers, nil when it has none
-// (Run then uses Defaults).
-func LoadReviewers(fs afero.Fs, root string) ([]Reviewer, error) {
+// (Run then uses Defaults), through the session's door for what enters a
+// request (memory/kept): a reviewer is a prompt.
+func LoadReviewers(door *kept.Door, fs afero.Fs, root string) ([]Reviewer, error) {
 	dir := filepath.Join(root, filepath.FromSlash(ReviewersDir))
 	infos, err := afero.ReadDir(fs, dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -472,11 +477,11 @@ func LoadReviewers(fs afero.Fs, root string) ([]Reviewer, error) {
 		if fi.IsDir() || !strings.EqualFold(filepath.Ext(fi.Name()), ".md") {
 			continue
 		}
-		data, err := afero.ReadFile(fs, filepath.Join(dir, fi.Name()))
+		txt, err := door.ReadSmall(fs, filepath.Join(dir, fi.Name()), maxReviewer)
 		if err != nil {
 			return nil, err
 		}
-		if p := strings.TrimSpace(string(data)); p != "" {
+		if p := strings.TrimSpace(string(txt.Data)); p != "" {
 			out = append(out, Reviewer{Name: strings.TrimSuffix(fi.Name(), filepath.Ext(fi.Name())), Prompt: p})
 		}
 	}

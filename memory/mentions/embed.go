@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 )
@@ -25,16 +26,20 @@ const (
 // after it, each once, in a fence: a chat line, a one-shot's prompt, a
 // custom command's text, as Claude Code attaches them. A path is relative
 // to base (the directory the person is in, or the project root) and read
-// through fsys, the project's door: a path outside the project or a link
-// out of it attaches nothing, nor does a directory, a binary file, a
-// file over MaxFile or past MaxTotal; say is told so in one line each,
-// and of a path-like name that is no file (a bare "@someone" is not
-// said). The message itself is kept as written.
-func Embed(fsys afero.Fs, base, message string, say func(string)) string {
+// through fsys, the project's door, and the session's door (memory/kept):
+// a path outside the project or a link out of it attaches nothing, nor
+// does a file the door refuses (the person's secrets, a file a Read deny
+// rule names), a directory, a binary file, a file over MaxFile or past
+// MaxTotal; say is told so in one line each, and of a path-like name that
+// is no file (a bare "@someone" is not said). A repository's
+// configuration is attached masked, followed by the sentence that says
+// so. The message itself is kept as written.
+func Embed(door *kept.Door, fsys afero.Fs, base, message string, say func(string)) string {
 	var b strings.Builder
 	total, files := 0, 0
 	for _, m := range Find(message) {
-		data, why := read(fsys, base, m)
+		txt, why := read(door, fsys, base, m)
+		data := txt.Data
 		switch {
 		case why != "":
 		case files == MaxFiles:
@@ -51,6 +56,9 @@ func Embed(fsys afero.Fs, base, message string, say func(string)) string {
 		total += len(data)
 		files++
 		fmt.Fprintf(&b, "\n\nThe file @%s:\n%s", m, strings.TrimRight(text.Fenced(string(data)), "\n"))
+		if txt.Masked {
+			b.WriteString("\n" + kept.MaskedNote(m))
+		}
 	}
 	return message + b.String()
 }
@@ -58,9 +66,9 @@ func Embed(fsys afero.Fs, base, message string, say func(string)) string {
 const whyMissing = "no such file"
 
 // read is the text of the file m names, or why it is not attached.
-func read(fsys afero.Fs, base, m string) (data []byte, why string) {
+func read(door *kept.Door, fsys afero.Fs, base, m string) (txt kept.Text, why string) {
 	if strings.HasPrefix(m, "~/") {
-		return nil, "it is outside the project"
+		return txt, "it is outside the project"
 	}
 	path := filepath.FromSlash(m)
 	if !filepath.IsAbs(path) {
@@ -68,23 +76,28 @@ func read(fsys afero.Fs, base, m string) (data []byte, why string) {
 	}
 	path = filepath.Clean(path)
 	if r, ok := fsys.(*rootfs.Fs); ok && !r.Contains(path) {
-		return nil, "it is outside the project"
+		return txt, "it is outside the project"
 	}
-	data, err := rootfs.ReadSmall(fsys, path, MaxFile)
+	txt, err := door.ReadSmall(fsys, path, MaxFile)
 	var tl *rootfs.TooLargeError
+	var de *kept.DeniedError
 	switch {
+	case errors.As(err, &de):
+		return txt, de.Rule.Origin + " refuses reading it"
+	case errors.Is(err, kept.ErrKept):
+		return txt, "it is kept from the model: " + kept.ErrKept.Error()
 	case errors.As(err, &tl):
-		return nil, fmt.Sprintf("it is %d KiB, over the %d KiB a message attaches of one file", tl.Size>>10, MaxFile>>10)
+		return txt, fmt.Sprintf("it is %d KiB, over the %d KiB a message attaches of one file", tl.Size>>10, MaxFile>>10)
 	case errors.Is(err, rootfs.ErrLinkOut), errors.Is(err, rootfs.ErrOutsideRoot):
-		return nil, "it is outside the project or a link out of it"
+		return txt, "it is outside the project or a link out of it"
 	case errors.Is(err, rootfs.ErrNotRegular):
-		return nil, "it is not a regular file (a directory?)"
+		return txt, "it is not a regular file (a directory?)"
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, whyMissing
+		return txt, whyMissing
 	case err != nil:
-		return nil, err.Error()
-	case bytes.IndexByte(data, 0) >= 0:
-		return nil, "it is a binary file"
+		return txt, err.Error()
+	case bytes.IndexByte(txt.Data, 0) >= 0:
+		return kept.Text{}, "it is a binary file"
 	}
-	return data, ""
+	return txt, ""
 }

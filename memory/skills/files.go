@@ -94,7 +94,8 @@ func (s Skill) ReadFile(rel string) (data []byte, truncated bool, err error) {
 		return nil, false, err
 	}
 	defer done()
-	data, err = rootfs.ReadHead(d, filepath.Join(s.Dir, rel), FileLimit+1)
+	txt, err := s.keep.ReadHead(d, filepath.Join(s.Dir, rel), FileLimit+1)
+	data = txt.Data
 	if err != nil {
 		return nil, false, fmt.Errorf("skill %s: %s: %s: %w", s.Name, filepath.ToSlash(rel), reason(err), ErrNotInSkill)
 	}

@@ -29,18 +29,18 @@ var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 // sentence naming the file.
 func readSkill(r Root, dir string) (Skill, error) {
 	file := filepath.Join(dir, "SKILL.md")
-	data, err := rootfs.ReadHead(r.FSys, file, HeadLimit)
+	txt, err := r.Keep.ReadHead(r.FSys, file, HeadLimit)
 	if isNotExist(err) {
 		return Skill{}, err
 	}
 	if err != nil {
 		return Skill{}, fmt.Errorf("skill %s is left out: %s", file, reason(err))
 	}
-	sk, err := parse(data, filepath.Base(dir))
+	sk, err := parse(txt.Data, filepath.Base(dir))
 	if err != nil {
 		return Skill{}, fmt.Errorf("skill %s is left out: %w", file, err)
 	}
-	sk.Source, sk.Dir, sk.File, sk.fsys, sk.Plugin = r.Source, dir, file, r.FSys, r.Plugin
+	sk.Source, sk.Dir, sk.File, sk.fsys, sk.Plugin, sk.keep = r.Source, dir, file, r.FSys, r.Plugin, r.Keep
 	return sk, nil
 }
 

@@ -31,6 +31,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory/frontmatter"
+	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
@@ -110,6 +111,7 @@ type Skill struct {
 	Title string
 
 	fsys afero.Fs
+	keep *kept.Door
 }
 
 // Grants reports whether the skill's allowed-tools could grant tools: only a
@@ -130,11 +132,11 @@ func (s Skill) Body() (body string, truncated bool, err error) {
 	if s.fsys == nil {
 		return "", false, fmt.Errorf("skill %s: no file system to read it through", s.Name)
 	}
-	data, err := rootfs.ReadHead(s.fsys, s.File, HeadLimit+BodyLimit+1)
+	txt, err := s.keep.ReadHead(s.fsys, s.File, HeadLimit+BodyLimit+1)
 	if err != nil {
 		return "", false, fmt.Errorf("skill %s: %w", s.Name, err)
 	}
-	_, rest, ok, err := frontmatter.Split(string(data))
+	_, rest, ok, err := frontmatter.Split(string(txt.Data))
 	if err == nil && !ok {
 		err = fmt.Errorf("it no longer starts with a --- line: %w", ErrMalformed)
 	}
@@ -155,6 +157,13 @@ type Root struct {
 	FSys afero.Fs
 	// Plugin names the plugin of a Plugin root.
 	Plugin string
+	// Keep is the session's door for what enters a request (memory/kept),
+	// which every read of a skill's files goes through besides FSys: a
+	// SKILL.md or a skill's file that is one of the person's secrets, or
+	// that a Read deny rule names, is refused; a repository's
+	// configuration is read masked. nil judges by the configuration alone
+	// (`ralph skills`, which sends nothing).
+	Keep *kept.Door
 }
 
 // Roots are the skills directories of a session, the most trusted first:

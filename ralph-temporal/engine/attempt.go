@@ -21,6 +21,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/agents"
@@ -183,7 +184,7 @@ func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *h
 		out.Failure, out.ErrKind = err.Error(), ErrKindConfig
 		return
 	}
-	assignment, checks, err := brief(p.Fs, wt, in, opts.VerifyCommands)
+	assignment, checks, err := brief(p.Door, p.Fs, wt, in, opts.VerifyCommands)
 	if err != nil {
 		out.Failure, out.ErrKind = err.Error(), ErrKindConfig
 		return
@@ -223,7 +224,7 @@ func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *h
 // checks, then the task's own from the worktree's task file), in the
 // run's prompt template. The template came as text from where the run
 // was started, since its path means nothing on this machine.
-func brief(fs afero.Fs, wt string, in AttemptInput, run []string) (loop.Assignment, []string, error) {
+func brief(door *kept.Door, fs afero.Fs, wt string, in AttemptInput, run []string) (loop.Assignment, []string, error) {
 	var tmpl *taskprompt.Template
 	if in.Prompt != "" {
 		var err error
@@ -236,7 +237,7 @@ func brief(fs afero.Fs, wt string, in AttemptInput, run []string) (loop.Assignme
 		f = planfile.ParseTasks(nil)
 	}
 	checks := loop.Checks(run, f.Verify(in.Task.ID))
-	a := loop.AssignmentIn(fs, wt, f, in.Task, in.Attempt, loop.LastTry{Error: in.LastError, Summary: in.LastSummary}, tmpl)
+	a := loop.AssignmentIn(door, fs, wt, f, in.Task, in.Attempt, loop.LastTry{Error: in.LastError, Summary: in.LastSummary}, tmpl)
 	return a.DecidedBy(checks), checks, nil
 }
 

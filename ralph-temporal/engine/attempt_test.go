@@ -106,7 +106,7 @@ func TestAttemptBriefUsesTheRunsTemplate(t *testing.T) {
 	}
 	in := AttemptInput{Task: planfile.Task{ID: "t1", Title: "build the thing"}, Attempt: 1,
 		Prompt: "Work on {{.Task.Title}} our way; {{range .Verify}}{{.}}, {{end}}decide."}
-	a, checks, err := brief(fs, wt, in, []string{"go vet ./..."})
+	a, checks, err := brief(nil, fs, wt, in, []string{"go vet ./..."})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestAttemptBriefUsesTheRunsTemplate(t *testing.T) {
 		t.Fatalf("checks %q", checks)
 	}
 	in.Prompt = ""
-	a, _, err = brief(fs, wt, in, nil)
+	a, _, err = brief(nil, fs, wt, in, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestAttemptBriefUsesTheRunsTemplate(t *testing.T) {
 		t.Fatalf("ralph's own prompt: %q", got)
 	}
 	in.Prompt = "{{.Nope}}"
-	if _, _, err := brief(fs, wt, in, nil); err == nil {
+	if _, _, err := brief(nil, fs, wt, in, nil); err == nil {
 		t.Fatal("a bad template was taken")
 	}
 }

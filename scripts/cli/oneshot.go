@@ -666,7 +666,7 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 // goes to the model as written.
 func oneShotCustom(p *project.Project, face *OneShot, prompt string) (o slash.Outcome, isCustom bool, err error) {
 	var said strings.Builder
-	h := &slash.Host{Fs: p.Fs, Root: p.Root, Out: &said, Command: p.ShellLine, Plugins: slash.PluginCommandDirs(p.Plugins),
+	h := &slash.Host{Fs: p.Fs, Root: p.Root, Door: p.Door, Out: &said, Command: p.ShellLine, Plugins: slash.PluginCommandDirs(p.Plugins),
 		Skills: func() *skills.Set { return p.Skills }}
 	o, isCustom, err = slash.DispatchCustom(h, prompt)
 	for _, l := range strings.Split(strings.TrimSpace(said.String()), "\n") {

@@ -107,7 +107,7 @@ func (c *cli) review(ctx context.Context, rng string, findingsOnly bool, rounds 
 			return failWith(face, &verdict, ExitUsage, err)
 		}
 	}
-	reviewers, err := review.LoadReviewers(p.Fs, p.Root)
+	reviewers, err := review.LoadReviewers(p.Door, p.Fs, p.Root)
 	if err != nil {
 		return failWith(face, &verdict, ExitFailed, err)
 	}
@@ -117,7 +117,7 @@ func (c *cli) review(ctx context.Context, rng string, findingsOnly bool, rounds 
 			return failWith(face, &verdict, ExitUsage, err)
 		}
 	}
-	goals, _ := memory.Goals(p.Fs, p.Root, 8<<10)
+	goals, _ := memory.Goals(p.Door, p.Fs, p.Root, 8<<10)
 	face.Model, face.Provider, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Config.Provider, p.Root, p.Config.Style
 	face.Start()
 	defer face.Close()

@@ -37,7 +37,7 @@ another) is one warning line; the command still succeeds.`,
 				return err
 			}
 			added, _ := project.AddedPlugins(door, dir)
-			return writeSkills(os.Stdout, project.LoadSkills(door, project.PluginSkillRoots(added)...), dir, c.f.json)
+			return writeSkills(os.Stdout, project.LoadSkills(nil, door, project.PluginSkillRoots(added)...), dir, c.f.json)
 		},
 	}
 }

@@ -26,10 +26,10 @@ func sourceChecks(root string) []Check {
 	home, _ := os.UserHomeDir()
 	added, _ := project.AddedPlugins(door, root)
 	var out []Check
-	set := project.LoadSkills(door, project.PluginSkillRoots(added)...)
+	set := project.LoadSkills(nil, door, project.PluginSkillRoots(added)...)
 	out = append(out, countCheck("skills", len(set.List()), "skill", "skills", set.Warnings()))
 	out = append(out, countCheck("commands", len(slash.Customs(door, root, slash.PluginCommandDirs(added)...)), "custom command", "custom commands", nil))
-	defs := agentdefs.Load(door, root, home, project.PluginDefinitionDirs(added)...)
+	defs := agentdefs.Load(nil, door, root, home, project.PluginDefinitionDirs(added)...)
 	out = append(out, countCheck("agent definitions", len(defs.Defs()), "agent definition", "agent definitions", defs.Warnings))
 	cfg, err := config.Load(config.Sources{Fs: door, UserFs: rootfs.Person(), ProjectRoot: root, UserConfigDir: config.UserConfigDir(), Getenv: os.Getenv})
 	if err == nil {

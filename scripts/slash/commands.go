@@ -15,6 +15,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/coordinator/undo"
+	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/report"
@@ -38,6 +39,10 @@ type Coordinator interface {
 type Host struct {
 	Fs   afero.Fs
 	Root string
+	// Door is the session's door for what enters a request (memory/kept):
+	// custom commands and the files they attach are read through it. nil
+	// masks the repositories' configuration alone.
+	Door *kept.Door
 	// Out receives the command's output.
 	Out io.Writer
 	// Markdown renders markdown for Out; nil prints it as is.

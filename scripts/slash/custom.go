@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory/frontmatter"
+	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/plugins"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -247,7 +248,10 @@ func Customs(fs afero.Fs, root string, extra ...CommandDir) []Custom {
 			name = c.fullName()
 		}
 		cu := Custom{Name: name, Shown: text.StripControls(c.shown)}
-		if data, err := readCustom(c); err == nil {
+		// Only the description, shown to the person (Tab, /help): no
+		// request carries it, so the session's door is not needed.
+		if txt, err := readCustom(nil, c); err == nil {
+			data := txt.Data
 			if doc, err := frontmatter.Parse(string(data)); err == nil {
 				cu.Hint = oneLine(argumentHint(doc.Fields["argument-hint"]))
 				cu.Description = oneLine(doc.Get("description"))
@@ -316,13 +320,17 @@ func (h *Host) warnShadowed(name string) {
 // errNoCustom is a name with no custom command file.
 var errNoCustom = errors.New("no custom command")
 
-// readCustom reads a custom command's file, at most maxCustom bytes.
-func readCustom(c customCmd) ([]byte, error) {
-	data, err := rootfs.ReadSmall(c.fs, c.path, maxCustom)
+// readCustom reads a custom command's file, at most maxCustom bytes,
+// through its door and the session's (memory/kept): a command file that
+// leads to one of the person's secrets, or to a file a Read deny rule
+// names, is refused; one that is a repository's configuration is read
+// masked.
+func readCustom(door *kept.Door, c customCmd) (kept.Text, error) {
+	txt, err := door.ReadSmall(c.fs, c.path, maxCustom)
 	if errors.Is(err, rootfs.ErrTooLarge) {
-		return nil, fmt.Errorf("%s is larger than %d KiB; a custom command is a prompt", text.StripControls(c.shown), maxCustom>>10)
+		return kept.Text{}, fmt.Errorf("%s is larger than %d KiB; a custom command is a prompt", text.StripControls(c.shown), maxCustom>>10)
 	}
-	return data, err
+	return txt, err
 }
 
 // orNone is names joined, or "none".
@@ -376,11 +384,11 @@ func (h *Host) runCustom(name, args string) (Outcome, error) {
 		return Outcome{}, fmt.Errorf("/%s is a command of several plugins: type /%s", name, text.StripControls(strings.Join(append([]string{c.fullName()}, c.alike...), " or /")))
 	}
 	shown := text.StripControls(c.shown)
-	data, err := readCustom(c)
+	txt, err := readCustom(h.Door, c)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("/%s: %w", name, err)
 	}
-	doc, err := frontmatter.Parse(string(data))
+	doc, err := frontmatter.Parse(string(txt.Data))
 	if err != nil {
 		return Outcome{}, fmt.Errorf("/%s: %s: %w", name, shown, err)
 	}
@@ -401,6 +409,9 @@ func (h *Host) runCustom(name, args string) (Outcome, error) {
 		return Outcome{}, fmt.Errorf("/%s: %s is empty", name, shown)
 	}
 	body = h.embedFiles(body)
+	if txt.Masked {
+		body += "\n\n" + kept.MaskedNote(shown)
+	}
 	o := Outcome{Send: strings.TrimSpace(body)}
 	if m := strings.TrimSpace(doc.Get("model")); m != "" {
 		id, err := agentdefs.ModelID(m)

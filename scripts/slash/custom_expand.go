@@ -101,12 +101,13 @@ func shownShell(command string) string {
 
 // embedFiles adds to body the text of the project's files it mentions
 // with @, as a chat line's are (mentions.Embed: read through the
-// project's door, and what is not embedded said in one line).
+// project's door and the session's, and what is not embedded said in
+// one line).
 func (h *Host) embedFiles(body string) string {
 	if h.Fs == nil {
 		return body
 	}
-	return mentions.Embed(h.Fs, h.Root, body, func(s string) { h.printf("note: %s\n", s) })
+	return mentions.Embed(h.Door, h.Fs, h.Root, body, func(s string) { h.printf("note: %s\n", s) })
 }
 
 // namedPrompt is codex's custom prompt name (/prompts:NAME), looked for

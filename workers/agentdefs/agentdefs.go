@@ -26,6 +26,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory/frontmatter"
+	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/agents"
@@ -84,6 +85,8 @@ type Def struct {
 	// then namespaced as Claude Code names it, PLUGIN:NAME (with the
 	// subfolders between: PLUGIN:SUB:NAME), and Bare is NAME alone.
 	Plugin, Bare string
+	// file is the file it was read from, links resolved (Set.Judge).
+	file string
 }
 
 // ToolsFor is the child's tools given its parent's: the parent's when
@@ -127,6 +130,27 @@ type Set struct {
 	// read: its definitions are named PLUGIN:…:NAME, and Claude Code
 	// ignores the hooks of a plugin's agents, and so does ralph.
 	plugin, pluginDir string
+	// keep is the session's door for what enters a request (memory/kept),
+	// which every definition is read through: a child's prompt is sent.
+	keep *kept.Door
+}
+
+// Judge leaves out the definitions whose files keep refuses now: a
+// session reads its definitions before its settings files' Read(…) deny
+// rules, which then judge the files the definitions were read from
+// (their real paths), each left out with one sentence, added to Warnings
+// and returned.
+func (s *Set) Judge(keep *kept.Door) []string {
+	var said []string
+	for key, d := range s.defs {
+		if err := keep.Refuses(d.file); err != nil {
+			delete(s.defs, key)
+			said = append(said, fmt.Sprintf("%s is not used: %v.", d.Shown, err))
+		}
+	}
+	sort.Strings(said)
+	s.Warnings = append(s.Warnings, said...)
+	return said
 }
 
 // Lookup is the definition called name.
@@ -209,8 +233,13 @@ type Dir struct {
 // plugins'); a project's definition wins over the person's of the same
 // name, as in Claude Code, and an earlier folder's over a later one's.
 // Missing folders are no error. home "" skips the person's.
-func Load(project afero.Fs, root, home string, extra ...Dir) Set {
-	s := Set{defs: map[string]Def{}}
+//
+// keep is the session's door for what enters a request (memory/kept): a
+// definition that is one of the person's secrets, or a file a Read deny
+// rule names, is refused; nil judges by the repositories' configuration
+// alone (ralph doctor, which sends nothing).
+func Load(keep *kept.Door, project afero.Fs, root, home string, extra ...Dir) Set {
+	s := Set{defs: map[string]Def{}, keep: keep}
 	dirs := agents.DefinitionDirs()
 	for _, d := range dirs {
 		s.loadDir(project, filepath.Join(root, filepath.FromSlash(d)), d, Project)
@@ -319,12 +348,13 @@ func (s *Set) walk(fsys afero.Fs, dir, shown string, src Source, depth int, file
 
 // loadFile adds the definition in file path, name as the person sees it.
 func (s *Set) loadFile(fsys afero.Fs, path, name string, src Source) {
-	data, err := readFile(fsys, path)
+	txt, err := readFile(s.keep, fsys, path)
 	if err != nil {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("%s is not used: %v.", name, err))
 		return
 	}
-	d, warns, err := Parse(data, name, src)
+	d, warns, err := Parse(txt.Data, name, src)
+	d.file = txt.Real
 	s.Warnings = append(s.Warnings, warns...)
 	if err != nil {
 		s.Warnings = append(s.Warnings, err.Error())
@@ -374,19 +404,24 @@ func (s *Set) pluginName(path, name string) (string, error) {
 	return strings.Join(append(parts, name), ":"), nil
 }
 
-// readFile reads one definition through the door, at most maxFile
-// bytes, saying in words why it could not.
-func readFile(fsys afero.Fs, path string) ([]byte, error) {
-	data, err := rootfs.ReadSmall(fsys, path, maxFile)
+// readFile reads one definition through fsys and the session's door
+// (keep), at most maxFile bytes, saying in words why it could not.
+func readFile(keep *kept.Door, fsys afero.Fs, path string) (kept.Text, error) {
+	txt, err := keep.ReadSmall(fsys, path, maxFile)
+	var de *kept.DeniedError
 	switch {
 	case errors.Is(err, rootfs.ErrOutsideRoot) || errors.Is(err, rootfs.ErrLinkOut):
-		return nil, errors.New("it is a link out of its directory, which ralph does not follow")
+		return txt, errors.New("it is a link out of its directory, which ralph does not follow")
 	case errors.Is(err, rootfs.ErrNotRegular):
-		return nil, errors.New("it is not a regular file")
+		return txt, errors.New("it is not a regular file")
 	case errors.Is(err, rootfs.ErrTooLarge):
-		return nil, fmt.Errorf("it is larger than %d KiB; a definition is a prompt", maxFile>>10)
+		return txt, fmt.Errorf("it is larger than %d KiB; a definition is a prompt", maxFile>>10)
+	case errors.As(err, &de):
+		return txt, errors.New(de.Rule.Origin + " refuses reading it")
+	case errors.Is(err, kept.ErrKept):
+		return txt, errors.New("it is kept from the model: " + kept.ErrKept.Error())
 	}
-	return data, err
+	return txt, err
 }
 
 // ErrMalformed says a definition could not be used.

@@ -34,7 +34,7 @@ func load(t *testing.T, root, home string) Set {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Load(door, root, home)
+	return Load(nil, door, root, home)
 }
 
 const reviewer = `---
@@ -324,7 +324,7 @@ func TestFrontMatterHooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := Load(rootfs.Person(), root, "", Dir{Fs: door, Path: filepath.Join(plugin, "agents"), Shown: "plugin p/agents", Source: Project, Plugin: "p"})
+	s := Load(nil, rootfs.Person(), root, "", Dir{Fs: door, Path: filepath.Join(plugin, "agents"), Shown: "plugin p/agents", Source: Project, Plugin: "p"})
 	if d, ok := s.Lookup("p:deep:guarded"); !ok || len(d.Hooks.Hooks) != 0 {
 		t.Errorf("a plugin's agent kept its hooks: %+v", d.Hooks)
 	}
@@ -353,7 +353,7 @@ func TestPluginAgentNames(t *testing.T) {
 		}
 		dirs = append(dirs, Dir{Fs: door, Path: filepath.Join(dir, "agents"), Shown: "plugin " + p + "/agents", Source: Project, Plugin: p})
 	}
-	s := Load(rootfs.Person(), root, "", dirs...)
+	s := Load(nil, rootfs.Person(), root, "", dirs...)
 	var names []string
 	for _, d := range s.Defs() {
 		names = append(names, d.Name)
@@ -374,7 +374,7 @@ func TestPluginAgentNames(t *testing.T) {
 		t.Errorf("warnings %q", s.Warnings)
 	}
 	// Without the project's, the bare name is two plugins'.
-	s = Load(rootfs.Person(), t.TempDir(), "", dirs...)
+	s = Load(nil, rootfs.Person(), t.TempDir(), "", dirs...)
 	if _, err := s.Find("reviewer"); !errors.Is(err, ErrAmbiguous) || !strings.Contains(err.Error(), "alpha:reviewer, beta:reviewer") {
 		t.Errorf("Find(reviewer) of two plugins: %v", err)
 	}

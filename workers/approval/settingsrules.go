@@ -34,6 +34,23 @@ const (
 	SettingsDeny  = "deny"
 )
 
+// ReadDeny reports whether a rule of a settings file's permissions is a
+// Read(…) deny rule, and its pattern and origin. ralph holds it outside
+// the approval policy: the session's door for what reaches the model
+// (memory/kept) refuses what it names to the file tools, the prompt's
+// @ imports and embeds, and the sandbox hides it from commands. A bare
+// Read (every file) is no such rule: SettingsRule leaves it out.
+func ReadDeny(key, rule, file string) (pattern string, origin Origin, ok bool) {
+	if key != SettingsDeny {
+		return "", Origin{}, false
+	}
+	name, arg, err := splitRule(strings.TrimSpace(rule))
+	if err != nil || arg == "" || tools.ByPeerName(name) != tools.ToolReadFile {
+		return "", Origin{}, false
+	}
+	return arg, Origin{Rule: rule, Key: "permissions." + key, File: file}, true
+}
+
 // SettingsRule translates one rule of a Claude Code settings file's
 // permissions (key: SettingsAllow, SettingsAsk or SettingsDeny) into the
 // policy's rules, with its origin. It is the one translation

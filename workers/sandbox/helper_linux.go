@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -414,7 +415,7 @@ func readRequest(fd int) (request, error) {
 // command from moving .git aside and building another. The mounts exist
 // only in this namespace: the person, and ralph, see nothing of them.
 func mountProtected(s spec) error {
-	if len(s.Pin)+len(s.Protect)+len(s.Mask) == 0 {
+	if len(s.Pin)+len(s.Protect)+len(s.Mask)+len(s.Cover) == 0 {
 		return nil
 	}
 	// Mounts made here must never reach the parent namespace; a namespace
@@ -433,8 +434,12 @@ func mountProtected(s spec) error {
 			return err
 		}
 	}
-	// On top of the read-only binds: the masked copies.
-	return mountMasked(s.Mask)
+	// On top of the read-only binds: the masked copies, and the covers
+	// over what the person's Read(…) deny rules name.
+	if err := mountMasked(s.Mask); err != nil {
+		return err
+	}
+	return mountCovered(s.Cover)
 }
 
 // bindSelf binds path onto itself, read-only if asked. The path is opened
@@ -519,7 +524,7 @@ func restrict(s spec) error {
 	if err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
-	rules := append(readRules(helperUnix.HiddenPaths), landlock.RWFiles(devices...).IgnoreIfMissing())
+	rules := append(readRules(slices.Concat(helperUnix.HiddenPaths, s.Hide)), landlock.RWFiles(devices...).IgnoreIfMissing())
 	if len(s.Write) > 0 {
 		// Moving files between directories (git moves objects into
 		// place) needs "refer", which Landlock 1 cannot grant: asking for

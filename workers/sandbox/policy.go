@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/childenv"
+	"github.com/ralph-dev/ralph/memory/kept"
 )
 
 // Mode is how much a sandboxed command may change. The names are codex's.
@@ -89,6 +90,9 @@ type Policy struct {
 	// hiddenLinks maps the target of a link inside a secret directory
 	// to the secret path it was found in (hiddenPaths).
 	hiddenLinks map[string]string
+	// readRules are the person's Read(…) deny rules, whose paths are
+	// hidden from commands when the helper starts (hiddenrules.go).
+	readRules kept.Rules
 	// refusals are the socket connects the sandbox refused that no note
 	// has told the model of yet (see Explain).
 	refusals *socketRefusals

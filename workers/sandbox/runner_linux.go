@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -51,6 +52,14 @@ type spec struct {
 	// makes the key change with them.
 	Mask    []string `json:"mask,omitempty"`
 	MaskSum string   `json:"maskSum,omitempty"`
+	// Cover lists the paths the person's Read(…) deny rules name in the
+	// directories commands may write, over which the helper binds a
+	// cover no command may read (hiddenrules_linux.go); Hide those
+	// elsewhere, which Landlock's read rules leave out as they leave out
+	// HiddenPaths. The Landlock-only fallback has no Cover: there the
+	// paths are in Kept and Hide (hiddenrules.go says what that costs).
+	Cover []string `json:"cover,omitempty"`
+	Hide  []string `json:"hide,omitempty"`
 	// Landlocked is the sandbox without namespaces, where the kernel
 	// allows none (see restore.go): no mounts, no network namespace;
 	// Landlock alone confines, and shuts TCP off without the network.
@@ -93,6 +102,33 @@ type Runner struct {
 	// absent are the last command's absent guarded paths, which a step's
 	// record carries too, so that commands and steps share one record.
 	absent []string
+	// denied are the Read(…) deny rules' paths, resolved when a helper
+	// is to start (deniedPaths); nil until then.
+	denied *deniedPaths
+}
+
+// deniedPaths are the paths the Read(…) deny rules name, as
+// Policy.deniedRead splits them.
+type deniedPaths struct{ inWrite, elsewhere []string }
+
+// deniedRead resolves the policy's Read(…) deny rules when no helper is
+// running, the one that starts taking what exists then, and keeps what
+// it found for the specs of the commands that helper runs: a rule
+// matching names at any depth walks the project, which each command
+// must not pay for.
+func (r *Runner) deniedRead() deniedPaths {
+	r.mu.Lock()
+	d, running := r.denied, r.cur != nil
+	r.mu.Unlock()
+	if d != nil && running {
+		return *d
+	}
+	in, out := r.policy.deniedRead()
+	d = &deniedPaths{inWrite: in, elsewhere: out}
+	r.mu.Lock()
+	r.denied = d
+	r.mu.Unlock()
+	return *d
 }
 
 // NewRunner returns a runner for the policy; no process starts until the
@@ -184,10 +220,22 @@ func (r *Runner) spec() (spec, string, error) {
 	landlocked := r.guarded != nil
 	r.mu.Unlock()
 	s := spec{Mode: r.policy.Mode, Network: r.policy.Network, Landlocked: landlocked}
+	if len(r.policy.readRules) > 0 {
+		d := r.deniedRead()
+		s.Hide = d.elsewhere
+		if landlocked {
+			s.Hide = append(slices.Clone(s.Hide), d.inWrite...)
+		} else {
+			s.Cover = d.inWrite
+		}
+	}
 	if s.Mode == WorkspaceWrite {
 		s.Write = append([]string{r.policy.Root}, r.policy.Writable...)
 		s.Write = append(s.Write, r.policy.gitWrite...)
 		s.Kept = r.policy.kept
+		if landlocked && len(r.policy.readRules) > 0 {
+			s.Kept = append(slices.Clone(s.Kept), r.deniedRead().inWrite...)
+		}
 		if err := r.policy.protect(&s); err != nil {
 			return s, "", err
 		}

@@ -29,7 +29,10 @@ import (
 func SeatbeltProfile(p *Policy) string {
 	var b strings.Builder
 	b.WriteString(seatbeltBase)
-	b.WriteString(seatbeltReads(p.HiddenPaths))
+	// What the person's Read(…) deny rules name is denied as the secret
+	// files are: Seatbelt's denial holds inside a writable directory too.
+	inWrite, elsewhere := p.deniedRead()
+	b.WriteString(seatbeltReads(slices.Concat(p.HiddenPaths, inWrite, elsewhere)))
 	if p.Mode == WorkspaceWrite {
 		b.WriteString("\n; Writes: the project, except what git or ralph would act on outside the sandbox.\n")
 		fmt.Fprintf(&b, "(allow file-write*\n  (require-all %s", sbSubpath(p.Root))

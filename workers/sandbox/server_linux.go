@@ -160,7 +160,7 @@ func namespaces(attr *syscall.SysProcAttr, s spec) {
 		return
 	}
 	var flags uintptr
-	if len(s.Pin)+len(s.Protect)+len(s.Mask) > 0 {
+	if len(s.Pin)+len(s.Protect)+len(s.Mask)+len(s.Cover) > 0 {
 		flags |= syscall.CLONE_NEWNS
 	}
 	if !s.Network {

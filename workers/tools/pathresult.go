@@ -5,13 +5,17 @@ import (
 	"io/fs"
 	"syscall"
 
+	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
 )
 
 // pathResult turns a resolution error into the sentence the model sees.
 func pathResult(p string, err error) workers.Result {
+	var de *kept.DeniedError
 	switch {
+	case errors.As(err, &de):
+		return errResult("path %s is kept from you: %s, so no tool reads or writes it", p, de.Error())
 	case errors.Is(err, workers.ErrOutsideRoot):
 		return errResult("path %s is outside the project root", p)
 	case errors.Is(err, workers.ErrHome):

@@ -1,0 +1,169 @@
+package kept
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
+)
+
+func TestRulesMatchAsGitignoreDoes(t *testing.T) {
+	root, home := "/p", "/h"
+	for _, c := range []struct {
+		pattern string
+		yes, no []string
+	}{
+		{"./.env", []string{"/p/.env", "/p/.ENV"}, []string{"/p/a/.env", "/p/.env.local", "/q/.env"}},
+		{".env", []string{"/p/.env", "/p/a/b/.env"}, []string{"/p/.envrc", "/h/.env"}},
+		{"./.env.*", []string{"/p/.env.local", "/p/.env.production"}, []string{"/p/.env", "/p/a/.env.local"}},
+		{"./secrets/**", []string{"/p/secrets", "/p/secrets/a", "/p/secrets/a/b.key"}, []string{"/p/secretsx", "/p/a/secrets/x"}},
+		{"secrets/", []string{"/p/secrets", "/p/secrets/x", "/p/a/secrets"}, []string{"/p/secretsx"}},
+		{"/secrets/", []string{"/p/secrets", "/p/secrets/x"}, []string{"/p/a/secrets"}},
+		{"*.pem", []string{"/p/a.pem", "/p/deep/er/b.pem"}, []string{"/p/a.pem.txt", "/h/a.pem"}},
+		{"**/config/*.json", []string{"/p/config/a.json", "/p/x/config/b.json"}, []string{"/p/config/a/b.json"}},
+		{"/src/**/key.ts", []string{"/p/src/key.ts", "/p/src/a/b/key.ts"}, []string{"/p/key.ts"}},
+		{"//etc/app/secret", []string{"/etc/app/secret", "/etc/app/secret/x"}, []string{"/p/etc/app/secret"}},
+		{"~/.netrc", []string{"/h/.netrc"}, []string{"/p/.netrc"}},
+		{"~/Documents/*.pdf", []string{"/h/Documents/a.pdf"}, []string{"/h/Documents/x/a.pdf"}},
+	} {
+		r, err := ParseRule(c.pattern, "deny", home)
+		if err != nil {
+			t.Fatalf("%s: %v", c.pattern, err)
+		}
+		for _, p := range c.yes {
+			if !r.matches(root, p) {
+				t.Errorf("Read(%s) does not match %s", c.pattern, p)
+			}
+		}
+		for _, p := range c.no {
+			if r.matches(root, p) {
+				t.Errorf("Read(%s) matches %s", c.pattern, p)
+			}
+		}
+	}
+	for _, bad := range []string{"", "..", "../x", "a/../../b", "~other/x"} {
+		if _, err := ParseRule(bad, "deny", home); !errors.Is(err, ErrBadRule) {
+			t.Errorf("Read(%s) was taken: %v", bad, err)
+		}
+	}
+}
+
+func TestResolveFindsTheUppermostMatches(t *testing.T) {
+	root := realDir(t)
+	for _, f := range []string{".env", "a/.env", "secrets/x.key", "secrets/deep/y.key", "keep.txt", ".git/.env"} {
+		write(t, filepath.Join(root, f), "x")
+	}
+	os.Symlink(filepath.Join(root, "keep.txt"), filepath.Join(root, "linked.env"))
+	var rules Rules
+	for _, p := range []string{".env", "./secrets/**", "./linked.env"} {
+		r, err := ParseRule(p, "deny", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules = append(rules, r)
+	}
+	got, complete := rules.Resolve(root)
+	want := []string{filepath.Join(root, ".env"), filepath.Join(root, "a/.env"), filepath.Join(root, "keep.txt"), filepath.Join(root, "linked.env"), filepath.Join(root, "secrets")}
+	if !complete || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("resolved %q (complete %v), want %q", got, complete, want)
+	}
+}
+
+func TestDoorRefusesKeptAndDeniedFilesByWhatTheyAre(t *testing.T) {
+	base := realDir(t)
+	root, home := filepath.Join(base, "proj"), filepath.Join(base, "home")
+	write(t, filepath.Join(home, ".ssh", "id_rsa"), "PRIVATE")
+	write(t, filepath.Join(root, ".env"), "TOKEN=1")
+	write(t, filepath.Join(root, "ok.md"), "fine")
+	os.Symlink(".env", filepath.Join(root, "dotenv.md"))
+	d := New(Options{Root: root, Kept: []string{filepath.Join(home, ".ssh")}, Home: home})
+	r, _ := ParseRule("./.env", `permissions.deny "Read(./.env)" in ~/.claude/settings.json`, home)
+	d.Deny(r)
+	fsys, err := rootfs.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	if txt, err := d.ReadSmall(fsys, filepath.Join(root, "ok.md"), 100); err != nil || string(txt.Data) != "fine" {
+		t.Fatalf("an ordinary file: %q %v", txt.Data, err)
+	}
+	for _, name := range []string{".env", "dotenv.md"} {
+		_, err := d.ReadSmall(fsys, filepath.Join(root, name), 100)
+		var de *DeniedError
+		if !errors.As(err, &de) || !strings.Contains(err.Error(), `permissions.deny "Read(./.env)"`) {
+			t.Errorf("%s: %v, want the rule's refusal", name, err)
+		}
+	}
+	if _, err := d.ReadSmall(rootfs.Person(), filepath.Join(home, ".ssh", "id_rsa"), 100); !errors.Is(err, ErrKept) {
+		t.Errorf("the person's key: %v, want ErrKept", err)
+	}
+}
+
+func TestDoorMasksTheRepositorysConfigurationByIdentity(t *testing.T) {
+	root := realDir(t)
+	git(t, root, "init", "-q")
+	git(t, root, "config", "http.https://github.com/.extraheader", "AUTHORIZATION: basic c2VjcmV0LXRva2VuLXZhbHVl")
+	git(t, root, "config", "remote.origin.url", "https://me:ghp_e2eDoorToken0123456789abcdefABCDEF@github.com/o/r.git")
+	write(t, filepath.Join(root, "ci.conf"), "[http]\n\textraheader = AUTHORIZATION: bearer included-secret-value\n")
+	git(t, root, "config", "include.path", "../ci.conf")
+	os.Symlink(".git/config", filepath.Join(root, "gitconf"))
+	if err := os.Link(filepath.Join(root, ".git", "config"), filepath.Join(root, "hard.txt")); err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := rootfs.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	d := New(Options{Root: root})
+	for _, name := range []string{".git/config", "gitconf", "hard.txt", "ci.conf"} {
+		txt, err := d.ReadHead(fsys, filepath.Join(root, name), 1<<20)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		s := string(txt.Data)
+		if !txt.Masked || strings.Contains(s, "ghp_e2eDoorToken") || strings.Contains(s, "c2VjcmV0") || strings.Contains(s, "included-secret") || !strings.Contains(s, "extraheader = AUTHORIZATION: [REDACTED]") {
+			t.Errorf("%s was not masked (masked %v):\n%s", name, txt.Masked, s)
+		}
+	}
+	for _, name := range []string{".git/config", "gitconf", "hard.txt", ".git/HEAD"} {
+		if _, err := d.ReadImport(fsys, filepath.Join(root, name), 1<<20); !errors.Is(err, ErrGitDir) {
+			t.Errorf("an import of %s: %v, want ErrGitDir", name, err)
+		}
+	}
+	if txt, err := d.ReadImport(fsys, filepath.Join(root, "ci.conf"), 1<<20); err != nil || !txt.Masked {
+		t.Errorf("an import of the included file: masked %v, %v", txt.Masked, err)
+	}
+}
+
+func realDir(t *testing.T) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func write(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func git(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
