@@ -1,8 +1,10 @@
 package sandbox
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/ralph-dev/ralph/memory/kept"
 )
@@ -27,12 +29,14 @@ import (
 //     namespace (hiddenrules_linux.go): an empty file or directory no one
 //     may read, open, list, rename or remove, which costs the rest of the
 //     directory nothing;
-//   - there in the Landlock-only fallback, which can bind nothing, by
-//     Keep's way: writes are granted around it, so that a command neither
-//     reads nor writes it, at the price Keep's paths pay: nothing can be
-//     created, renamed or removed directly in the directory that holds
-//     one (a .env at the project's top keeps commands from making new
-//     files there);
+//   - there in the Landlock-only fallback, which can bind nothing, not at
+//     all: Keep's way (writes granted around it) would take from commands
+//     the right to create, rename or remove anything in the directory
+//     that holds it, and a Read(./.env) rule, among the commonest, would
+//     leave them no new file at the project's top. So the fallback says
+//     once, naming the paths, that commands can still read them; ralph's
+//     own readers (the file tools, the @ imports, the prompt) refuse
+//     them in every sandbox;
 //   - on macOS by the Seatbelt profile's read denials, resolved when the
 //     session makes its tools.
 
@@ -66,4 +70,23 @@ func (p *Policy) deniedRead() (inWrite, elsewhere []string) {
 		}
 	}
 	return inWrite, elsewhere
+}
+
+// readRulesNote says which paths of the Read(…) deny rules the
+// Landlock-only fallback leaves readable to commands, naming at most
+// three, relative to the project.
+func readRulesNote(root string, paths []string) string {
+	names := make([]string, 0, 4)
+	for i, p := range paths {
+		if i == 3 {
+			names = append(names, fmt.Sprintf("%d more", len(paths)-i))
+			break
+		}
+		if rel, err := filepath.Rel(root, p); err == nil && filepath.IsLocal(rel) {
+			p = rel
+		}
+		names = append(names, p)
+	}
+	return "what your Read(…) deny rules name in the project (" + strings.Join(names, ", ") +
+		") stays readable to commands, though ralph's own tools and @ imports refuse it"
 }

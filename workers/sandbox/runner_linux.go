@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -222,10 +221,14 @@ func (r *Runner) spec() (spec, string, error) {
 	s := spec{Mode: r.policy.Mode, Network: r.policy.Network, Landlocked: landlocked}
 	if len(r.policy.readRules) > 0 {
 		d := r.deniedRead()
+		// The fallback cannot hide a path inside a directory commands
+		// write without taking from them the right to make files there
+		// (Keep's price), which for a rule as common as Read(./.env)
+		// means no new file at the project's top: there those paths stay
+		// readable to commands, as fallBack says once, and ralph's own
+		// readers still refuse them.
 		s.Hide = d.elsewhere
-		if landlocked {
-			s.Hide = append(slices.Clone(s.Hide), d.inWrite...)
-		} else {
+		if !landlocked {
 			s.Cover = d.inWrite
 		}
 	}
@@ -233,9 +236,6 @@ func (r *Runner) spec() (spec, string, error) {
 		s.Write = append([]string{r.policy.Root}, r.policy.Writable...)
 		s.Write = append(s.Write, r.policy.gitWrite...)
 		s.Kept = r.policy.kept
-		if landlocked && len(r.policy.readRules) > 0 {
-			s.Kept = append(slices.Clone(s.Kept), r.deniedRead().inWrite...)
-		}
 		if err := r.policy.protect(&s); err != nil {
 			return s, "", err
 		}
@@ -271,7 +271,11 @@ func (r *Runner) fallBack() bool {
 	r.guarded = newGuardedState(r.policy.Root, r.policy.gitGuard)
 	r.mu.Unlock()
 	if r.policy.Notify != nil {
-		r.policy.Notify(LandlockOnlyNote)
+		note := LandlockOnlyNote
+		if in := r.deniedRead().inWrite; len(in) > 0 {
+			note += "; " + readRulesNote(r.policy.Root, in)
+		}
+		r.policy.Notify(note)
 	}
 	return true
 }
