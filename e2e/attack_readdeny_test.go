@@ -70,6 +70,18 @@ func TestAttack88ReadDenyRulesHoldOnEveryRoute(t *testing.T) {
 					t.Errorf("BROKEN: the endpoint received %q; the tools' results:\n%s", s, results)
 				}
 			}
+			// The fallback cannot hide a file inside the project from
+			// commands without taking from them the right to make files
+			// beside it: it says so once, naming the paths, and the
+			// values those files hold reach the model masked.
+			if mode.name == "landlock-only" {
+				if !strings.Contains(r.stderr, "stays readable to commands") || !strings.Contains(r.stderr, ".env") {
+					t.Errorf("the fallback does not say what its commands can still read:\n%s", r.stderr)
+				}
+				if !strings.Contains(results, "TOKEN=[REDACTED]") {
+					t.Errorf("the fallback's cat of .env did not come back masked:\n%s", results)
+				}
+			}
 			if !strings.Contains(saw, a88Visible) {
 				t.Errorf("an ordinary file did not reach the model:\n%s", results)
 			}

@@ -204,7 +204,9 @@ type Project struct {
 	// RALPH_PROGRESS.md, config.
 	Redactor *memory.Redactor
 	// gitSecrets are the credentials in the project's repositories'
-	// configuration (gitcreds.Secrets), read when the project opened.
+	// configuration (gitcreds.Secrets) and the values of the files the
+	// person's Read(…) deny rules name (kept.Rules.Values), read when the
+	// project opened.
 	gitSecrets []string
 	// Door is the one door for every file whose text enters a request
 	// (memory/kept): the kept list, the person's Read(…) deny rules and
@@ -431,6 +433,15 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 	// before any prompt is built or tool made; the definitions, read
 	// before them, are judged by them now.
 	p.Door.Deny(loadedHooks.ReadRules...)
+	// What the files those rules name hold is redacted from every result
+	// the model is sent, as the repositories' credentials are: where the
+	// sandbox cannot hide such a file from commands (the Landlock-only
+	// fallback, inside the project) a command's cat of it still reaches
+	// the model masked. Nothing has taken the redactor yet.
+	if vals := loadedHooks.ReadRules.Values(root); len(vals) > 0 {
+		p.gitSecrets = append(p.gitSecrets, vals...)
+		p.Redactor = memory.NewRedactor(p.secrets()...)
+	}
 	for _, w := range p.Definitions.Judge(p.Door) {
 		opts.Notify(w)
 	}

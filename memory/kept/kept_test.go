@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -165,5 +166,29 @@ func git(t *testing.T, dir string, args ...string) {
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// TestValuesAreWhatLooksLikeASecret: the values Values takes from the
+// files a rule names are a dotenv or YAML line's value, quotes trimmed,
+// or the whole line, and only what looks like a secret: a setting such
+// as "development" would garble every result it was redacted from.
+func TestValuesAreWhatLooksLikeASecret(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, ".env"), "# a comment\nNODE_ENV=development\nexport API_TOKEN=\"sk-test-1234abcd\"\nPORT=8080\nDB: postgres://u:p4ss@db/x\n")
+	write(t, filepath.Join(root, "secrets", "vault.txt"), "correcthorsebatterystaple-and-more\n")
+	write(t, filepath.Join(root, "notes.txt"), "NOT=secret-but-unnamed-1234\n")
+	var rules Rules
+	for _, p := range []string{"./.env", "./secrets/**"} {
+		r, err := ParseRule(p, "test", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules = append(rules, r)
+	}
+	got := rules.Values(root)
+	want := []string{"sk-test-1234abcd", "postgres://u:p4ss@db/x", "correcthorsebatterystaple-and-more"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Values = %q, want %q", got, want)
 	}
 }
