@@ -374,11 +374,14 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 	// sandbox binds no masked copy over it).
 	gitSecrets := gitcreds.Secrets(opts.Fs, root)
 	home, _ := os.UserHomeDir()
+	start := startRel(root, startDir(opts.StartDir))
 	p := &Project{Root: root, Fs: opts.Fs, Person: person, Config: cfg, parallel: opts.Parallel, answers: opts.Answers,
 		Redactor: memory.NewRedactor(append(cfg.Secrets(), gitSecrets...)...), gitSecrets: gitSecrets,
-		Door:     kept.New(kept.Options{Root: root, Kept: Kept(), Home: home}),
+		// A Read(…) rule's ./path is read from where the person started
+		// too, as the Edit(…) rules are (the approval's Cwd below).
+		Door:     kept.New(kept.Options{Root: root, Kept: Kept(), Home: home, Cwd: filepath.Join(root, start)}),
 		registry: memory.OpenRegistry(person, memory.RegistryDir(opts.Getenv)), gitLook: look,
-		StartDir: startRel(root, startDir(opts.StartDir)), appendSystem: opts.AppendSystem, notify: opts.Notify, notices: door}
+		StartDir: start, appendSystem: opts.AppendSystem, notify: opts.Notify, notices: door}
 	// The definitions are read before the lock is taken, so a one-shot
 	// naming one the project lacks fails before any session is recorded.
 	var pluginWarnings []string

@@ -81,13 +81,17 @@ type Options struct {
 	Kept []string
 	// Home is the person's home directory, for the rules' "~/".
 	Home string
+	// Cwd is the directory the person started in, where a rule's "path"
+	// and "./path" are anchored besides the root, as Claude Code anchors
+	// them (Rule); "" for the root alone.
+	Cwd string
 }
 
 // Door is a session's door. The zero value and nil judge by the
 // repositories' configuration alone.
 type Door struct {
 	root, rootLex string
-	home          string
+	home, cwd     string
 	kept          []string
 
 	mu    sync.RWMutex
@@ -99,6 +103,11 @@ type Door struct {
 // New returns the door of a project.
 func New(o Options) *Door {
 	d := &Door{home: o.Home}
+	if filepath.IsAbs(o.Cwd) {
+		// The root is held with its links resolved, and so is where
+		// the session started.
+		d.cwd = evalOr(filepath.Clean(o.Cwd))
+	}
 	if o.Root != "" {
 		d.rootLex = filepath.Clean(o.Root)
 		d.root = evalOr(d.rootLex)
@@ -133,14 +142,21 @@ func (d *Door) Home() string {
 }
 
 // Deny adds Read(…) deny rules; a session adds its settings files' rules
-// before any prompt is built and before its tools are made.
+// before any prompt is built and before its tools are made. A rule's
+// relative pattern is anchored where the session started too (Options'
+// Cwd), which it keeps when the sandbox resolves it (Rules.Resolve).
 func (d *Door) Deny(rules ...Rule) {
 	if d == nil {
 		return
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.rules = append(d.rules, rules...)
+	for _, r := range rules {
+		if r.cwd == "" {
+			r.cwd = d.cwd
+		}
+		d.rules = append(d.rules, r.placedFor(d.root))
+	}
 }
 
 // Denies reports whether the door holds a Read(…) deny rule: a reader

@@ -6,32 +6,31 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/ralph-dev/ralph/memory/pathrule"
 )
 
 // Rule is one Read(…) deny rule of a Claude Code settings file, which
 // ralph holds for every route by which a file reaches the model: its file
 // tools, the @ imports and embeds, and the model's commands (the
 // sandbox hides what a rule matches, workers/sandbox). The pattern is
-// Claude Code's, read as gitignore reads one:
+// read by memory/pathrule, the one reading of Claude Code's path rules
+// that the Edit(…) and Write(…) rules and the hooks' conditions share:
+// a gitignore pattern, "//path" absolute, "~/path" in the home
+// directory, "/path" from the project root (and the absolute path it
+// looks like), "path" and "./path" from the directory the session
+// started in and the project root, a name without a slash at any depth,
+// "../" climbing from its anchor; a path matches when it or a directory
+// above it matches, in either letter case.
 //
-//   - "//path" is an absolute path, "~/path" one in the home directory;
-//   - "/path", "./path" and any pattern holding a slash are relative to
-//     the project root (Claude Code reads "/path" relative to the
-//     settings file, which for the project's files is the project; ralph
-//     reads the person's the same way, so that one rule means one place
-//     in every project);
-//   - a pattern without a slash ("*.pem", ".env") matches a name at any
-//     depth below the project root;
-//   - "*" and "?" match within one name, "**" across directories, and a
-//     pattern ending in "/**" or "/" also matches the directory itself,
-//     so that Read(./secrets/**) keeps the directory's listing too.
-//
-// A path matches when it or a directory above it matches, as gitignore
-// ignores what lies in an ignored directory; letter case is ignored, as
-// a case-folding file system ignores it.
+// A rule is matched as pathrule.Rule.MatchesDir reads a directory,
+// whatever the path is: the door refuses a path by its name without
+// looking at what it is, and a deny is never read narrower than the
+// person may have meant. So Read(./secrets/**) refuses the directory
+// secrets itself (its listing is what is in it) and the sandbox hides
+// it whole, and Read(secrets/) refuses a file named secrets too.
 type Rule struct {
 	// Pattern is the rule's argument as written: "./.env".
 	Pattern string
@@ -39,145 +38,64 @@ type Rule struct {
 	// it: `permissions.deny "Read(./.env)" in ~/.claude/settings.json`.
 	Origin string
 
-	abs  bool           // the pattern names absolute paths (//, ~/)
-	base bool           // the pattern has no slash: a name at any depth
-	re   *regexp.Regexp // matches a path (absolute, or relative to the root, slash separated)
-	lit  string         // the literal directories the pattern starts with, "" for none
+	path pathrule.Rule // compiled; placed at a root by at
+	home string        // the home directory its ~/ names
+	cwd  string        // where the session started (Door.Deny sets it), "" for none
+
+	// placed is path placed at the root placedAt (Door.Deny places it
+	// at the door's), so that the door's look at every file a search
+	// walks places nothing again.
+	placed   pathrule.Rule
+	placedAt string
+	isPlaced bool
 }
 
 // ErrBadRule is a Read(…) pattern ralph cannot read as a path.
 var ErrBadRule = errors.New("not a path pattern")
 
 // ParseRule reads a Read(…) deny rule's pattern, home being the person's
-// home directory for "~/".
+// home directory for "~/". A rule naming nothing ralph can place is an
+// error, said at the session's start, never a rule that quietly holds
+// nothing: an empty pattern, a "~/" one without a home, another user's
+// "~name/".
 func ParseRule(pattern, origin, home string) (Rule, error) {
 	p := strings.TrimSpace(pattern)
-	r := Rule{Pattern: pattern, Origin: origin}
 	switch {
 	case p == "" || strings.ContainsRune(p, 0):
 		return Rule{}, fmt.Errorf("%q: %w", pattern, ErrBadRule)
-	case strings.HasPrefix(p, "//"):
-		r.abs, p = true, "/"+strings.TrimLeft(p, "/")
 	case p == "~" || strings.HasPrefix(p, "~/"):
 		if home == "" || !filepath.IsAbs(home) {
 			return Rule{}, fmt.Errorf("%q: the home directory is unknown: %w", pattern, ErrBadRule)
 		}
-		r.abs, p = true, filepath.ToSlash(filepath.Clean(home))+"/"+strings.TrimPrefix(strings.TrimPrefix(p, "~"), "/")
 	case strings.HasPrefix(p, "~"):
 		return Rule{}, fmt.Errorf("%q: another user's home is no path ralph knows: %w", pattern, ErrBadRule)
-	default:
-		anchored := strings.HasPrefix(p, "./") || strings.HasPrefix(p, "/")
-		p = strings.TrimPrefix(p, "./")
-		p = strings.TrimLeft(p, "/")
-		r.base = !anchored && !strings.Contains(strings.TrimSuffix(p, "/"), "/")
 	}
-	dir := strings.HasSuffix(p, "/")
-	p = strings.TrimRight(p, "/")
-	if r.abs && p == "" {
-		p = "/"
-	}
-	if p == "" || p == "." || p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, "/../") {
-		return Rule{}, fmt.Errorf("%q: %w", pattern, ErrBadRule)
-	}
-	if dir {
-		p += "/**"
-	}
-	r.re = globRegexp(p)
-	r.lit = literalDirs(p)
-	return r, nil
+	return Rule{Pattern: pattern, Origin: origin, path: pathrule.Parse(pattern, pathrule.Base{Home: home}), home: home}, nil
 }
 
-// globRegexp compiles a gitignore-style glob: "*" within one name, "?"
-// one character of a name, "[…]" a class, "**" any number of
-// directories, and a trailing "/**" the directory itself too.
-func globRegexp(g string) *regexp.Regexp {
-	var b strings.Builder
-	b.WriteString("(?i)^")
-	for i := 0; i < len(g); i++ {
-		switch c := g[i]; {
-		case strings.HasPrefix(g[i:], "**/"):
-			b.WriteString("(?:.*/)?")
-			i += 2
-		case strings.HasPrefix(g[i:], "/**") && i+3 == len(g):
-			b.WriteString("(?:/.*)?")
-			i += 2
-		case strings.HasPrefix(g[i:], "**"):
-			b.WriteString(".*")
-			i++
-		case c == '*':
-			b.WriteString("[^/]*")
-		case c == '?':
-			b.WriteString("[^/]")
-		case c == '[':
-			end := strings.IndexByte(g[i+1:], ']')
-			if end < 0 {
-				b.WriteString(`\[`)
-				continue
-			}
-			class := g[i+1 : i+1+end]
-			if strings.HasPrefix(class, "!") {
-				class = "^" + class[1:]
-			}
-			b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
-			i += end + 1
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
+// at is the rule's pattern placed for a project at root (links resolved;
+// "" for none, when only the rules that name absolute paths and the
+// starting directory's can match).
+func (r Rule) at(root string) pathrule.Rule {
+	if r.isPlaced && r.placedAt == root {
+		return r.placed
 	}
-	b.WriteString("$")
-	re, err := regexp.Compile(b.String())
-	if err != nil {
-		return regexp.MustCompile("(?i)^" + regexp.QuoteMeta(g) + "$")
+	var roots []string
+	if root != "" {
+		roots = []string{root}
 	}
-	return re
+	return r.path.At(pathrule.Base{Roots: roots, Cwd: r.cwd, Home: r.home})
 }
 
-// literalDirs is the part of a pattern before its first name holding a
-// wildcard, up to the last slash: where the files it may match lie.
-func literalDirs(p string) string {
-	i := strings.IndexAny(p, "*?[")
-	if i < 0 {
-		return p
-	}
-	j := strings.LastIndexByte(p[:i], '/')
-	if j < 0 {
-		return ""
-	}
-	if j == 0 {
-		return "/"
-	}
-	return p[:j]
+// placedFor is r with its pattern placed for a project at root.
+func (r Rule) placedFor(root string) Rule {
+	r.placed, r.placedAt, r.isPlaced = r.at(root), root, true
+	return r
 }
 
 // matches reports whether the clean absolute path p, or a directory
-// above it, is one the rule names, for a project at root (links
-// resolved; "" for none, when only absolute rules can match).
-func (r Rule) matches(root, p string) bool {
-	p = filepath.ToSlash(p)
-	if r.abs {
-		for q := p; ; q = slashDir(q) {
-			if r.re.MatchString(q) {
-				return true
-			}
-			if q == "/" || q == "." || q == "" {
-				return false
-			}
-		}
-	}
-	if root == "" {
-		return false
-	}
-	rel, ok := relative(filepath.ToSlash(root), p)
-	if !ok || rel == "." {
-		return false
-	}
-	for q := rel; q != "." && q != ""; q = slashDir(q) {
-		if r.re.MatchString(q) || r.base && r.re.MatchString(slashBase(q)) {
-			return true
-		}
-	}
-	return false
-}
+// above it, is one the rule names, for a project at root.
+func (r Rule) matches(root, p string) bool { return r.at(root).MatchesDir(p) }
 
 // relative is p below root, slash separated, and whether it lies there.
 func relative(root, p string) (string, bool) {
@@ -191,19 +109,6 @@ func relative(root, p string) (string, bool) {
 	return p[len(prefix):], true
 }
 
-func slashDir(p string) string {
-	i := strings.LastIndexByte(p, '/')
-	switch {
-	case i < 0:
-		return "."
-	case i == 0:
-		return "/"
-	}
-	return p[:i]
-}
-
-func slashBase(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
-
 // Rules are a session's Read(…) deny rules.
 type Rules []Rule
 
@@ -211,8 +116,9 @@ type Rules []Rule
 // for a project at root.
 func (rs Rules) Match(root string, paths ...string) (Rule, bool) {
 	for _, r := range rs {
+		pr := r.at(root)
 		for _, p := range paths {
-			if p != "" && r.matches(root, p) {
+			if p != "" && pr.MatchesDir(p) {
 				return r, true
 			}
 		}
@@ -231,6 +137,16 @@ const MaxResolved = 50000
 // (a link the rules name stands for the file it names too). complete is
 // false when the walk stopped at MaxResolved. The sandbox hides these
 // from commands when its helper starts.
+//
+// Each rule's walk starts at its bases (pathrule.Rule.Bases: the anchor
+// and the pattern's leading literal directories), a base inside another
+// of the same rule's left to that one's walk. A base of / (a rule over
+// the whole file system, "//**/*.key", or the absolute reading of
+// "/*.pem") is not walked: the file tools and the prompt's door hold it,
+// and the sandbox does not walk the machine for it. Nor is the project
+// root, or a directory holding it, ever one of the paths (Read(**) or
+// Read(..) would hide the project from its own commands): the walk goes
+// on into it instead.
 func (rs Rules) Resolve(root string) (paths []string, complete bool) {
 	complete = true
 	seen := 0
@@ -242,26 +158,17 @@ func (rs Rules) Resolve(root string) (paths []string, complete bool) {
 		}
 	}
 	for _, r := range rs {
-		start := r.lit
-		switch {
-		case r.abs && start == "":
-			start = "/"
-		case !r.abs && root == "":
-			continue
-		case !r.abs && (r.base || start == ""):
-			start = root
-		case !r.abs:
-			start = filepath.Join(root, filepath.FromSlash(start))
-		}
-		start = filepath.FromSlash(start)
-		if r.abs && (start == "/" || start == "") {
-			// A rule over the whole file system ("//**/*.key") is held by
-			// the file tools and the prompt's door; the sandbox does not
-			// walk the machine for it.
-			continue
-		}
-		if !walkRule(r, root, start, &seen, add) {
-			complete = false
+		pr := r.at(root)
+		var walked []string
+		for _, b := range pr.Bases() {
+			start := filepath.FromSlash(b)
+			if start == string(filepath.Separator) || slices.ContainsFunc(walked, func(w string) bool { return within(w, start) }) {
+				continue
+			}
+			walked = append(walked, start)
+			if !walkRule(pr, root, start, &seen, add) {
+				complete = false
+			}
 		}
 	}
 	slices.Sort(paths)
@@ -272,12 +179,15 @@ func (rs Rules) Resolve(root string) (paths []string, complete bool) {
 // each; false when it stopped at the bound. Links are not followed, and
 // .git directories are passed over (the repositories' configuration is
 // masked by its own door).
-func walkRule(r Rule, root, start string, seen *int, add func(string)) bool {
+func walkRule(r pathrule.Rule, root, start string, seen *int, add func(string)) bool {
 	fi, err := os.Lstat(start)
 	if err != nil {
 		return true
 	}
-	if r.matches(root, start) {
+	// The project root and the directories holding it are walked into,
+	// never hidden whole.
+	holdsRoot := func(p string) bool { return root != "" && within(p, root) }
+	if r.MatchesDir(start) && !holdsRoot(start) {
 		add(start)
 		return true
 	}
@@ -293,7 +203,7 @@ func walkRule(r Rule, root, start string, seen *int, add func(string)) bool {
 			complete = false
 			return filepath.SkipAll
 		}
-		if r.matches(root, p) {
+		if r.MatchesDir(p) && !holdsRoot(p) {
 			add(p)
 			if d.IsDir() {
 				return filepath.SkipDir

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/ralph-dev/ralph/memory/pathrule"
 )
 
 // ErrHookIf is wrapped when a hook's "if" condition is not one ralph can
@@ -24,7 +26,7 @@ func HookIf(rule, tool string, input map[string]any) (bool, error) {
 }
 
 // HookIfAt is HookIf for the hooks of the project at root, where a path
-// condition is read as a permission rule is (PathRule): Edit(src/*.ts)
+// condition is read as a permission rule is (memory/pathrule): Edit(src/*.ts)
 // from the root, Edit(**/*.ts) at any depth, Edit(//abs) absolute.
 // Without a root (HookIf), a relative condition naming a directory
 // cannot be placed and runs the hook.
@@ -73,7 +75,7 @@ func hookIf(rule, tool string, input map[string]any, root string) (bool, error) 
 			}
 			roots = []string{"/"}
 		}
-		return ParsePathRule(arg, PathBase{Roots: roots}).Matches(path), nil
+		return pathrule.Parse(arg, pathrule.Base{Roots: roots}).Matches(path), nil
 	}
 	return false, fmt.Errorf("%w: %q: ralph reads conditions on Bash and on file paths only", ErrHookIf, rule)
 }

@@ -30,6 +30,7 @@ import (
 
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/pathrule"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
@@ -73,7 +74,7 @@ type Options struct {
 	Tools ToolRules
 	// Home is the home directory a path rule's ~/ names, and Cwd the
 	// directory the person started in, where a relative one is anchored
-	// besides the root (PathRule); "" is the process's home, and no
+	// besides the root (memory/pathrule); "" is the process's home, and no
 	// other directory.
 	Home, Cwd string
 	// NeverAsk refuses what no rule allows instead of asking anyone
@@ -148,7 +149,7 @@ func New(o Options) *Policy {
 	if real, err := filepath.EvalSymlinks(o.Root); err == nil && real != o.Root {
 		p.roots = append(p.roots, real)
 	}
-	base := PathBase{Roots: p.roots, Home: o.Home, Cwd: o.Cwd}
+	base := pathrule.Base{Roots: p.roots, Home: o.Home, Cwd: o.Cwd}
 	p.deny = newDenied(o.Tools, base)
 	for tool, pats := range o.Tools.AskWrites {
 		p.askWrites[tool] = newPathRules(pats, base, o.Tools.AskFrom)

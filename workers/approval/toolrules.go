@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ralph-dev/ralph/memory/pathrule"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
 
@@ -26,7 +27,7 @@ type ToolRules struct {
 	// Deny are command and MCP tool patterns in ask_before's syntax.
 	Deny []string
 	// DenyWrites are path patterns per file tool (write_file, edit_file),
-	// read as Claude Code reads them (PathRule); "*" refuses every write
+	// read as Claude Code reads them (memory/pathrule); "*" refuses every write
 	// of that tool.
 	DenyWrites map[string][]string
 	// Ask and AskWrites are Claude Code's permissions.ask from a settings
@@ -196,13 +197,13 @@ func suffixOf(arg string) string {
 }
 
 // denied holds the refusals of ToolRules: commands by ask_before's
-// patterns, writes by Claude Code's path rules (PathRule).
+// patterns, writes by Claude Code's path rules (memory/pathrule).
 type denied struct {
 	commands askBefore
 	writes   map[string]pathRules
 }
 
-func newDenied(r ToolRules, base PathBase) denied {
+func newDenied(r ToolRules, base pathrule.Base) denied {
 	d := denied{commands: newAskBefore(r.Deny).from(r.DenyFrom), writes: map[string]pathRules{}}
 	for tool, pats := range r.DenyWrites {
 		d.writes[tool] = newPathRules(pats, base, r.DenyFrom)
