@@ -16,9 +16,10 @@
 // the caller's path names that directory.
 //
 // Reads follow links only while they stay inside the root; a link out of
-// it fails. Instruction files (CLAUDE.md -> AGENTS.md) read through
-// ReadInstruction, which says when a file is a link out of the project and
-// reads it only when the person allowed its target.
+// it fails. Instruction files (CLAUDE.md -> AGENTS.md) are read through
+// the session's door (memory/kept, coordinator/project), which says when a
+// file is a link out of the project (LinkOutError) and reads it only when
+// the person allowed its target.
 //
 // Callers pass absolute paths, as they did to afero.OsFs: a path is made
 // relative to the root (as given or with its links resolved), and an

@@ -118,22 +118,11 @@ func TestReadsStayInside(t *testing.T) {
 	if err := os.Symlink(filepath.Join(outside, "bashrc"), filepath.Join(root, "RALPH_TASKS.md")); err != nil {
 		t.Fatal(err)
 	}
-	if data, err := ReadInstruction(f, filepath.Join(root, "CLAUDE.md"), nil, 0); err != nil || string(data) != "be kind" {
+	if data, err := afero.ReadFile(f, filepath.Join(root, "CLAUDE.md")); err != nil || string(data) != "be kind" {
 		t.Fatalf("CLAUDE.md -> AGENTS.md: %q, %v", data, err)
 	}
 	if _, err := afero.ReadFile(f, filepath.Join(root, "RALPH_TASKS.md")); err == nil {
 		t.Fatal("a link out of the project was read")
-	}
-	if err := os.Symlink(filepath.Join(outside, "bashrc"), filepath.Join(root, "AGENT.md")); err != nil {
-		t.Fatal(err)
-	}
-	_, err := ReadInstruction(f, filepath.Join(root, "AGENT.md"), nil, 0)
-	var lo *LinkOutError
-	if !errors.As(err, &lo) || !errors.Is(err, ErrLinkOut) {
-		t.Fatalf("instruction linked out: %v", err)
-	}
-	if data, err := ReadInstruction(f, filepath.Join(root, "AGENT.md"), []string{filepath.Join(outside, "bashrc")}, 0); err != nil || string(data) != "home\n" {
-		t.Fatalf("an allowed target: %q, %v", data, err)
 	}
 }
 

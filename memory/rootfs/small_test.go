@@ -56,7 +56,6 @@ func TestSmallReadersRefuseAFIFOAtOnce(t *testing.T) {
 			}
 			return err
 		},
-		"ReadInstruction": func(fsys afero.Fs) error { _, err := ReadInstruction(fsys, fifo, nil, 1<<20); return err },
 	}
 	for name, read := range readers {
 		for doorName, fsys := range map[string]afero.Fs{"project": door, "person": Person()} {
@@ -70,25 +69,6 @@ func TestSmallReadersRefuseAFIFOAtOnce(t *testing.T) {
 				t.Errorf("%s through the %s door says %q, want %q", name, doorName, err, want)
 			}
 		}
-	}
-}
-
-// TestReadListedRefusesAListedFIFO: a FIFO the person listed in
-// instruction_links is a listed file, and still not waited on.
-func TestReadListedRefusesAListedFIFO(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "notes.md")
-	if err := mkfifo(fifo); err != nil {
-		t.Skip("no FIFOs here:", err)
-	}
-	target, err := filepath.EvalSymlinks(fifo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = notWaiting(t, "ReadListed", func() error { _, err := ReadListed(fifo, []string{target}, 1<<20); return err })
-	if !errors.Is(err, ErrNotRegular) {
-		t.Fatalf("ReadListed(fifo) = %v, want ErrNotRegular", err)
 	}
 }
 
