@@ -174,6 +174,10 @@ type Coordinator struct {
 	writtenUnknown bool
 	stepOpen       bool
 	storeErr       error
+	// unrecorded is the first message of the conversation that could not
+	// be written to the session's record: no request goes to the model
+	// after it (checkRecorded). Guarded by statsMu.
+	unrecorded error
 	// narrowed, when set, are the tools of the run under way in place of
 	// opts.Tools (RunNarrowed); guarded by mu.
 	narrowed Tools
@@ -327,29 +331,61 @@ func (c *Coordinator) appendMessages(msgs ...conversation.Message) {
 	c.mu.Lock()
 	c.messages = append(c.messages, msgs...)
 	c.mu.Unlock()
-	if c.opts.Store != nil {
-		c.keep(c.opts.Store.AppendMessages(msgs...))
+	c.record(msgs...)
+}
+
+// record writes msgs, which the conversation holds, to the session's
+// record. A message that could not be written stops the conversation
+// before its next request (checkRecorded): a model answering a message
+// the record lacks leaves a conversation that `ralph -c` cannot go on
+// with, and tools run on the word of a turn that was never recorded.
+func (c *Coordinator) record(msgs ...conversation.Message) {
+	if c.opts.Store == nil || len(msgs) == 0 {
+		return
 	}
+	err := c.opts.Store.AppendMessages(msgs...)
+	if err == nil {
+		return
+	}
+	c.keep(err)
+	c.statsMu.Lock()
+	if c.unrecorded == nil {
+		c.unrecorded = err
+	}
+	c.statsMu.Unlock()
+}
+
+// checkRecorded is why no request may go to the model now: a message of
+// the conversation that could not be written, said in one sentence; nil
+// when every message is in the record. It is asked before every request
+// and before a turn's tools run.
+func (c *Coordinator) checkRecorded() error {
+	c.statsMu.Lock()
+	err := c.unrecorded
+	c.statsMu.Unlock()
+	if err == nil || errors.Is(err, memory.ErrNotRecorded) {
+		return err
+	}
+	return fmt.Errorf("ralph stopped before its next request to the model, since the conversation could not be recorded: %w", memory.ExplainDisk(err, ""))
+}
+
+// unrecordedResult ends a run that checkRecorded stopped.
+func (c *Coordinator) unrecordedResult(err error) Result {
+	c.emit(Event{Type: EventError, Text: err.Error()})
+	return Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
 }
 
 // appendPrompt appends the person's message as appendMessages does, and
-// returns the store's error when it says the session was never recorded
-// (memory.ErrNotRecorded: a new session's first prompt could not be
-// written), which ends the run before its request.
+// returns why it may not be sent: the message could not be written (for
+// a new session's first prompt memory.ErrNotRecorded, which leaves no
+// session at all), or an earlier message of the conversation could not
+// be. The run then ends before its request.
 func (c *Coordinator) appendPrompt(msg conversation.Message) error {
-	msg = c.redacted([]conversation.Message{msg})[0]
-	c.mu.Lock()
-	c.messages = append(c.messages, msg)
-	c.mu.Unlock()
-	if c.opts.Store == nil {
-		return nil
-	}
-	err := c.opts.Store.AppendMessages(msg)
-	if errors.Is(err, memory.ErrNotRecorded) {
+	if err := c.checkRecorded(); err != nil {
 		return err
 	}
-	c.keep(err)
-	return nil
+	c.appendMessages(msg)
+	return c.checkRecorded()
 }
 
 // redacted is msgs as they may enter the conversation (Options.Redact):
@@ -592,6 +628,9 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 			return c.interrupted(interrupts.Interrupt{Kind: interrupts.HardStop})
 		}
 		c.deliverRewakes()
+		if err := c.checkRecorded(); err != nil {
+			return c.unrecordedResult(err)
+		}
 		if c.turns-c.runStart >= c.opts.MaxTurns {
 			err := fmt.Errorf("stopped after the limit of %s without a final answer; raise it with --max-turns", text.Counted(c.opts.MaxTurns, "turn", "turns"))
 			if stopKeeps > 0 {
@@ -639,6 +678,10 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		c.appendMessages(msg)
 		if msg.Content != "" {
 			c.emit(Event{Type: EventAssistant, Turn: c.turns, Text: msg.Content})
+		}
+		if err := c.checkRecorded(); err != nil && len(msg.ToolCalls) > 0 {
+			// The turn is not in the record: its tools do not run.
+			return c.unrecordedResult(err)
 		}
 		if len(msg.ToolCalls) == 0 {
 			if c.stopHook(ctx, msg.Content, &stopKeeps) {
