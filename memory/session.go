@@ -486,7 +486,9 @@ func OpenSession(fs afero.Fs, root, id string, secrets ...string) (*Session, []c
 	st, err := LoadSessionState(fs, root, id)
 	var repair *StateRepair
 	switch {
-	case errors.Is(err, ErrNewerState):
+	case errors.Is(err, ErrNewerState), errors.Is(err, rootfs.ErrTooLarge):
+		// A record over the size ralph reads is refused, and left as
+		// it is (docs/sessions.md): it is no damage to repair.
 		return nil, nil, err
 	case err != nil:
 		// The per-session copy is missing or damaged: keep it aside and
