@@ -52,3 +52,32 @@ func TestATaskListIsNeverWrittenPastWhatRalphReads(t *testing.T) {
 		t.Errorf("status after the run: exit %d\n%s", s.code, s.stderr)
 	}
 }
+
+// TestALongCycleIsNamedByItsFirstTasks: a dependency cycle of 20,000
+// tasks is refused in a sentence that names its first ten and counts the
+// rest, where status printed every id on one line of half a megabyte
+// (issue 89, a minor item).
+func TestALongCycleIsNamedByItsFirstTasks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("# Tasks\n\n")
+	const n = 20_000
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "- [ ] task %d <!-- ralph:id=t%d depends=t%d -->\n", i, i, i%n+1)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "RALPH_TASKS.md"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := ralph(t, dir, cleanEnv(t), nil, "status")
+	want := "Tasks t1, t2, t3, t4, t5, t6, t7, t8, t9, t10 and 19990 more (20000 in all) depend on each other in a cycle, so none of them will ever be ready."
+	all := r.stdout + r.stderr
+	if !strings.Contains(all, want) {
+		t.Errorf("status does not say %q:\n%.2000s", want, all)
+	}
+	for _, l := range strings.Split(all, "\n") {
+		if len(l) > 1000 {
+			t.Errorf("status printed a line of %d bytes: %.200s…", len(l), l)
+		}
+	}
+}
