@@ -14,7 +14,8 @@ import (
 // without ids, which the ids `ralph run` gives its tasks would take past
 // the 16 MB ralph reads of such a file, is not written (it used to be, at
 // 21.4 MB, after which every status and run refused it): run says so in
-// one sentence and leaves the list byte for byte, nothing is worked, and
+// one sentence, exit 2 (bad input, as a list already that large), and
+// leaves the list byte for byte, nothing is worked, and
 // status still reads it (issue 89, item 4). The peak memory of each is
 // logged, and held under ralphMeasured's bound.
 func TestATaskListIsNeverWrittenPastWhatRalphReads(t *testing.T) {
@@ -37,7 +38,7 @@ func TestATaskListIsNeverWrittenPastWhatRalphReads(t *testing.T) {
 	r, rss := ralphMeasured(t, dir, env, "-y", "run", "--max-iterations", "1")
 	t.Logf("run: exit %d, %s, peak %d MB: %s", r.code, r.dur.Round(1e6), rss>>20, r.stderr)
 	want := path + " would grow to "
-	if r.code == 0 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "more than the 16.0 MB ralph reads of such a file, so ralph left it as it is") {
+	if r.code != 2 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "more than the 16.0 MB ralph reads of such a file, so ralph left it as it is") {
 		t.Errorf("run: exit %d, stderr\n%s\nwant a failure that says %q", r.code, r.stderr, want)
 	}
 	if after := fileFingerprint(t, path); after != before {
