@@ -178,6 +178,9 @@ type Coordinator struct {
 	// be written to the session's record: no request goes to the model
 	// after it (checkRecorded). Guarded by statsMu.
 	unrecorded error
+	// tookBack says the messages that could not be written were taken
+	// out of the conversation again (takeBack): the next run may go on.
+	tookBack bool
 	// narrowed, when set, are the tools of the run under way in place of
 	// opts.Tools (RunNarrowed); guarded by mu.
 	narrowed Tools
@@ -332,60 +335,6 @@ func (c *Coordinator) appendMessages(msgs ...conversation.Message) {
 	c.messages = append(c.messages, msgs...)
 	c.mu.Unlock()
 	c.record(msgs...)
-}
-
-// record writes msgs, which the conversation holds, to the session's
-// record. A message that could not be written stops the conversation
-// before its next request (checkRecorded): a model answering a message
-// the record lacks leaves a conversation that `ralph -c` cannot go on
-// with, and tools run on the word of a turn that was never recorded.
-func (c *Coordinator) record(msgs ...conversation.Message) {
-	if c.opts.Store == nil || len(msgs) == 0 {
-		return
-	}
-	err := c.opts.Store.AppendMessages(msgs...)
-	if err == nil {
-		return
-	}
-	c.keep(err)
-	c.statsMu.Lock()
-	if c.unrecorded == nil {
-		c.unrecorded = err
-	}
-	c.statsMu.Unlock()
-}
-
-// checkRecorded is why no request may go to the model now: a message of
-// the conversation that could not be written, said in one sentence; nil
-// when every message is in the record. It is asked before every request
-// and before a turn's tools run.
-func (c *Coordinator) checkRecorded() error {
-	c.statsMu.Lock()
-	err := c.unrecorded
-	c.statsMu.Unlock()
-	if err == nil || errors.Is(err, memory.ErrNotRecorded) {
-		return err
-	}
-	return fmt.Errorf("ralph stopped before its next request to the model, since the conversation could not be recorded: %w", memory.ExplainDisk(err, ""))
-}
-
-// unrecordedResult ends a run that checkRecorded stopped.
-func (c *Coordinator) unrecordedResult(err error) Result {
-	c.emit(Event{Type: EventError, Text: err.Error()})
-	return Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
-}
-
-// appendPrompt appends the person's message as appendMessages does, and
-// returns why it may not be sent: the message could not be written (for
-// a new session's first prompt memory.ErrNotRecorded, which leaves no
-// session at all), or an earlier message of the conversation could not
-// be. The run then ends before its request.
-func (c *Coordinator) appendPrompt(msg conversation.Message) error {
-	if err := c.checkRecorded(); err != nil {
-		return err
-	}
-	c.appendMessages(msg)
-	return c.checkRecorded()
 }
 
 // redacted is msgs as they may enter the conversation (Options.Redact):
@@ -588,6 +537,7 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		c.emit(Event{Type: EventError, Text: blocked.Error()})
 		return Result{Subtype: SubtypeExecutionError, IsError: true, Err: blocked, Text: blocked.Error()}
 	}
+	c.forgiveTakenBack()
 	c.emit(Event{Type: EventUserMessage, Text: prompt})
 	images := c.takeImages()
 	if len(c.messages) == 0 && c.opts.System != "" {
@@ -686,6 +636,9 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		if len(msg.ToolCalls) == 0 {
 			if c.stopHook(ctx, msg.Content, &stopKeeps) {
 				continue
+			}
+			if res, failed := c.answerUnrecorded(msg.Content); failed {
+				return res
 			}
 			// Run's end saves the answer with the final status: one
 			// save at the end, not two.

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
@@ -27,22 +30,47 @@ type recordChecker struct {
 }
 
 func (rc *recordChecker) serve(r llmtest.RecordedRequest) llmtest.Response {
+	msgs := r.Request.Messages
+	// A new session's directory is renamed into place beside its first
+	// request: a read that meets the rename is made again. Nothing is
+	// appended meanwhile (the model has not answered), so a message
+	// missing from every read was never written.
+	var missing []string
+	for try := 0; try < 5; try++ {
+		missing = rc.notOnDisk(r.Index, msgs)
+		if len(missing) == 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.missing = append(rc.missing, missing...)
+	last := msgs[len(msgs)-1]
+	rc.prompts = append(rc.prompts, last.Content)
+	if last.Role == "user" && strings.HasSuffix(last.Content, "touch it") {
+		return llmtest.Response{Text: "touching", ToolCalls: []llmtest.ToolCall{{Name: "run_command", Arguments: `{"command":"touch ran.txt"}`}}}
+	}
+	return llmtest.Response{Text: "noted"}
+}
+
+// notOnDisk is each message of a request that no session record of the
+// project holds.
+func (rc *recordChecker) notOnDisk(index int, msgs []openai.ChatCompletionMessage) []string {
 	var records []byte
 	files, _ := filepath.Glob(filepath.Join(rc.dir, ".ralph", "sessions", "*", "messages.jsonl"))
 	for _, f := range files {
 		b, _ := os.ReadFile(f)
 		records = append(records, b...)
 	}
-	msgs := r.Request.Messages
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
+	var missing []string
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
 	for _, m := range msgs {
 		if m.Role != "user" && m.Role != "tool" || m.Content == "" {
 			continue
 		}
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
 		// Messages of the person's that went unanswered are sent as one
 		// (their record keeps them apart): each part must be on disk.
 		for _, part := range strings.Split(m.Content, "\n\n") {
@@ -50,16 +78,12 @@ func (rc *recordChecker) serve(r llmtest.RecordedRequest) llmtest.Response {
 			_ = enc.Encode(part)
 			quoted := bytes.TrimSpace(buf.Bytes())
 			if !bytes.Contains(records, quoted[1:len(quoted)-1]) {
-				rc.missing = append(rc.missing, fmt.Sprintf("request %d: %s %q", r.Index, m.Role, m.Content))
+				missing = append(missing, fmt.Sprintf("request %d: %s %q", index, m.Role, m.Content))
+				break
 			}
 		}
 	}
-	last := msgs[len(msgs)-1]
-	rc.prompts = append(rc.prompts, last.Content)
-	if last.Role == "user" && strings.HasSuffix(last.Content, "touch it") {
-		return llmtest.Response{Text: "touching", ToolCalls: []llmtest.ToolCall{{Name: "run_command", Arguments: `{"command":"touch ran.txt"}`}}}
-	}
-	return llmtest.Response{Text: "noted"}
+	return missing
 }
 
 // seen is every request's last message so far, and what was sent

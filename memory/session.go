@@ -618,8 +618,9 @@ func (s *Session) clean(b []byte) []byte { return s.redact.RedactBytes(b) }
 // returns nil the write itself succeeded; the lines are made durable at
 // the next SaveState, which callers reach at every step boundary, so a
 // crash of the machine loses at most the step in flight. A message whose
-// write failed keeps its place: a later line that did get written then
-// shows the hole (OpenSession's Hole).
+// write failed keeps its place, so that a later line that did get written
+// shows the hole (OpenSession's Hole), unless nothing of it was written
+// (NothingWritten): its place is free again then.
 func (s *Session) AppendMessages(msgs ...conversation.Message) error {
 	if len(msgs) == 0 {
 		return nil
@@ -650,6 +651,11 @@ func (s *Session) AppendMessages(msgs ...conversation.Message) error {
 	if err == nil {
 		// Redacted already, save the opaque blocks (session_opaque.go).
 		err = s.appendLocked(filepath.Join(s.Dir, "messages.jsonl"), lines)
+	}
+	if err != nil && NothingWritten(err) {
+		// Nothing of the lines is in the record: their places are
+		// free again, for a caller that takes the messages back too.
+		s.nextSeq = seq - len(msgs)
 	}
 	// Claude Code's transcript is for hooks: its failure is reported,
 	// but never stands for the conversation's own record.
@@ -1085,11 +1091,11 @@ func (s *Session) appendLocked(path string, data []byte) error {
 			}
 		}
 		if err := s.fs.MkdirAll(filepath.Dir(open), 0o755); err != nil {
-			return &FileError{Op: "create", Path: filepath.Dir(path), Err: err}
+			return &unwritten{&FileError{Op: "create", Path: filepath.Dir(path), Err: err}}
 		}
 		f, err := s.fs.OpenFile(open, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err != nil {
-			return &FileError{Op: "append to", Path: path, Err: err}
+			return &unwritten{&FileError{Op: "append to", Path: path, Err: err}}
 		}
 		fi, err := f.Stat()
 		if err != nil {
@@ -1109,8 +1115,9 @@ func (s *Session) appendLocked(path string, data []byte) error {
 			// reopens the file.
 			_ = a.f.Close()
 			delete(s.files, path)
+			return &FileError{Op: "append to", Path: path, Err: err}
 		}
-		return &FileError{Op: "append to", Path: path, Err: err}
+		return &unwritten{&FileError{Op: "append to", Path: path, Err: err}}
 	}
 	a.size += int64(n)
 	return nil

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -44,4 +45,21 @@ func messagesWord(n int) string {
 		return "a message"
 	}
 	return fmt.Sprintf("%d messages", n)
+}
+
+// unwritten is a failed append that left nothing of its data in the log:
+// the write was cut back whole, or the log could not even be opened.
+type unwritten struct{ err error }
+
+func (e *unwritten) Error() string { return e.err.Error() }
+func (e *unwritten) Unwrap() error { return e.err }
+
+// NothingWritten reports whether err, from AppendMessages, left nothing
+// of the messages in the record: their seqs were given back, so a caller
+// that takes the messages back out of its conversation may go on, and
+// what it appends next fills their places without a hole. Anything else
+// (a part of a line that could not be cut back) leaves the seqs taken.
+func NothingWritten(err error) bool {
+	var u *unwritten
+	return errors.As(err, &u)
 }
