@@ -254,9 +254,7 @@ func (c *Coordinator) compact(ctx context.Context, msgs []conversation.Message, 
 	info.AfterTokens = estimate(c.messages)
 	mark.Compacted.AfterTokens = info.AfterTokens
 	c.mu.Unlock()
-	if c.opts.Store != nil {
-		c.keep(c.opts.Store.AppendMessages(mark))
-	}
+	c.record(mark)
 	why := "the person asked for it (/compact)"
 	if cause == conversation.CompactedForContextLimit {
 		why = "the endpoint refused the conversation as longer than the model's window"

@@ -174,6 +174,13 @@ type Coordinator struct {
 	writtenUnknown bool
 	stepOpen       bool
 	storeErr       error
+	// unrecorded is the first message of the conversation that could not
+	// be written to the session's record: no request goes to the model
+	// after it (checkRecorded). Guarded by statsMu.
+	unrecorded error
+	// tookBack says the messages that could not be written were taken
+	// out of the conversation again (takeBack): the next run may go on.
+	tookBack bool
 	// narrowed, when set, are the tools of the run under way in place of
 	// opts.Tools (RunNarrowed); guarded by mu.
 	narrowed Tools
@@ -327,29 +334,7 @@ func (c *Coordinator) appendMessages(msgs ...conversation.Message) {
 	c.mu.Lock()
 	c.messages = append(c.messages, msgs...)
 	c.mu.Unlock()
-	if c.opts.Store != nil {
-		c.keep(c.opts.Store.AppendMessages(msgs...))
-	}
-}
-
-// appendPrompt appends the person's message as appendMessages does, and
-// returns the store's error when it says the session was never recorded
-// (memory.ErrNotRecorded: a new session's first prompt could not be
-// written), which ends the run before its request.
-func (c *Coordinator) appendPrompt(msg conversation.Message) error {
-	msg = c.redacted([]conversation.Message{msg})[0]
-	c.mu.Lock()
-	c.messages = append(c.messages, msg)
-	c.mu.Unlock()
-	if c.opts.Store == nil {
-		return nil
-	}
-	err := c.opts.Store.AppendMessages(msg)
-	if errors.Is(err, memory.ErrNotRecorded) {
-		return err
-	}
-	c.keep(err)
-	return nil
+	c.record(msgs...)
 }
 
 // redacted is msgs as they may enter the conversation (Options.Redact):
@@ -552,6 +537,7 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		c.emit(Event{Type: EventError, Text: blocked.Error()})
 		return Result{Subtype: SubtypeExecutionError, IsError: true, Err: blocked, Text: blocked.Error()}
 	}
+	c.forgiveTakenBack()
 	c.emit(Event{Type: EventUserMessage, Text: prompt})
 	images := c.takeImages()
 	if len(c.messages) == 0 && c.opts.System != "" {
@@ -592,6 +578,9 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 			return c.interrupted(interrupts.Interrupt{Kind: interrupts.HardStop})
 		}
 		c.deliverRewakes()
+		if err := c.checkRecorded(); err != nil {
+			return c.unrecordedResult(err)
+		}
 		if c.turns-c.runStart >= c.opts.MaxTurns {
 			err := fmt.Errorf("stopped after the limit of %s without a final answer; raise it with --max-turns", text.Counted(c.opts.MaxTurns, "turn", "turns"))
 			if stopKeeps > 0 {
@@ -640,9 +629,16 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		if msg.Content != "" {
 			c.emit(Event{Type: EventAssistant, Turn: c.turns, Text: msg.Content})
 		}
+		if err := c.checkRecorded(); err != nil && len(msg.ToolCalls) > 0 {
+			// The turn is not in the record: its tools do not run.
+			return c.unrecordedResult(err)
+		}
 		if len(msg.ToolCalls) == 0 {
 			if c.stopHook(ctx, msg.Content, &stopKeeps) {
 				continue
+			}
+			if res, failed := c.answerUnrecorded(msg.Content); failed {
+				return res
 			}
 			// Run's end saves the answer with the final status: one
 			// save at the end, not two.

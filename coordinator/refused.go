@@ -39,9 +39,7 @@ func (c *Coordinator) refuse(err error, reason string) error {
 	if n == 0 {
 		return err
 	}
-	if c.opts.Store != nil {
-		c.keep(c.opts.Store.AppendMessages(conversation.RefusalMark(reason)))
-	}
+	c.record(conversation.RefusalMark(reason))
 	text := strings.Join(texts, "\n\n")
 	c.logDecision(memory.DecisionRecord{Kind: "message_refused", Detail: "set the refused message aside: later requests leave it out",
 		Reason: fmt.Sprintf("the endpoint refused it (%s); sent again it would be refused again, and with every message after it", reason)})

@@ -45,6 +45,8 @@ func (c *Coordinator) moveOn(d memory.DecisionRecord) (string, error) {
 		c.mu.Unlock()
 		c.statsMu.Lock()
 		c.usage, c.counts = conversation.Usage{}, struct{ retries, errors, interrupts int }{}
+		// A message the old record lacks is no hole in the new one.
+		c.unrecorded = nil
 		c.statsMu.Unlock()
 		c.turns, c.runStart = 0, 0
 		c.turnNow.Store(0)
@@ -61,7 +63,7 @@ func (c *Coordinator) moveOn(d memory.DecisionRecord) (string, error) {
 	if c.opts.NextSession != nil && c.opts.Store != nil {
 		// The new record starts with the system prompt, so a resumed
 		// session is told what a new one is.
-		c.keep(c.opts.Store.AppendMessages(kept...))
+		c.record(kept...)
 	}
 	return c.opts.SessionID, nil
 }

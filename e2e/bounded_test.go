@@ -191,31 +191,54 @@ func TestStateFileTooLargeIsRefusedInOneSentence(t *testing.T) {
 	for _, tc := range []struct {
 		file, limit string
 		cmds        [][]string
+		// size is the file's size, 200 MB when 0; own puts the file in
+		// the session's own directory.
+		size string
+		own  bool
 	}{
-		{"RALPH_TASKS.md", "16.0 MB", [][]string{{"status"}, {"status", "--graph"}, {"-c", "hi", "--base-url", closedPort}, {"run", "--base-url", closedPort}}},
-		{".ralph/config.toml", "1.0 MB", [][]string{{"-c", "hi", "--base-url", closedPort}}},
+		{file: "RALPH_TASKS.md", limit: "16.0 MB", cmds: [][]string{{"status"}, {"status", "--graph"}, {"-c", "hi", "--base-url", closedPort}, {"run", "--base-url", closedPort}}},
+		{file: ".ralph/config.toml", limit: "1.0 MB", cmds: [][]string{{"-c", "hi", "--base-url", closedPort}}},
+		// The session records (issue 89, item 6): a 1.1 MB summary gave
+		// status exit 0 "status none", and a 1.1 MB session's own record
+		// was renamed aside as corrupt.
+		{file: ".ralph/session.json", limit: "1.0 MB", size: "1.1", cmds: [][]string{{"status"}, {"-c", "hi", "--base-url", closedPort}, {"run", "--base-url", closedPort}}},
+		{file: "session.json", limit: "1.0 MB", size: "1.1", own: true, cmds: [][]string{{"-c", "hi", "--base-url", closedPort}, {"resume", "--base-url", closedPort}}},
 	} {
-		t.Run(filepath.Base(tc.file), func(t *testing.T) {
+		name := filepath.Base(tc.file)
+		if tc.own {
+			name = "own " + name
+		}
+		t.Run(name, func(t *testing.T) {
 			dir := oneSession(t, env)
 			path := filepath.Join(dir, tc.file)
+			if tc.own {
+				path = filepath.Join(sessionDir(t, dir), tc.file)
+			}
+			size, shown := int64(200<<20), "200.0 MB"
+			if tc.size == "1.1" {
+				size, shown = 1_153_434, "1.1 MB"
+			}
 			// A valid head, then a hole: 200 MB on the file's size, none
 			// on the disk.
 			if err := os.WriteFile(path, []byte("# a comment and a task\n- [ ] a task\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.Truncate(path, 200<<20); err != nil {
+			if err := os.Truncate(path, size); err != nil {
 				t.Fatal(err)
 			}
 			before := fileFingerprint(t, path)
 			for _, args := range tc.cmds {
 				r, _ := ralphMeasured(t, dir, env, args...)
-				want := fmt.Sprintf("ralph: %s is 200.0 MB, more than the %s ralph reads of such a file, so ralph left it as it is\n", path, tc.limit)
+				want := fmt.Sprintf("ralph: %s is %s, more than the %s ralph reads of such a file, so ralph left it as it is\n", path, shown, tc.limit)
 				if r.code != 2 || r.stderr != want {
 					t.Errorf("ralph %q: exit %d, stderr\n%q\nwant exit 2 and\n%q", args, r.code, r.stderr, want)
 				}
 			}
 			if after := fileFingerprint(t, path); after != before {
 				t.Errorf("%s changed: %s, was %s", tc.file, after, before)
+			}
+			if aside, _ := filepath.Glob(path + ".corrupt-*"); len(aside) > 0 {
+				t.Errorf("%s was set aside as corrupt: %q", tc.file, aside)
 			}
 		})
 	}

@@ -100,20 +100,51 @@ func ExplainDiskFull(err error, dir string) error {
 
 // DiskFull describes the file system that holds dir, as full because of
 // err (nil when only its free space said so), or as over quota when err
-// says that.
+// says that. When err names the file that failed and it is on another file
+// system (or dir is ""), that file's directory is described instead.
 func DiskFull(dir string, err error) *DiskFullError {
 	if err == nil {
 		err = errors.New("less than " + text.Size(LowSpace) + " free")
 	}
-	if abs, aerr := filepath.Abs(dir); aerr == nil {
-		dir = abs
+	var mount, fstype string
+	if dir != "" {
+		if abs, aerr := filepath.Abs(dir); aerr == nil {
+			dir = abs
+		}
+		mount, fstype = mountOf(dir)
+	}
+	// The file that failed may live on another file system than dir (a
+	// session's record on its own mount, dir unknown): the one described
+	// is the file's, whose space is what ran out.
+	if p := failedPath(err); p != "" && filepath.IsAbs(p) {
+		if fdir := existingDir(filepath.Dir(p)); fdir != "" {
+			if m, t := mountOf(fdir); dir == "" || m != mount || m == "" {
+				dir, mount, fstype = fdir, m, t
+			}
+		}
 	}
 	e := &DiskFullError{Dir: dir, Free: -1, Size: -1, Err: err, Quota: isQuota(err)}
 	if free, size, serr := DiskSpace(dir); serr == nil {
 		e.Free, e.Size = free, size
 	}
-	e.Mount, e.FSType = mountOf(dir)
+	e.Mount, e.FSType = mount, fstype
 	return e
+}
+
+// existingDir is dir, or the nearest directory above it that exists ("" for
+// none): a file that could not be written may be in a directory not made
+// yet, whose file system is its parent's.
+func existingDir(dir string) string {
+	for {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return ""
+		}
+		dir = up
+	}
 }
 
 // isQuota reports whether err is a quota used up rather than a full file

@@ -95,6 +95,10 @@ type Session struct {
 	// Repaired says how OpenSession replaced a session's own record it
 	// could not read; nil when it read it.
 	Repaired *StateRepair
+	// Hole says, in one sentence, that OpenSession found a message
+	// missing from the conversation's record (a line whose seq is not
+	// its place): a conversation `ralph -c` must not go on with.
+	Hole error
 
 	fs     afero.Fs
 	redact *Redactor
@@ -109,6 +113,9 @@ type Session struct {
 	hookLines *conversation.TranscriptLines
 	state     State
 	pending   int // messages appended since the last sync
+	// nextSeq is the seq of the next message appended (session_seq.go);
+	// 0 is 1.
+	nextSeq int
 	// question is the question waiting for an answer, if any: every save
 	// shows it, whoever saves (see SetQuestion).
 	question *Question
@@ -472,14 +479,16 @@ func OpenSession(fs afero.Fs, root, id string, secrets ...string) (*Session, []c
 			return nil, nil, err
 		}
 	}
-	msgs, err := LoadMessages(fs, dir)
+	msgs, lines, hole, err := loadMessages(fs, dir)
 	if err != nil {
 		return nil, nil, err
 	}
 	st, err := LoadSessionState(fs, root, id)
 	var repair *StateRepair
 	switch {
-	case errors.Is(err, ErrNewerState):
+	case errors.Is(err, ErrNewerState), errors.Is(err, rootfs.ErrTooLarge):
+		// A record over the size ralph reads is refused, and left as
+		// it is (docs/sessions.md): it is no damage to repair.
 		return nil, nil, err
 	case err != nil:
 		// The per-session copy is missing or damaged: keep it aside and
@@ -487,7 +496,11 @@ func OpenSession(fs afero.Fs, root, id string, secrets ...string) (*Session, []c
 		st, repair = repairState(fs, root, id, err, msgs)
 	}
 	st.Version = StateVersion
-	s := &Session{ID: id, Root: root, Dir: dir, fs: fs, redact: NewRedactor(secrets...), state: st, LinksDropped: replaced, Repaired: repair}
+	s := &Session{ID: id, Root: root, Dir: dir, fs: fs, redact: NewRedactor(secrets...), state: st, LinksDropped: replaced, Repaired: repair,
+		nextSeq: lines + 1}
+	if hole != nil {
+		s.Hole = holeError(id, hole)
+	}
 	return s, msgs, nil
 }
 
@@ -600,19 +613,35 @@ func (s *Session) AppendLog(name string, v any) error {
 
 func (s *Session) clean(b []byte) []byte { return s.redact.RedactBytes(b) }
 
-// AppendMessages appends conversation messages to messages.jsonl. They are
-// made durable at the next SaveState, which callers reach at every step
-// boundary, so a crash loses at most the step in flight.
+// AppendMessages appends conversation messages to messages.jsonl, each
+// with its place in the conversation (its seq, session_seq.go). When it
+// returns nil the write itself succeeded; the lines are made durable at
+// the next SaveState, which callers reach at every step boundary, so a
+// crash of the machine loses at most the step in flight. A message whose
+// write failed keeps its place, so that a later line that did get written
+// shows the hole (OpenSession's Hole), unless nothing of it was written
+// (NothingWritten): its place is free again then.
 func (s *Session) AppendMessages(msgs ...conversation.Message) error {
 	if len(msgs) == 0 {
 		return nil
 	}
-	lines, err := s.messageLines(msgs, func(m conversation.Message) any { return m })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// The lines are numbered, and so encoded, under the lock: lines
+	// numbered outside it could be written out of their order.
+	seq := s.nextSeq
+	if seq == 0 {
+		seq = 1
+	}
+	s.nextSeq = seq + len(msgs)
+	lines, err := s.messageLines(msgs, func(m conversation.Message) any {
+		l := seqLine{Message: m, Seq: seq}
+		seq++
+		return l
+	})
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	pl := s.placed
 	if pl != nil && pl.abandoned != nil {
 		return pl.abandoned
@@ -622,6 +651,11 @@ func (s *Session) AppendMessages(msgs ...conversation.Message) error {
 	if err == nil {
 		// Redacted already, save the opaque blocks (session_opaque.go).
 		err = s.appendLocked(filepath.Join(s.Dir, "messages.jsonl"), lines)
+	}
+	if err != nil && NothingWritten(err) {
+		// Nothing of the lines is in the record: their places are
+		// free again, for a caller that takes the messages back too.
+		s.nextSeq = seq - len(msgs)
 	}
 	// Claude Code's transcript is for hooks: its failure is reported,
 	// but never stands for the conversation's own record.
@@ -834,12 +868,19 @@ func (s *Session) State() State {
 // middle of an append) is dropped; any other malformed line is an error
 // naming the line, because silently skipping history would corrupt replay.
 func LoadMessages(fs afero.Fs, dir string) ([]conversation.Message, error) {
+	msgs, _, _, err := loadMessages(fs, dir)
+	return msgs, err
+}
+
+// loadMessages is LoadMessages with the number of lines it read and the
+// first hole their seqs show (nil when none does).
+func loadMessages(fs afero.Fs, dir string) ([]conversation.Message, int, *seqHole, error) {
 	f, err := fs.Open(filepath.Join(dir, "messages.jsonl"))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil, 0, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("open saved conversation: %w", err)
+		return nil, 0, nil, fmt.Errorf("open saved conversation: %w", err)
 	}
 	defer f.Close()
 	var msgs []conversation.Message
@@ -856,27 +897,34 @@ func LoadMessages(fs afero.Fs, dir string) ([]conversation.Message, error) {
 		return adv, tok, err
 	})
 	var bad error
+	var hole *seqHole
 	line := 0
 	for sc.Scan() {
 		line++
 		if bad != nil {
-			return nil, bad
+			return nil, 0, nil, bad
 		}
-		var m conversation.Message
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+		var l seqLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			bad = fmt.Errorf("saved conversation %s line %d is malformed: %w", filepath.Join(dir, "messages.jsonl"), line, err)
 			continue
 		}
-		msgs = append(msgs, m)
+		if hole == nil && l.Seq != 0 && l.Seq != line {
+			hole = &seqHole{line: line, seq: l.Seq}
+		}
+		msgs = append(msgs, l.Message)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read saved conversation: %w", err)
+		return nil, 0, nil, fmt.Errorf("read saved conversation: %w", err)
 	}
 	if bad != nil && terminated {
-		return nil, bad
+		return nil, 0, nil, bad
+	}
+	if bad != nil {
+		line-- // the torn last line, which the next append replaces
 	}
 	loadImages(fs, dir, msgs)
-	return conversation.ApplyMarks(msgs), nil
+	return conversation.ApplyMarks(msgs), line, hole, nil
 }
 
 // maxImageFile bounds what loadImages reads of one image: far above what
@@ -1043,11 +1091,11 @@ func (s *Session) appendLocked(path string, data []byte) error {
 			}
 		}
 		if err := s.fs.MkdirAll(filepath.Dir(open), 0o755); err != nil {
-			return &FileError{Op: "create", Path: filepath.Dir(path), Err: err}
+			return &unwritten{&FileError{Op: "create", Path: filepath.Dir(path), Err: err}}
 		}
 		f, err := s.fs.OpenFile(open, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err != nil {
-			return &FileError{Op: "append to", Path: path, Err: err}
+			return &unwritten{&FileError{Op: "append to", Path: path, Err: err}}
 		}
 		fi, err := f.Stat()
 		if err != nil {
@@ -1067,8 +1115,9 @@ func (s *Session) appendLocked(path string, data []byte) error {
 			// reopens the file.
 			_ = a.f.Close()
 			delete(s.files, path)
+			return &FileError{Op: "append to", Path: path, Err: err}
 		}
-		return &FileError{Op: "append to", Path: path, Err: err}
+		return &unwritten{&FileError{Op: "append to", Path: path, Err: err}}
 	}
 	a.size += int64(n)
 	return nil

@@ -52,7 +52,7 @@ func (s *Session) Next(id string) error {
 	s.ID, s.Dir, s.files, s.state, s.saved, s.placed = next.ID, next.Dir, next.files, next.state, next.saved, next.placed
 	next.mu.Unlock()
 	s.seal.adopt(s.state)
-	s.pending, s.agentMD = 0, nil
+	s.pending, s.agentMD, s.nextSeq = 0, nil, 0
 	if s.hookLines != nil {
 		// The next session keeps Claude Code's transcript too, a file
 		// of its own that starts empty, as its hooks' transcript_path.

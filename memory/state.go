@@ -353,6 +353,10 @@ func readState(fs afero.Fs, path string) (st State, err error) {
 		// waited on.
 		return State{}, &CorruptStateError{Path: path, Err: notAFile{nr}}
 	}
+	if errors.Is(err, rootfs.ErrTooLarge) {
+		// The sentence names the file, its size and the limit already.
+		return State{}, err
+	}
 	if err != nil {
 		return State{}, fmt.Errorf("read %s: %w", path, err)
 	}

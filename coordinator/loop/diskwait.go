@@ -2,6 +2,7 @@ package loop
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -65,12 +66,19 @@ func (l *loop) waitForDisk(d attemptDone, cause error) string {
 	return ""
 }
 
+// noDiskWait ends the loop on a task file a full disk kept from being
+// written, when the person's --max-wait 0 says it never waits.
+func (l *loop) noDiskWait(err error) Result {
+	return Result{Reason: "cannot update the task file", IsError: true,
+		Err: fmt.Errorf("%w (ralph does not wait with --max-wait 0)", memory.ExplainDiskFull(err, l.o.Root))}
+}
+
 // lookAgain keeps waiting after a write failed for want of space: a
 // second when the file system shows itself full, a minute when it shows
 // space (a quota).
 func (l *loop) lookAgain(now time.Time) time.Duration {
 	poll := diskPoll
-	if !memory.DiskLow(l.o.Root) {
+	if !l.diskLow() {
 		poll = quotaWait
 	}
 	l.diskWait.Until = now.Add(poll)
@@ -80,8 +88,12 @@ func (l *loop) lookAgain(now time.Time) time.Duration {
 // pauseForDisk makes the loop start nothing until the project's file
 // system has space again, saying so once.
 func (l *loop) pauseForDisk(cause error) {
+	full := memory.DiskFull(l.o.Root, cause)
+	if l.diskWait == nil {
+		l.diskDir = full.Dir
+	}
 	poll := diskPoll
-	if !memory.DiskLow(l.o.Root) {
+	if !l.diskLow() {
 		poll = quotaWait
 	}
 	until := time.Now().Add(poll)
@@ -91,11 +103,20 @@ func (l *loop) pauseForDisk(cause error) {
 		}
 		return
 	}
-	note := "waiting for space: " + memory.DiskFull(l.o.Root, cause).Error()
+	note := "waiting for space: " + full.Error()
 	l.diskWait = &memory.Wait{Reason: memory.WaitDiskFull, Until: until, Text: note}
 	l.m.HoldFor(l.diskWait)
 	l.emit(coordinator.Event{Type: coordinator.EventLimitWait, State: memory.WaitDiskFull, Text: note})
 	l.save(memory.StatusRunning, "")
+}
+
+// diskLow reports whether the file system a full disk stopped the loop
+// on (the failed file's, which may not be the project's) is still full.
+func (l *loop) diskLow() bool {
+	if l.diskDir != "" {
+		return memory.DiskLow(l.diskDir)
+	}
+	return memory.DiskLow(l.o.Root)
 }
 
 // holdDisk looks at the full-disk wait, if any, before a boundary: it
@@ -113,7 +134,7 @@ func (l *loop) holdForDisk(now time.Time) time.Duration {
 	if now.Before(w.Until) {
 		return w.Until.Sub(now)
 	}
-	if memory.DiskLow(l.o.Root) {
+	if l.diskLow() {
 		w.Until = now.Add(diskPoll)
 		return diskPoll
 	}

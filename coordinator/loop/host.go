@@ -101,6 +101,9 @@ func (h *host) begin(t planfile.Task, attempt int, f *planfile.TaskFile) (func()
 	switch {
 	case err != nil && memory.IsDiskFull(err):
 		l.m.NotStarted(t.ID)
+		if l.o.MaxWait <= 0 {
+			return nil, l.noDiskWait(err), true
+		}
 		l.pauseForDisk(err)
 		return nil, Result{}, false
 	case errors.Is(err, planfile.ErrTaskTaken):
@@ -176,6 +179,11 @@ func (l *loop) commit(e machine.Effect) (Result, bool) {
 		}
 	default:
 		if _, err := l.updateTasks(&t, func(f *planfile.TaskFile) error { return f.SetState(t.ID, e.State) }); err != nil {
+			if memory.IsDiskFull(err) && l.o.MaxWait <= 0 {
+				// The task stays marked in progress, which the next
+				// ralph puts back to open.
+				return l.noDiskWait(err), true
+			}
 			if memory.IsDiskFull(err) {
 				// The task stays marked in progress until there is
 				// space; the wait reopens it then.

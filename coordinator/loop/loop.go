@@ -207,6 +207,9 @@ type loop struct {
 	reopen        []string
 	unmarked      []doneAttempt
 	diskRecovered bool
+	// diskDir is a directory on the file system the wait is for (the
+	// failed file's), which the wait watches for space.
+	diskDir string
 	// diskWait is the full-disk wait the host put the machine on (nil:
 	// none).
 	diskWait *memory.Wait
@@ -275,10 +278,14 @@ func Run(ctx context.Context, o Options) Result {
 // on, since the work matters more than its log, but the result reports it.
 func (l *loop) keep(err error) {
 	if memory.IsDiskFull(err) {
-		// The loop waits for space and writes its state again then
-		// (holdForDisk); failIfNotSaved reports it if no save after
-		// the wait cleared it.
+		// The loop waits for space, as for every other write a full
+		// disk refused, and writes its state again then (holdForDisk);
+		// failIfNotSaved reports it if no save after the wait cleared
+		// it, or when --max-wait 0 says the loop never waits.
 		l.diskErr = err
+		if !l.over && l.o.MaxWait > 0 {
+			l.pauseForDisk(err)
+		}
 		return
 	}
 	if err != nil && l.storeErr == nil {

@@ -459,6 +459,7 @@ func TestLoopDuplicateIDsRunOnce(t *testing.T) {
 // failingStore is a Store whose SaveState always fails, as on a full disk.
 type failingStore struct {
 	statuses []string // the status each attempted save would have written
+	err      error    // what a save fails with; errDiskFull when nil
 }
 
 var errDiskFull = errors.New("no space left on device")
@@ -471,6 +472,9 @@ func (s *failingStore) SaveState(fn func(*memory.State)) error {
 	var st memory.State
 	fn(&st)
 	s.statuses = append(s.statuses, st.Status)
+	if s.err != nil {
+		return s.err
+	}
 	return errDiskFull
 }
 

@@ -631,6 +631,13 @@ func (p *Project) resume(opts Options) error {
 		_ = s.Close()
 		return err
 	}
+	if s.Hole != nil {
+		// A conversation that lost a message in its middle is not the
+		// one the model had: going on would answer from a history that
+		// never was.
+		_ = s.Close()
+		return s.Hole
+	}
 	for _, l := range s.LinksDropped {
 		opts.Notify(fmt.Sprintf("%s was a symbolic link, which a command may have planted; ralph removed it, followed nothing, and starts that log again", filepath.ToSlash(l)))
 	}

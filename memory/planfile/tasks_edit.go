@@ -556,6 +556,11 @@ func updateTaskFile(fs afero.Fs, path string, fn func(f *TaskFile) error) (*Task
 		if bytes.Equal(before, after) {
 			return f, nil
 		}
+		if len(after) > memory.MaxStateFile {
+			// Written, the list would be one ralph refuses to read
+			// again: every later status or run would stop at it.
+			return nil, &grownTooLarge{path: path, size: int64(len(after))}
+		}
 		err = writeTasks(fs, path, before, after, perm, try == 0)
 		if errors.Is(err, memory.ErrChangedUnderfoot) {
 			continue // someone wrote it meanwhile: their edit is read again

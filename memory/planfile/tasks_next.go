@@ -492,6 +492,9 @@ func (f *TaskFile) Validate() []string {
 	return append(out, f.cycles(ids)...)
 }
 
+// cycleNamed is how many tasks of a dependency cycle its sentence names.
+const cycleNamed = 10
+
 // cycles finds the strongly connected components of the dependency graph
 // (Tarjan's algorithm) and describes each one that is a cycle: its tasks
 // wait on each other, so none of them can ever become ready.
@@ -538,12 +541,18 @@ func (f *TaskFile) cycles(ids map[string]int) []string {
 		switch {
 		case len(comp) > 1:
 			slices.Sort(comp) // name the tasks in file order, as a person reads them
-			names := make([]string, len(comp))
-			for k, w := range comp {
-				names[k] = f.tasks[w].id()
+			// A cycle of thousands (a generated list) is named by its
+			// first tasks: a sentence of every id was a line of half a
+			// megabyte that no person reads.
+			names := make([]string, 0, min(len(comp), cycleNamed))
+			for _, w := range comp[:min(len(comp), cycleNamed)] {
+				names = append(names, f.tasks[w].id())
 			}
-			out = append(out, fmt.Sprintf("Tasks %s depend on each other in a cycle, so none of them will ever be ready.",
-				strings.Join(names, ", ")))
+			list := strings.Join(names, ", ")
+			if len(comp) > cycleNamed {
+				list += fmt.Sprintf(" and %d more (%d in all)", len(comp)-cycleNamed, len(comp))
+			}
+			out = append(out, fmt.Sprintf("Tasks %s depend on each other in a cycle, so none of them will ever be ready.", list))
 		case self:
 			out = append(out, fmt.Sprintf("Task %s depends on itself, so it will never be ready.", f.tasks[v].id()))
 		}

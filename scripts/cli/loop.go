@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -26,6 +28,11 @@ func (o *OneShot) FinishLoop(res loop.Result, sessionID string, took time.Durati
 	code := ExitCode(r)
 	if res.IsError && code == ExitOK {
 		code = ExitFailed
+	}
+	if res.IsError && errors.Is(res.Err, rootfs.ErrTooLarge) {
+		// A task list the run would have taken past what ralph reads
+		// is bad input, as one already that large is: exit 2.
+		code = ExitUsage
 	}
 	switch o.Format {
 	case FormatJSON, FormatStreamJSON:

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -87,6 +88,10 @@ func StatusOf(fs afero.Fs, root, plan string, now time.Time) (StatusReport, erro
 	switch {
 	case err == nil:
 		r.Session = &st
+	case errors.Is(err, rootfs.ErrTooLarge):
+		// Refused as every state file over its limit is, exit 2: a
+		// "status none" would hide the session it holds.
+		return StatusReport{}, err
 	case errors.Is(err, memory.ErrNoSession):
 	case errors.As(err, &corrupt):
 		warn("%s; the next ralph run sets it aside and rebuilds it from the session's own records", corrupt.Error())
