@@ -98,6 +98,7 @@ type Door struct {
 	rules Rules
 
 	cfg configs
+	ids deniedIDs
 }
 
 // New returns the door of a project.

@@ -216,3 +216,35 @@ func TestValuesAreWhatLooksLikeASecret(t *testing.T) {
 		t.Errorf("Values = %q, want %q", got, want)
 	}
 }
+
+// TestAHardLinkToADeniedFileIsRefused: a second name for a file a
+// Read(…) rule names (`ln .env CLAUDE.md`, which the Landlock-only
+// fallback cannot stop) is refused as the file is, by what it is.
+func TestAHardLinkToADeniedFileIsRefused(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, ".env"), "TOKEN=x\n")
+	write(t, filepath.Join(root, "secrets", "vault.txt"), "vault\n")
+	write(t, filepath.Join(root, "notes.md"), "ordinary\n")
+	for old, name := range map[string]string{".env": "CLAUDE.md", "secrets/vault.txt": "v.md"} {
+		if err := os.Link(filepath.Join(root, old), filepath.Join(root, name)); err != nil {
+			t.Skip("no hard links here:", err)
+		}
+	}
+	d := New(Options{Root: root})
+	for _, p := range []string{"./.env", "./secrets/**"} {
+		r, err := ParseRule(p, "test", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Deny(r)
+	}
+	fsys := rootfs.Person()
+	for _, name := range []string{"CLAUDE.md", "v.md"} {
+		if _, err := d.ReadSmall(fsys, filepath.Join(root, name), 1<<10); !errors.Is(err, ErrDenied) {
+			t.Errorf("%s, a hard link to a denied file: %v, want ErrDenied", name, err)
+		}
+	}
+	if txt, err := d.ReadSmall(fsys, filepath.Join(root, "notes.md"), 1<<10); err != nil || string(txt.Data) != "ordinary\n" {
+		t.Errorf("an ordinary file: %q, %v", txt.Data, err)
+	}
+}

@@ -128,6 +128,9 @@ func (d *Door) open(fsys afero.Fs, name string, imports bool) (opened, error) {
 	if imports && d.inGitDir(id.real) {
 		return refuse(ErrGitDir)
 	}
+	if r, ok := d.deniedBy(id, linksOf(fi)); ok {
+		return refuse(&DeniedError{Name: d.shown(name), Rule: r})
+	}
 	cfg, inGit := d.isConfig(name, id, fi.Size())
 	if !cfg {
 		return opened{f: f, fi: fi, real: id.real}, nil
