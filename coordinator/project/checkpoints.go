@@ -170,7 +170,7 @@ func (p *Project) openGitBeside(ctx context.Context) *gitState {
 	g.repo, g.context = l.repo, l.context
 	first, last, logged := p.checkpointEnds(p.Session.ID)
 	g.cps = newCheckpoints(l.repo, p.Session, filepath.Join(p.Root, ".ralph"), last, logged, l.clean, p.recordErr,
-		int64(p.Config.CheckpointMaxFileMB)<<20, p.warn, g.guarded, g.pin)
+		int64(p.Config.CheckpointMaxFileMB)<<20, p.warn, p.Door, g.guarded, g.pin)
 	g.cps.resolve = func(path string) (string, error) {
 		real, _, err := p.Tools.Workspace().Resolve(path)
 		return real, err
@@ -350,7 +350,7 @@ func (c *Checkpoints) LeaveOut(paths []string) {
 // guarded closes, and start starts the pinning (pin): no ralph git runs
 // before the repository is pinned.
 func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, lastEntry git.Entry, logged, clean bool, fail func(error),
-	maxFile int64, tell func(string), guarded <-chan struct{}, pin func()) *Checkpoints {
+	maxFile int64, tell func(string), door git.Door, guarded <-chan struct{}, pin func()) *Checkpoints {
 	last, kind := "", git.KindBaseline
 	if logged {
 		last, kind = lastEntry.Commit, git.KindResume
@@ -361,6 +361,9 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, lastEntr
 	}
 	c.cps.SetMaxFile(maxFile)
 	c.cps.SetWarn(tell)
+	// No checkpoint takes in a file the session's door refuses: the
+	// model's commands may read refs/ralph/ with git show.
+	c.cps.SetDoor(door)
 	first := func() { c.Record(context.Background(), git.Entry{Kind: kind}, kind) }
 	if kind == git.KindBaseline && clean && repo.Head != "" {
 		c.cps.Adopt(repo.Head)
@@ -728,11 +731,13 @@ func (c *Checkpoints) Ready() {
 // (`ralph undo` of an earlier session; the caller holds the project's
 // lock): they go on from last, the commit its log ends with, and a
 // checkpoint that cannot be taken is told to fail.
-func SessionCheckpoints(repo *git.Repo, s *memory.Session, root, last string, fail func(error)) *Checkpoints {
+func SessionCheckpoints(repo *git.Repo, s *memory.Session, root, last string, door git.Door, fail func(error)) *Checkpoints {
 	c := &Checkpoints{
 		cps:     git.NewCheckpoints(repo, s.ID, filepath.Join(s.Dir, indexName), filepath.Join(root, memory.StateDir), last),
 		session: s, fail: fail, ready: make(chan struct{}),
 	}
+	// A later session's commands may read these checkpoints too.
+	c.cps.SetDoor(door)
 	close(c.ready)
 	return c
 }

@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/approval"
@@ -167,4 +170,16 @@ func (l LoadedHooks) RulesLine() string {
 		line += fmt.Sprintf("; it cannot hold %s, left out (%s; ralph doctor says why)", text.Counted(n, "deny or ask rule", "deny or ask rules"), strings.Join(left, ", "))
 	}
 	return line
+}
+
+// SettingsDoor is the door of a project no session is open in (`ralph
+// undo` of an earlier session): the kept list and the settings files'
+// Read(…) deny rules, read as a session reads them. The checkpoint such
+// an undo takes first leaves out what it refuses, as a session's
+// checkpoints do: a later session's commands may read refs/ralph/.
+func SettingsDoor(fs afero.Fs, root string) *kept.Door {
+	home, _ := os.UserHomeDir()
+	door := kept.New(kept.Options{Root: root, Kept: Kept(), Home: home})
+	door.Deny(LoadHooks(hookSources(root, fs, fs, config.Config{}, nil)).ReadRules...)
+	return door
 }

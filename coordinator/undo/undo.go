@@ -517,7 +517,7 @@ func InProject(ctx context.Context, p *project.Project, sel Selection, force boo
 	if t.ID == p.Session.ID {
 		return undo(ctx, cps, w, log, sel, force)
 	}
-	res, err := undoSession(ctx, p.Fs, p.Root, cps.Repo(), w, log, sel, force, p.Config.Secrets(), p.Warn)
+	res, err := undoSession(ctx, p.Fs, p.Root, cps.Repo(), p.Door, w, log, sel, force, p.Config.Secrets(), p.Warn)
 	if err == nil {
 		// What the undo put back is not this session's next turn's
 		// doing: its checkpoints go on from the tree as it is now.
@@ -577,12 +577,14 @@ func Session(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	w := undoWhere{fs: o.Fs, root: root, target: t, again: "ralph undo " + t.ID}
-	return undoSession(ctx, o.Fs, root, repo, w, log, sel, o.Force, []string{o.Key}, o.Notify)
+	// The checkpoint the undo takes first leaves out what the person's
+	// Read(…) deny rules and the kept list refuse, as a session's do.
+	return undoSession(ctx, o.Fs, root, repo, project.SettingsDoor(o.Fs, root), w, log, sel, o.Force, []string{o.Key}, o.Notify)
 }
 
 // undoSession takes back a change of the target session, which no ralph
 // works in: the caller holds the project's lock.
-func undoSession(ctx context.Context, fs afero.Fs, root string, repo *git.Repo, w undoWhere, log []git.Entry, sel Selection, force bool,
+func undoSession(ctx context.Context, fs afero.Fs, root string, repo *git.Repo, door git.Door, w undoWhere, log []git.Entry, sel Selection, force bool,
 	secrets []string, notify func(string)) (*Result, error) {
 	id := w.target.ID
 	s, _, err := memory.OpenSession(fs, root, id, secrets...)
@@ -593,6 +595,6 @@ func undoSession(ctx context.Context, fs afero.Fs, root string, repo *git.Repo, 
 	if len(log) == 0 {
 		return nil, fmt.Errorf("%w: session %s has no checkpoints", ErrNothingToUndo, id)
 	}
-	cps := project.SessionCheckpoints(repo, s, root, log[len(log)-1].Commit, func(err error) { notify("checkpoint: " + err.Error()) })
+	cps := project.SessionCheckpoints(repo, s, root, log[len(log)-1].Commit, door, func(err error) { notify("checkpoint: " + err.Error()) })
 	return undo(ctx, cps, w, log, sel, force)
 }

@@ -39,7 +39,7 @@ func TestUndoPutsBackWhatTheRequestChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	cps := project.SessionCheckpoints(repo, s, root, "", func(err error) { t.Errorf("checkpoint: %v", err) })
+	cps := project.SessionCheckpoints(repo, s, root, "", nil, func(err error) { t.Errorf("checkpoint: %v", err) })
 	cps.Record(ctx, git.Entry{Kind: git.KindBaseline}, git.KindBaseline)
 	// The request's two steps change a.txt and b.txt; the person then
 	// changes b.txt again.

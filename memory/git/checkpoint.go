@@ -65,6 +65,8 @@ type Checkpoints struct {
 	// own is the file system the session's index and the scratch files
 	// beside it are written through (ownFiles).
 	own afero.Fs
+	// door refuses the files no checkpoint may take in (withhold.go).
+	door Door
 	// warnFn tells the person something once (see SetWarn); warnedIndex
 	// says the index's replacement was told.
 	warnFn      func(string)
@@ -496,8 +498,10 @@ func signature(t time.Time) string {
 // left as they are in the index (see RecordExcept).
 func (c *Checkpoints) take(ctx context.Context, env []string, only, except []string, beside func()) (changed, skipped []string, err error) {
 	links := &linkCheck{repo: c.repo, seen: map[string]bool{}}
+	// Every path the checkpoint takes in passes here, named by the tools
+	// or listed by the status: the door's refusals first (withhold.go).
 	left := func(paths []string) []string {
-		if len(except) == 0 {
+		if paths = c.withhold(paths); len(except) == 0 {
 			return paths
 		}
 		return slices.DeleteFunc(paths, func(p string) bool { return slices.Contains(except, p) })

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/rootfs"
@@ -251,7 +252,9 @@ func (c *Checkpoints) rawDiffers(ctx context.Context, env []string, paths []stri
 			}
 		}
 	}
-	cands, err := c.convertible(ctx, paths)
+	// The raw bytes are the work tree's, hashed into the repository:
+	// a baseline's look over every tracked file passes the door too.
+	cands, err := c.convertible(ctx, c.withhold(slices.Clone(paths)))
 	if err != nil || len(cands) == 0 {
 		return nil, err
 	}
