@@ -75,7 +75,37 @@ func (q *Queue) Push(it Interrupt) {
 	q.mu.Lock()
 	q.items[it.Kind] = append(q.items[it.Kind], it)
 	q.mu.Unlock()
+	if it.Kind == HardStop {
+		tellHardStop(it)
+	}
 	q.wake()
+}
+
+// hardStopHooksMu guards hardStopHooks.
+var (
+	hardStopHooksMu sync.Mutex
+	hardStopHooks   []func(Interrupt)
+)
+
+// OnHardStop has f called with every hard stop pushed on any queue, as it
+// is pushed. It is for work that no consumer of the queue can end because
+// the consumer itself waits on it: a git that ralph runs (memory/git)
+// may be blocked on a file the model planted while the run waits for its
+// checkpoint, and the stop must reach that git, not the queue's reader.
+// f must return at once.
+func OnHardStop(f func(Interrupt)) {
+	hardStopHooksMu.Lock()
+	defer hardStopHooksMu.Unlock()
+	hardStopHooks = append(hardStopHooks, f)
+}
+
+func tellHardStop(it Interrupt) {
+	hardStopHooksMu.Lock()
+	hooks := hardStopHooks
+	hardStopHooksMu.Unlock()
+	for _, f := range hooks {
+		f(it)
+	}
 }
 
 func (q *Queue) wake() {

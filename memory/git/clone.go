@@ -38,7 +38,7 @@ func Clone(ctx context.Context, url, dest string) error {
 	cmd := bare(ctx, filepath.Dir(dest), nil, false, true, nil, args)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
+	if err := runWatched(cmd); err != nil {
 		return commandError(ctx, SlowTimeout, args, stderr.String(), err)
 	}
 	return nil

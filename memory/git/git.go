@@ -154,7 +154,7 @@ func runCmd(ctx context.Context, timeout time.Duration, hooks bool, dir string, 
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := outputWatched(cmd)
 	if err != nil {
 		return out, commandError(ctx, timeout, args, stderr.String(), err)
 	}
@@ -311,9 +311,18 @@ func within(dir, path string) bool {
 // commandError describes a git command that failed: its first line of
 // standard error, or that it ran out of time.
 func commandError(ctx context.Context, timeout time.Duration, args []string, stderr string, err error) error {
+	// A git ended on a planted FIFO says so in one sentence, which names
+	// the file: git's own error (a signal) says nothing of the cause.
+	var special *SpecialFileError
+	if errors.As(err, &special) {
+		return special
+	}
 	full := strings.TrimSpace(stderr)
 	msg := full
-	if ctx.Err() == context.DeadlineExceeded {
+	switch {
+	case errors.Is(err, errStopped):
+		msg = errStopped.Error()
+	case ctx.Err() == context.DeadlineExceeded:
 		msg = fmt.Sprintf("took longer than %s", timeout)
 	}
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
@@ -327,6 +336,7 @@ func commandError(ctx context.Context, timeout time.Duration, args []string, std
 // beside the work that produces the input instead of after it.
 type proc struct {
 	cmd            *exec.Cmd
+	w              *watch
 	ctx            context.Context
 	cancel         context.CancelFunc
 	args           []string
@@ -363,7 +373,7 @@ func startGuarded(ctx context.Context, limit time.Duration, g *guard, dir string
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	var err error
 	if p.stdin, err = p.cmd.StdinPipe(); err == nil {
-		err = p.cmd.Start()
+		p.w, err = startWatched(p.cmd)
 	}
 	if err != nil {
 		p.cancel()
@@ -378,7 +388,7 @@ func (p *proc) finish(input []byte) ([]byte, error) {
 	defer p.cancel()
 	_, werr := p.stdin.Write(input)
 	cerr := p.stdin.Close()
-	if err := errors.Join(p.cmd.Wait(), werr, cerr); err != nil {
+	if err := errors.Join(p.w.finish(), werr, cerr); err != nil {
 		return p.stdout.Bytes(), commandError(p.ctx, p.limit, p.args, p.stderr.String(), err)
 	}
 	return p.stdout.Bytes(), nil
@@ -387,7 +397,7 @@ func (p *proc) finish(input []byte) ([]byte, error) {
 // abort stops a command whose input will never come.
 func (p *proc) abort() {
 	p.cancel()
-	_ = p.cmd.Wait()
+	_ = p.w.finish()
 }
 
 // CommandError is a git command that failed: its first line of standard

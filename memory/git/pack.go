@@ -109,14 +109,15 @@ func (c *Checkpoints) packNow(ctx context.Context) {
 		temps = groupTemps(cmd.Process.Pid, filepath.Join(common, "objects", "pack"))
 	})
 	cmd.WaitDelay = packStopWait
-	if cmd.Start() != nil {
+	w, err := startWatched(cmd)
+	if err != nil {
 		return
 	}
 	pid := cmd.Process.Pid
 	c.packing.mu.Lock()
 	c.packing.started = pid
 	c.packing.mu.Unlock()
-	if err := cmd.Wait(); err != nil || ctx.Err() != nil {
+	if err := w.finish(); err != nil || ctx.Err() != nil {
 		if ctx.Err() != nil {
 			awaitGroup(pid, packStopWait)
 			removeTemps(common, temps)

@@ -144,7 +144,7 @@ func configCommand(ctx context.Context, gitDir string, args ...string) ([]byte, 
 	cmd.Env = env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := outputWatched(cmd)
 	if err != nil {
 		return out, commandError(ctx, Timeout, []string{"config"}, stderr.String(), err)
 	}

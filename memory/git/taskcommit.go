@@ -170,7 +170,7 @@ func (r *Repo) Push(ctx context.Context, remote, refspec string, force bool) err
 	cmd := RemoteCommand(ctx, r.Top, nil, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
+	if err := runWatched(cmd); err != nil {
 		return commandError(ctx, SlowTimeout, args, strings.TrimSpace(stderr.String()), err)
 	}
 	return nil

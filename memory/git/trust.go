@@ -39,7 +39,7 @@ func listConfig(ctx context.Context, dir string, env []string) ([]ConfigEntry, e
 	cmd := bare(ctx, dir, env, false, false, nil, args)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := outputWatched(cmd)
 	if err != nil {
 		return nil, commandError(ctx, Timeout, args, stderr.String(), err)
 	}

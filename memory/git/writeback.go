@@ -194,7 +194,8 @@ func (r *Repo) writeBlobs(ctx context.Context, b *beneath, tree map[string]treeE
 	if err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
+	wg, err := startWatched(cmd)
+	if err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
 	br := bufio.NewReaderSize(out, 256<<10)
@@ -242,14 +243,14 @@ func (r *Repo) writeBlobs(ctx context.Context, b *beneath, tree map[string]treeE
 	if werr != nil {
 		if ctx.Err() == context.DeadlineExceeded {
 			// git was stopped at the limit: that, not the EOF it left.
-			_ = cmd.Wait()
+			_ = wg.finish()
 			return fmt.Errorf("restore: %w", commandError(ctx, limit, args, stderr.String(), ctx.Err()))
 		}
 		cancel()
-		_ = cmd.Wait()
+		_ = wg.finish()
 		return fmt.Errorf("restore: %w", werr)
 	}
-	if err := cmd.Wait(); err != nil {
+	if err := wg.finish(); err != nil {
 		return fmt.Errorf("restore: %w", commandError(ctx, limit, args, stderr.String(), err))
 	}
 	return nil

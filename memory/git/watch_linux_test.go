@@ -1,0 +1,65 @@
+package git
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestGitBlockedOnAFIFOIsEnded: a FIFO at .gitignore (which git opens
+// and waits on for a writer) ends the git within a second, and the error
+// names the file in one sentence.
+func TestGitBlockedOnAFIFOIsEnded(t *testing.T) {
+	dir := repo(t)
+	sh(t, dir, "mkfifo .gitignore")
+	start := time.Now()
+	_, err := run(context.Background(), dir, nil, nil, "status", "--porcelain")
+	var special *SpecialFileError
+	if !errors.As(err, &special) || special.Path != ".gitignore" {
+		t.Fatalf("git status on a FIFO at .gitignore: %v", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("git blocked on a FIFO was ended after %s", d)
+	}
+	if want := "a FIFO at .gitignore keeps git from reading the project"; err.Error() != want {
+		t.Fatalf("error %q, want %q", err, want)
+	}
+}
+
+// TestAStopEndsAGitItWaitsOn: with the watchdog looking too late to see
+// it, a git blocked on a FIFO is ended stopGrace after a hard stop, under
+// a context no stop ends.
+func TestAStopEndsAGitItWaitsOn(t *testing.T) {
+	dir := repo(t)
+	sh(t, dir, "mkfifo .gitignore")
+	first := watchFirst
+	watchFirst = time.Hour
+	t.Cleanup(func() { watchFirst = first })
+	done := make(chan error, 1)
+	go func() {
+		_, err := runCmd(context.Background(), SlowTimeout, false, dir, nil, nil, "status", "--porcelain")
+		done <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	hurry(false)
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), errStopped.Error()) {
+			t.Fatalf("a stopped git gave %v", err)
+		}
+	case <-time.After(stopGrace + 3*time.Second):
+		t.Fatal("a hard stop did not end the git blocked on a FIFO")
+	}
+	// A git started after a stop that is not a signal runs as before.
+	if err := sh2(dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sh2 is a git that needs no FIFO: it must still run after a hard stop.
+func sh2(dir string) error {
+	_, err := run(context.Background(), dir, nil, nil, "rev-parse", "HEAD")
+	return err
+}
