@@ -105,6 +105,7 @@ func (rc *recordChecker) seen() ([]string, []string) {
 // `ralph -c` goes on with its prompt from a conversation the record holds
 // whole (issue 89, item 3).
 func TestAFailedAppendSendsNothing(t *testing.T) {
+	t.Parallel()
 	strace := regexp.MustCompile(`write\(\d+<[^>]*messages\.jsonl>, "\{\\"role\\":\\"(\w+)\\",\\"content\\":\\"(\w+).*ENOSPC.*\(INJECTED\)`)
 	t.Run("the first write", func(t *testing.T) {
 		if !failedAppend(t, 1, strace) {
@@ -208,6 +209,7 @@ func failedAppend(t *testing.T, when int, strace *regexp.Regexp) bool {
 // ralph's) is continued as before, its new lines numbered on from its
 // length (issue 89, item 3).
 func TestContinueRefusesAHole(t *testing.T) {
+	t.Parallel()
 	dir := realTempDir(t)
 	rc := &recordChecker{dir: dir}
 	srv := llmtest.NewServerFunc(rc.serve)

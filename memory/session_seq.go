@@ -2,9 +2,9 @@ package memory
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // Every line of a session's messages.jsonl carries its place in the
@@ -44,7 +44,7 @@ func messagesWord(n int) string {
 	if n == 1 {
 		return "a message"
 	}
-	return fmt.Sprintf("%d messages", n)
+	return text.Counted(n, "message", "messages")
 }
 
 // unwritten is a failed append that left nothing of its data in the log:
