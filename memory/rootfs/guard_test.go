@@ -59,6 +59,9 @@ var allowed = map[string]string{
 	// The kernel's files.
 	"memory/diskfull_linux.go:mountOf":              "/proc/self/mountinfo",
 	"memory/git/packtemps_linux.go:inGroup":         "/proc/<pid>/stat, to find the processes of ralph's own repack",
+	"memory/git/watch_linux.go:blockedOnSpecial":    "/proc/<pid>/wchan, stack and fd of a git ralph started, to see it blocked on a FIFO",
+	"memory/git/watch_linux.go:syscallArgs":         "/proc/<pid>/syscall of a git ralph started",
+	"memory/git/watch_linux.go:openedPath":          "/proc/<pid>/mem of a git ralph started, for the path its blocked open names",
 	"memory/lock_linux.go:(file)":                   "/proc/sys/kernel/random/boot_id",
 	"memory/lock_linux.go:procStat":                 "/proc/<pid>/stat",
 	"memory/lock_holder_linux.go:lockHolder":        "/proc/locks, to find who holds the project's lock",
