@@ -191,7 +191,7 @@ func TestLoopMarkFailsRecoveryFinishes(t *testing.T) {
 	}
 	var rec planfile.Recovered
 	if _, err := planfile.UpdateTasks(fs.Fs, root, func(f *planfile.TaskFile) (err error) {
-		rec, err = planfile.RecoverInProgress(fs.Fs, root, f)
+		rec, err = planfile.RecoverInProgress(fs.Fs, root, f, nil)
 		return err
 	}); err != nil {
 		t.Fatal(err)

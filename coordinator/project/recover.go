@@ -1,6 +1,7 @@
 package project
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/text"
 )
@@ -17,15 +19,17 @@ import (
 // session.json that still says "running" was therefore left by a ralph
 // that died without saving: it becomes "interrupted", its in-progress tasks
 // are settled by planfile.RecoverInProgress (done when their progress entry
-// was written, open otherwise), and the user hears so in one line. A corrupt
+// was written or their commit landed, open otherwise), and the user hears
+// so in one line. A corrupt
 // session.json is set aside (never deleted) and rebuilt from the newest
 // session's own records.
 func (p *Project) recover(notify func(string)) error {
 	// Under the lock no other ralph works here, so a task marked in
 	// progress belongs to a ralph that is gone, whatever session.json
 	// says (a crash can come before its first save). Settle them first.
+	landed := p.taskLanded()
 	if _, err := planfile.UpdateTasks(p.Fs, p.Root, func(f *planfile.TaskFile) error {
-		rec, err := planfile.RecoverInProgress(p.Fs, p.Root, f)
+		rec, err := planfile.RecoverInProgress(p.Fs, p.Root, f, landed)
 		p.recovered = rec
 		return err
 	}); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -70,10 +74,16 @@ func (p *Project) recover(notify func(string)) error {
 		if tr, err := planfile.OpenTracker(p.Fs, p.Root, st.Run.Plan); err == nil {
 			var rec planfile.Recovered
 			if _, err := tr.Update(func(f *planfile.TaskFile) (err error) {
-				rec, err = planfile.RecoverInProgress(p.Fs, p.Root, f)
+				rec, err = planfile.RecoverInProgress(p.Fs, p.Root, f, landed)
 				return err
 			}); err == nil {
 				p.recovered.Done = append(p.recovered.Done, rec.Done...)
+				for id, c := range rec.Landed {
+					if p.recovered.Landed == nil {
+						p.recovered.Landed = map[string]string{}
+					}
+					p.recovered.Landed[id] = c
+				}
 				p.recovered.Reopened = append(p.recovered.Reopened, rec.Reopened...)
 			}
 		}
@@ -111,7 +121,70 @@ func (p *Project) doneWords() string {
 	if len(done) > 1 {
 		was = "their progress entries were written"
 	}
+	if n := len(p.recovered.Landed); n > 0 {
+		// The commits that told, not the entries written from them.
+		var from []string
+		for _, id := range done {
+			if c := p.recovered.Landed[id]; c != "" {
+				from = append(from, id+" "+c[:min(12, len(c))])
+			}
+		}
+		was = "its progress entry was written, or its commit landed: " + strings.Join(from, ", ")
+		if len(done) > 1 {
+			was = "their progress entries were written, or their commits landed: " + strings.Join(from, ", ")
+		}
+	}
 	return fmt.Sprintf("marked %s done (%s)", strings.Join(done, ", "), was)
+}
+
+// taskLanded is recovery's look at git for a task left in progress
+// (planfile.LandedFunc): the commit of its last attempt on the project's
+// branch, by its trailers (git.TaskLanded). A task worktree's commit on
+// its branch, whose merge the crash cut off, is merged first (MergeBranch
+// is idempotent and moves the branch only if nobody moved it): the work
+// was done and verified, and reopening the task would do it again. A
+// merge that cannot be made is an error, as an unreadable progress file
+// is. Outside git there is nothing to look at: the lookup says "". The
+// repository is opened only when a task in progress asks.
+func (p *Project) taskLanded() planfile.LandedFunc {
+	var (
+		repo   *git.Repo
+		opened bool
+	)
+	return func(t planfile.Task) (string, error) {
+		ctx := context.Background()
+		if !opened {
+			opened = true
+			if r, err := git.Open(ctx, p.Root); err == nil {
+				repo = r
+			}
+		}
+		if repo == nil {
+			return "", nil
+		}
+		l, err := repo.TaskLanded(ctx, t.ID, t.Attempts)
+		switch {
+		case err != nil:
+			return "", err
+		case l.Branch == "" || l.Reverted != "":
+			if l.Done() {
+				return l.Commit, nil
+			}
+			return "", nil
+		}
+		trailers, err := git.TaskTrailers(t.ID, t.Attempts)
+		if err != nil {
+			return "", err
+		}
+		msg := fmt.Sprintf("Merge %s: %s\n\nralph merged this task's branch when it recovered from a crash.\n\n%s", l.Branch,
+			strings.TrimSpace(text.StripControls(t.Title)), trailers)
+		res, err := repo.MergeBranch(ctx, l.Branch, msg)
+		if err != nil {
+			return "", fmt.Errorf("task %s's commit %s is on the branch %s, which could not be merged (merge it, then run again): %w",
+				t.ID, l.BranchCommit[:min(12, len(l.BranchCommit))], l.Branch, err)
+		}
+		return res.Commit, nil
+	}
 }
 
 // rebuildState restores .ralph/session.json from the newest session's

@@ -139,7 +139,7 @@ func TestClaimingViewTracker(t *testing.T) {
 	}
 	// Recovery reopens every task in progress without an entry: only a's
 	// claim is ralph's.
-	if _, err := v.Update(func(f *TaskFile) error { _, err := RecoverInProgress(fs, "/p", f); return err }); err != nil {
+	if _, err := v.Update(func(f *TaskFile) error { _, err := RecoverInProgress(fs, "/p", f, nil); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if err := start("a"); err != nil {

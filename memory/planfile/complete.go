@@ -51,9 +51,12 @@ func CompleteTask(fs afero.Fs, root string, e memory.ProgressEntry, markDone fun
 // Recovered is what RecoverInProgress did with the tasks a ralph that is
 // gone left in progress.
 type Recovered struct {
-	// Done are the tasks whose progress entry for their last attempt was
-	// written: the work was done, only the mark was lost.
+	// Done are the tasks whose last attempt was recorded: its progress
+	// entry was written, or its commit landed; only the mark was lost.
 	Done []string
+	// Landed are those of Done whose progress entry was missing and was
+	// written from the commit that landed, by id.
+	Landed map[string]string
 	// Reopened are the others, open again; their attempts= stays, so
 	// the next attempt gets a new number.
 	Reopened []string
@@ -62,17 +65,28 @@ type Recovered struct {
 // Count is how many tasks recovery changed.
 func (r Recovered) Count() int { return len(r.Done) + len(r.Reopened) }
 
+// LandedFunc says whether the git step of task t's last attempt
+// (t.Attempts) landed: the commit on the project's branch that carries
+// the attempt's trailers (memory/git's TaskLanded), "" when there is none
+// or it was reverted. It is asked only of a task whose progress entry is
+// missing. An error means it cannot tell; the task is then not reopened.
+type LandedFunc func(t Task) (commit string, err error)
+
 // RecoverInProgress is the one rule for a task a ralph that is gone left
 // in progress ("[~]"), which every recovery applies (a project opened
 // under its lock, a plan's tracker, Temporal's first look at a branch): a
 // task whose attempts=N has its entry marked task=ID attempt=N in root's
 // RALPH_PROGRESS.md is marked done, whichever session wrote the entry;
-// every other one goes back to open, its attempts kept, so that its next
-// attempt is N+1 and no entry of attempt N can be taken for that one's.
-// The whole progress file is read, and only when a task is in progress.
-// A progress file that cannot be read changes nothing and is an error:
-// reopening a task whose entry cannot be seen could do it twice.
-func RecoverInProgress(fs afero.Fs, root string, f *TaskFile) (Recovered, error) {
+// so is one whose attempt's commit landed (landed, nil outside git), a
+// ralph killed between its commit or merge and its entry: the entry is
+// written first, saying so, as CompleteTask orders it. Every other one
+// goes back to open, its attempts kept, so that its next attempt is N+1
+// and no entry of attempt N can be taken for that one's. The whole
+// progress file is read, and only when a task is in progress. A progress
+// file that cannot be read, or a commit that cannot be looked for,
+// changes nothing and is an error: reopening a task whose entry or
+// commit cannot be seen could do it twice.
+func RecoverInProgress(fs afero.Fs, root string, f *TaskFile, landed LandedFunc) (Recovered, error) {
 	var rec Recovered
 	var inProgress []int
 	for i := range f.tasks {
@@ -87,19 +101,50 @@ func RecoverInProgress(fs afero.Fs, root string, f *TaskFile) (Recovered, error)
 	if err != nil {
 		return rec, fmt.Errorf("cannot tell which tasks in progress were done: %w", err)
 	}
-	for _, i := range inProgress {
+	// Every answer first: a task file left half settled by an error
+	// would be no rule at all.
+	states := make([]TaskState, len(inProgress))
+	commits := map[int]string{}
+	for n, i := range inProgress {
 		t := f.task(i)
-		state := TaskOpen
-		if t.Meta["id"] != "" && memory.HasProgressMark(progress, t.ID, t.Attempts) {
-			state = TaskDone
+		states[n] = TaskOpen
+		switch {
+		case t.Meta["id"] == "":
+		case memory.HasProgressMark(progress, t.ID, t.Attempts):
+			states[n] = TaskDone
+		case landed != nil:
+			c, err := landed(t)
+			if err != nil {
+				return rec, fmt.Errorf("cannot tell whether task %s's commit landed: %w", t.ID, err)
+			}
+			if c != "" {
+				states[n], commits[i] = TaskDone, c
+			}
 		}
-		if f.setState(i, state, stateChar[state]) != nil {
+	}
+	for n, i := range inProgress {
+		t := f.task(i)
+		if c := commits[i]; c != "" {
+			// The completion record is the entry; the commit only says
+			// the work was kept. Written once, as any task's entry.
+			if err := memory.AppendProgress(fs, root, memory.ProgressEntry{Title: t.Title, TaskID: t.ID, Attempt: t.Attempts,
+				Body: fmt.Sprintf("Recovered from commit %s: ralph stopped after the task's commit and before this entry.", c)}); err != nil {
+				return rec, fmt.Errorf("%w: %w", ErrProgressNotWritten, err)
+			}
+		}
+		if f.setState(i, states[n], stateChar[states[n]]) != nil {
 			continue
 		}
-		if state == TaskDone {
-			rec.Done = append(rec.Done, t.ID)
-		} else {
+		if states[n] != TaskDone {
 			rec.Reopened = append(rec.Reopened, t.ID)
+			continue
+		}
+		rec.Done = append(rec.Done, t.ID)
+		if c := commits[i]; c != "" {
+			if rec.Landed == nil {
+				rec.Landed = map[string]string{}
+			}
+			rec.Landed[t.ID] = c
 		}
 	}
 	return rec, nil

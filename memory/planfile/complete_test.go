@@ -31,7 +31,7 @@ func recoverTasks(t *testing.T, fs afero.Fs, tasks string) (Recovered, string) {
 	sfWrite(t, fs, memory.TasksFile, tasks)
 	var rec Recovered
 	if _, err := UpdateTasks(fs, sfRoot, func(f *TaskFile) (err error) {
-		rec, err = RecoverInProgress(fs, sfRoot, f)
+		rec, err = RecoverInProgress(fs, sfRoot, f, nil)
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -115,7 +115,7 @@ func TestRecoverInProgressUnreadable(t *testing.T) {
 	doneEntry(t, fs, "t1", 1, "s")
 	tasks := "- [~] a <!-- ralph:id=t1 attempts=1 -->\n"
 	f := ParseTasks([]byte(tasks))
-	if _, err := RecoverInProgress(unreadableProgress{fs}, sfRoot, f); !errors.Is(err, syscall.EIO) {
+	if _, err := RecoverInProgress(unreadableProgress{fs}, sfRoot, f, nil); !errors.Is(err, syscall.EIO) {
 		t.Fatalf("err = %v", err)
 	}
 	if string(f.Bytes()) != tasks {
@@ -183,5 +183,77 @@ func TestCompleteTaskOrder(t *testing.T) {
 				t.Errorf("the progress file holds %q", got)
 			}
 		})
+	}
+}
+
+// TestRecoverInProgressReadsTheCommit: a task whose attempt's commit
+// landed but whose entry was never written (ralph killed right after its
+// commit or merge) is done, its entry written first from the commit; a
+// task whose commit did not land, or was reverted (the lookup says ""),
+// is reopened; a task with its entry is never looked up.
+func TestRecoverInProgressReadsTheCommit(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	doneEntry(t, fs, "t3", 1, "s")
+	var asked []string
+	landed := func(task Task) (string, error) {
+		asked = append(asked, task.ID)
+		if task.ID == "t1" && task.Attempts == 2 {
+			return "0123456789abcdef0123456789abcdef01234567", nil
+		}
+		return "", nil
+	}
+	sfWrite(t, fs, memory.TasksFile, "- [~] committed <!-- ralph:id=t1 attempts=2 -->\n"+
+		"- [~] reverted or never committed <!-- ralph:id=t2 attempts=1 -->\n"+
+		"- [~] entry written <!-- ralph:id=t3 -->\n")
+	var rec Recovered
+	if _, err := UpdateTasks(fs, sfRoot, func(f *TaskFile) (err error) {
+		rec, err = RecoverInProgress(fs, sfRoot, f, landed)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(rec.Done, ",") != "t3,t1" && strings.Join(rec.Done, ",") != "t1,t3" || strings.Join(rec.Reopened, ",") != "t2" ||
+		rec.Landed["t1"] == "" || len(rec.Landed) != 1 {
+		t.Fatalf("recovered %+v", rec)
+	}
+	if strings.Join(asked, ",") != "t1,t2" {
+		t.Errorf("looked up %v, want t1 and t2 (t3's entry says it all)", asked)
+	}
+	if got := sfRead(t, fs, memory.TasksFile); got != "- [x] committed <!-- ralph:id=t1 attempts=2 -->\n"+
+		"- [ ] reverted or never committed <!-- ralph:id=t2 attempts=1 -->\n"+
+		"- [x] entry written <!-- ralph:id=t3 -->\n" {
+		t.Fatalf("tasks:\n%s", got)
+	}
+	progress := sfRead(t, fs, memory.ProgressFile)
+	if !memory.HasProgressMark(progress, "t1", 2) || !strings.Contains(progress, "Recovered from commit 0123456789abcdef") {
+		t.Fatalf("no entry from t1's commit:\n%s", progress)
+	}
+	// Recovery again (the mark lost once more) writes no second entry.
+	sfWrite(t, fs, memory.TasksFile, "- [~] committed <!-- ralph:id=t1 attempts=2 -->\n")
+	if _, err := UpdateTasks(fs, sfRoot, func(f *TaskFile) (err error) {
+		_, err = RecoverInProgress(fs, sfRoot, f, landed)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(sfRead(t, fs, memory.ProgressFile), "attempt=2"); n != 1 {
+		t.Fatalf("%d entries of t1's attempt 2, want 1", n)
+	}
+}
+
+// TestRecoverInProgressLookupFails: a commit that cannot be looked for
+// changes no task, as an unreadable progress file does: the task's
+// commit may have landed.
+func TestRecoverInProgressLookupFails(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	doneEntry(t, fs, "t1", 1, "s")
+	tasks := "- [~] a <!-- ralph:id=t1 attempts=1 -->\n- [~] b <!-- ralph:id=t2 attempts=1 -->\n"
+	f := ParseTasks([]byte(tasks))
+	failing := func(Task) (string, error) { return "", syscall.EIO }
+	if _, err := RecoverInProgress(fs, sfRoot, f, failing); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("err = %v", err)
+	}
+	if string(f.Bytes()) != tasks {
+		t.Fatalf("the tasks changed: %q", f.Bytes())
 	}
 }

@@ -160,12 +160,12 @@ func TestTaskSetState(t *testing.T) {
 func TestTaskResetInProgress(t *testing.T) {
 	fs := afero.NewMemMapFs()
 	f := edit(t, "- [~] a\n  - [~] b\n- [x] c\n", "- [ ] a\n  - [ ] b\n- [x] c\n", func(f *TaskFile) error {
-		if rec, err := RecoverInProgress(fs, "/p", f); err != nil || len(rec.Reopened) != 2 {
+		if rec, err := RecoverInProgress(fs, "/p", f, nil); err != nil || len(rec.Reopened) != 2 {
 			t.Errorf("reset %+v (%v), want 2", rec, err)
 		}
 		return nil
 	})
-	if rec, _ := RecoverInProgress(fs, "/p", f); rec.Count() != 0 {
+	if rec, _ := RecoverInProgress(fs, "/p", f, nil); rec.Count() != 0 {
 		t.Errorf("second reset %+v", rec)
 	}
 }

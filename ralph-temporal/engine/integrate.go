@@ -100,8 +100,10 @@ func (a *Activities) integrateOnce(ctx context.Context, dir string, in Integrate
 		if len(in.Updates) == 0 {
 			// The run's first look: a task a crashed local run left in
 			// progress is settled as the local loop's recovery settles
-			// it: done when its progress entry is there, else open.
-			if _, err := planfile.RecoverInProgress(fs, dir, f); err != nil {
+			// it: done when its progress entry is there or its task
+			// commit (--commit's, by its trailers) is on the branch,
+			// else open.
+			if _, err := planfile.RecoverInProgress(fs, dir, f, landedOn(ctx, dir)); err != nil {
 				return err
 			}
 		}
@@ -173,4 +175,22 @@ func merge(ctx context.Context, dir string, p Project, id string) string {
 	}
 	return fmt.Sprintf("merging %s into %s conflicted in %s; the branch %s is kept", rgit.TaskBranch(id), p.Branch,
 		strings.Join(strings.Fields(files), ", "), rgit.TaskBranch(id))
+}
+
+// landedOn is recovery's look at the integration's clone in dir for a
+// task left in progress (planfile.LandedFunc): the commit of its last
+// attempt on the checked-out branch, by its trailers. A task branch of a
+// local run's worktree is not in the clone, and is not looked for.
+func landedOn(ctx context.Context, dir string) planfile.LandedFunc {
+	return func(t planfile.Task) (string, error) {
+		repo, err := rgit.Open(ctx, dir)
+		if err != nil {
+			return "", fmt.Errorf("the integration's clone: %w", err)
+		}
+		l, err := repo.TaskLanded(ctx, t.ID, t.Attempts)
+		if err != nil || !l.Done() {
+			return "", err
+		}
+		return l.Commit, nil
+	}
 }
