@@ -288,17 +288,41 @@ func (g *taskGit) loopFiles() map[string]bool {
 }
 
 // message is a task's commit message: its title, the summary the agent
-// gave, and the session as a trailer. The text comes from the model and
-// the task file, so secrets and terminal controls are taken out.
-func (g *taskGit) message(t planfile.Task, summary string) string {
-	clean := func(s string) string {
-		return strings.TrimSpace(text.StripControls(g.redactor.Redact(s)))
-	}
-	msg := clean(t.Title)
-	if s := clean(summary); s != "" {
+// gave, and the trailers that make the commit part of the task's
+// completion record: the session, the task and the attempt
+// (git.TaskTrailers), which recovery after a crash reads. The text comes
+// from the model and the task file, so secrets and terminal controls are
+// taken out; an id that is not one word gets no task trailers.
+func (g *taskGit) message(t planfile.Task, attempt int, summary string) string {
+	msg := g.clean(t.Title)
+	if s := g.clean(summary); s != "" {
 		msg += "\n\n" + s
 	}
-	return msg + "\n\nRalph-Session: " + g.session.ID + "\n"
+	return msg + "\n\n" + g.trailers(t, attempt)
+}
+
+// clean takes secrets and terminal controls out of a commit message's
+// text.
+func (g *taskGit) clean(s string) string {
+	return strings.TrimSpace(text.StripControls(g.redactor.Redact(s)))
+}
+
+// trailers are a task commit's trailer lines, each ending in a newline.
+func (g *taskGit) trailers(t planfile.Task, attempt int) string {
+	tr, _ := git.TaskTrailers(t.ID, attempt) // "" for an id that is not a word: landed says so
+	return "Ralph-Session: " + g.session.ID + "\n" + tr
+}
+
+// landed is what the note of a task's commit adds when the commit that
+// reached the branch does not name the task's attempt: a commit-msg hook
+// of the person's took the trailers out (or the id is not one word), so a
+// recovery after a crash can go by the task's progress entry alone. It is
+// said once, with the commit it is true of.
+func landed(ctx context.Context, repo *git.Repo, commit string, t planfile.Task, attempt int) string {
+	if ok, err := repo.NamesTask(ctx, commit, t.ID, attempt); err != nil || ok {
+		return ""
+	}
+	return fmt.Sprintf("; its commit carries no %s trailer (a commit-msg hook took it out, or the id is not one word), so a recovery after a crash knows the task done by its progress entry alone", git.TrailerTask)
 }
 
 func (g *taskGit) Done(ctx context.Context, t planfile.Task, attempt int, summary string, ws loop.Workspace) (string, []git.FileChange, error) {
@@ -309,14 +333,14 @@ func (g *taskGit) Done(ctx context.Context, t planfile.Task, attempt int, summar
 		return g.merge(ctx, t, attempt, summary)
 	}
 	paths := g.taskPaths(t.ID)
-	commit, err := g.repo.CommitPaths(ctx, paths, g.message(t, summary))
+	commit, err := g.repo.CommitPaths(ctx, paths, g.message(t, attempt, summary))
 	switch {
 	case err != nil:
 		return "", nil, fmt.Errorf("the commit of task %s failed: %w", t.ID, err)
 	case commit == "":
 		return fmt.Sprintf("task %s changed no files; nothing to commit", t.ID), nil, nil
 	}
-	return fmt.Sprintf("task %s committed as %s", t.ID, commit[:min(12, len(commit))]), nil, nil
+	return fmt.Sprintf("task %s committed as %s", t.ID, commit[:min(12, len(commit))]) + landed(ctx, g.repo, commit, t, attempt), nil, nil
 }
 
 // taskPaths are the files every checkpointed attempt at a task changed.
@@ -342,10 +366,12 @@ func (g *taskGit) merge(ctx context.Context, t planfile.Task, attempt int, summa
 	if wt == nil {
 		return "", nil, fmt.Errorf("task %s has no worktree", t.ID)
 	}
-	if _, err := wt.repo.CommitWork(ctx, g.message(t, summary), git.WorkCommit{}); err != nil {
+	// The trailers go on the worktree's commit as well as on the merge:
+	// a fast-forward makes no merge commit.
+	if _, err := wt.repo.CommitWork(ctx, g.message(t, attempt, summary), git.WorkCommit{}); err != nil {
 		return "", nil, fmt.Errorf("the commit of task %s on %s failed: %w", t.ID, wt.ws.Branch, err)
 	}
-	msg := fmt.Sprintf("Merge %s: %s\n\nRalph-Session: %s\n", wt.ws.Branch, strings.TrimSpace(text.StripControls(g.redactor.Redact(t.Title))), g.session.ID)
+	msg := fmt.Sprintf("Merge %s: %s\n\n%s", wt.ws.Branch, g.clean(t.Title), g.trailers(t, attempt))
 	res, err := g.repo.MergeBranch(ctx, wt.ws.Branch, msg)
 	if err != nil {
 		if errors.Is(err, git.ErrMergeConflict) {
@@ -362,7 +388,7 @@ func (g *taskGit) merge(ctx context.Context, t planfile.Task, attempt int, summa
 	if !res.FastForward {
 		how = "merge commit " + res.Commit[:min(12, len(res.Commit))]
 	}
-	return fmt.Sprintf("task %s merged from %s (%s)", t.ID, wt.ws.Branch, how), files, nil
+	return fmt.Sprintf("task %s merged from %s (%s)", t.ID, wt.ws.Branch, how) + landed(ctx, g.repo, res.Commit, t, attempt), files, nil
 }
 
 // remove removes a task's worktree, and its branch unless keep is set or

@@ -3,6 +3,7 @@ package taskgit
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -118,7 +119,10 @@ func TestTaskBranchesAreNamedForTheirTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	note, _, err := g.Done(ctx, planfile.Task{ID: "fix/the bug!", Title: "Fix the bug"}, 1, "It works now.", ws)
-	if err != nil || note != "task fix/the bug! merged from ralph/fix-the-bug (fast-forward)" {
+	// An id with a space is no word a trailer can hold: the commit names
+	// the session alone, and the note says recovery has the progress
+	// entry to go by.
+	if err != nil || note != "task fix/the bug! merged from ralph/fix-the-bug (fast-forward); its commit carries no Ralph-Task trailer (a commit-msg hook took it out, or the id is not one word), so a recovery after a crash knows the task done by its progress entry alone" {
 		t.Fatalf("Done = %q, %v", note, err)
 	}
 	if got := sh(t, dir, "git log -1 --format=%B main"); got != "Fix the bug\n\nIt works now.\n\nRalph-Session: s1\n\n" {
@@ -173,7 +177,7 @@ func TestDoneTaskIsCommittedWithItsOwnFiles(t *testing.T) {
 	if strings.Contains(msg, secret) || strings.Contains(msg, "\x1b") {
 		t.Errorf("the commit message keeps the key or a terminal control: %q", msg)
 	}
-	if !strings.HasPrefix(msg, "Add a and b with ") || !strings.HasSuffix(msg, "\n\nRalph-Session: s1\n\n") {
+	if !strings.HasPrefix(msg, "Add a and b with ") || !strings.HasSuffix(msg, "\n\nRalph-Session: s1\nRalph-Task: t1\nRalph-Attempt: 2\n\n") {
 		t.Errorf("the commit message is %q", msg)
 	}
 	if got := sh(t, dir, "git status --porcelain"); got != "?? other.txt\n?? person.txt\n" {
@@ -182,5 +186,62 @@ func TestDoneTaskIsCommittedWithItsOwnFiles(t *testing.T) {
 	note, _, err = g.Done(ctx, planfile.Task{ID: "t3", Title: "Nothing"}, 1, "", loop.Workspace{})
 	if err != nil || note != "task t3 changed no files; nothing to commit" {
 		t.Errorf("a task that changed nothing: %q, %v", note, err)
+	}
+}
+
+// TestWorktreeCommitAndMergeCarryTheTask: a task worktree's commit and
+// its merge commit both name the task's attempt in trailers (a
+// fast-forward makes no merge commit, so the worktree's commit must),
+// which is what recovery reads.
+func TestWorktreeCommitAndMergeCarryTheTask(t *testing.T) {
+	g, dir := testGit(t, &memory.RunConfig{Worktrees: true}, nil)
+	ctx := context.Background()
+	task := planfile.Task{ID: "t7", Title: "Seven"}
+	ws, err := g.Workspace(ctx, task, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws.Dir, "seven.txt"), []byte("7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sh(t, dir, "echo person > person.txt && git add person.txt && git commit -qm 'the person, meanwhile'")
+	note, _, err := g.Done(ctx, task, 3, "Done.", ws)
+	if err != nil || !regexp.MustCompile(`^task t7 merged from ralph/t7 \(merge commit [0-9a-f]{12}\)$`).MatchString(note) {
+		t.Fatalf("Done = %q, %v", note, err)
+	}
+	for _, rev := range []string{"HEAD", "HEAD^2"} {
+		if got := sh(t, dir, "git log -1 --format=%'(trailers)' "+rev); got != "Ralph-Session: s1\nRalph-Task: t7\nRalph-Attempt: 3\n\n" {
+			t.Errorf("%s's trailers: %q", rev, got)
+		}
+	}
+}
+
+// execHooks runs the person's hooks as plain programs, no sandbox: the
+// test's hook is its own script.
+type execHooks struct{ dir string }
+
+func (h execHooks) HookDir() (string, error) { return os.MkdirTemp(h.dir, "hook-") }
+
+func (h execHooks) RunHook(ctx context.Context, path string, args, env []string, dir string) (string, error) {
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// TestStrippedTrailerIsSaid: a commit-msg hook that takes the trailers
+// out is the person's to have; the commit is made, and its note says
+// that a recovery after a crash goes by the progress entry alone.
+func TestStrippedTrailerIsSaid(t *testing.T) {
+	log := []git.Entry{{Kind: git.KindTask, Task: "t1", Checkpoint: git.Checkpoint{Ref: "task-t1-1", Files: []git.FileChange{{Path: "a.txt"}}}}}
+	g, dir := testGit(t, &memory.RunConfig{Commit: true}, log)
+	g.repo.Hooks = execHooks{t.TempDir()}
+	sh(t, dir, `mkdir -p .git/hooks && printf '#!/bin/sh\nsed -i "/^Ralph-/d" "$1"\n' > .git/hooks/commit-msg && chmod +x .git/hooks/commit-msg && echo a > a.txt`)
+	note, _, err := g.Done(context.Background(), planfile.Task{ID: "t1", Title: "A"}, 1, "", loop.Workspace{})
+	if err != nil || !strings.HasSuffix(note, "; its commit carries no Ralph-Task trailer (a commit-msg hook took it out, or the id is not one word), so a recovery after a crash knows the task done by its progress entry alone") {
+		t.Fatalf("Done = %q, %v", note, err)
+	}
+	if got := sh(t, dir, "git log -1 --format=%B"); strings.Contains(got, "Ralph-") {
+		t.Fatalf("the hook's message was not the one committed: %q", got)
 	}
 }
