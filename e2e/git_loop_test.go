@@ -110,7 +110,7 @@ func TestRunCommitMakesOneCommitPerTask(t *testing.T) {
 			t.Errorf("commit %d (%s) holds\n%s\nwant only %s", i+1, titles[i], got, files[i])
 		}
 		msg := shIn(t, dir, "git log -1 --format=%B "+c)
-		want := titles[i] + "\n\nwrote " + files[i] + "\n\nRalph-Session: " + session + "\n\n"
+		want := titles[i] + "\n\nwrote " + files[i] + "\n\nRalph-Session: " + session + fmt.Sprintf("\nRalph-Task: t%d\nRalph-Attempt: 1\n\n", i+1)
 		if msg != want {
 			t.Errorf("commit %d message = %q, want %q", i+1, msg, want)
 		}
