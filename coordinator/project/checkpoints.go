@@ -159,6 +159,7 @@ func (p *Project) openGitBeside(ctx context.Context) *gitState {
 		go func() {
 			defer close(g.guarded)
 			git.Guard(context.WithoutCancel(ctx), p.Root, l.repo, writable, warn)
+			p.finishGitSteps(context.WithoutCancel(ctx), l.repo)
 		}()
 	})
 	if l.repo == nil {

@@ -61,9 +61,18 @@ func (r *Repo) Identity(ctx context.Context) error {
 // paths (so `git status` does not show them as changes to undo), except
 // paths they had staged something of their own for, which stay as they
 // were. It returns "" and no error when paths hold nothing HEAD lacks.
+//
+// The commit and the update of the person's index are two git steps: a
+// record of the intent, made before the commit, has a ralph killed
+// between them finish the second later (intent.go, FinishPending).
 func (r *Repo) CommitPaths(ctx context.Context, paths []string, message string) (string, error) {
-	if _, err := r.Branch(ctx); err != nil {
+	ref, err := r.Branch(ctx)
+	if err != nil {
 		return "", err
+	}
+	defer lockIntent(r.GitDir)()
+	if err := r.finishFirst(ctx); err != nil {
+		return "", fmt.Errorf("commit: %w", err)
 	}
 	// The commit updates the person's index: never through a link a
 	// command planted there (gitdoor.go).
@@ -100,10 +109,30 @@ func (r *Repo) CommitPaths(ctx context.Context, paths []string, message string) 
 	if same, err := r.indexMatches(ctx, ix.env(), old); err != nil || same {
 		return "", err
 	}
+	// The record is made once the hooks are done, when the tree the
+	// commit takes is known: the commit it announces is the one with
+	// that tree whose parent is old.
+	ix.beforeCommit = func(ctx context.Context) error {
+		tree, err := r.Git(ctx, ix.env(), "write-tree")
+		if err != nil {
+			return fmt.Errorf("commit: %w", err)
+		}
+		if err := r.recordIntent(intent{Op: opCommit, Ref: ref, Old: old, Tree: strings.TrimSpace(string(tree))}); err != nil {
+			return fmt.Errorf("commit: %w", err)
+		}
+		r.step("intent")
+		return nil
+	}
 	changed, err := r.commit(ctx, ix, nil, message)
 	if err != nil {
+		if r.HeadNow(ctx) == old {
+			// The branch did not move; a record that cannot be removed
+			// is forgotten by the next FinishPending all the same.
+			_ = r.dropIntent()
+		}
 		return "", err
 	}
+	r.step("committed")
 	commit := r.HeadNow(ctx)
 	// The person's index learns what was committed of the paths ralph
 	// staged and of those the pre-commit hook changed, except where the
@@ -128,7 +157,20 @@ func (r *Repo) CommitPaths(ctx context.Context, paths []string, message string) 
 			return commit, fmt.Errorf("committed %s, but your index could not be updated for its files (git status shows them changed): %w", short(commit), err)
 		}
 	}
+	r.step("reset")
+	r.settled()
 	return commit, nil
+}
+
+// finishFirst finishes what a killed ralph left half-done in the work
+// tree (FinishPending) before a new change starts; the caller holds the
+// work tree's lock. What it finished is told to the person.
+func (r *Repo) finishFirst(ctx context.Context) error {
+	note, err := r.finishPending(ctx)
+	if note != "" {
+		r.warn(note)
+	}
+	return err
 }
 
 // listed returns which of paths the index (env's) holds.

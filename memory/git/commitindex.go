@@ -34,6 +34,10 @@ import (
 type commitIndex struct {
 	dir  string
 	path string
+	// beforeCommit, when set, runs once the hooks are done, just before
+	// git commit moves the branch: CommitPaths records its intent there
+	// (intent.go), when the tree to be committed is known.
+	beforeCommit func(ctx context.Context) error
 }
 
 // commitIndexBase is where commit indexes are made; tests put it in a

@@ -60,6 +60,11 @@ type Repo struct {
 	indexMu   sync.Mutex
 	indexSum  string
 	indexSeen string
+
+	// afterStep, set only by tests, is told each git step of a merge or
+	// a commit once it is done (intent.go); a test stops the change there
+	// as a kill would. A pointer, so that a Repo stays comparable.
+	afterStep *func(step string)
 }
 
 // Open finds the work tree that dir lies in. It fails with ErrNoRepo when

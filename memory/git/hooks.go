@@ -154,6 +154,11 @@ func (r *Repo) commit(ctx context.Context, ix *commitIndex, env []string, messag
 			}
 		}
 	}
+	if ix.beforeCommit != nil {
+		if err := ix.beforeCommit(ctx); err != nil {
+			return nil, err
+		}
+	}
 	// git runs no hook itself: --no-verify besides core.hooksPath=/dev/null.
 	if _, err := runCmd(ctx, SlowTimeout, false, r.Top, ix.env(env...), []byte(message), "commit", "-q", "--no-verify", "--cleanup=whitespace", "-F", "-"); err != nil {
 		return nil, err

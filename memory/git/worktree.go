@@ -198,6 +198,10 @@ func (r *Repo) MergeBranch(ctx context.Context, branch, message string) (*MergeR
 	if err != nil {
 		return nil, err
 	}
+	defer lockIntent(r.GitDir)()
+	if err := r.finishFirst(ctx); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
 	old, tip := r.HeadNow(ctx), r.Rev(ctx, "refs/heads/"+branch)
 	if old == "" || tip == "" {
 		return nil, fmt.Errorf("merge: %s or the checked-out branch has no commit", branch)
@@ -231,9 +235,19 @@ func (r *Repo) MergeBranch(ctx context.Context, branch, message string) (*MergeR
 	} else if len(dirty) > 0 {
 		return nil, &MergeError{Branch: branch, Files: dirty, Dirty: true}
 	}
+	// Moving the branch and writing the files are two steps: the record
+	// has a ralph killed between them write the files later (intent.go).
+	if err := r.recordIntent(intent{Op: opMerge, Ref: ref, Old: old, New: res.Commit, Branch: branch}); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	r.step("intent")
 	if _, err := r.Git(ctx, nil, "update-ref", "-m", "ralph: merge "+branch, ref, res.Commit, old); err != nil {
+		if r.Rev(ctx, ref) == old {
+			_ = r.dropIntent()
+		}
 		return nil, fmt.Errorf("merge: the branch moved meanwhile: %w", err)
 	}
+	r.step("update-ref")
 	if len(res.Files) > 0 {
 		// The merged files were as HEAD had them (checked above), so the
 		// index and the work tree take the merge's version of them.
@@ -243,6 +257,8 @@ func (r *Repo) MergeBranch(ctx context.Context, branch, message string) (*MergeR
 			return res, fmt.Errorf("merged %s as %s, but its files could not all be written (git status shows which): %w", branch, short(res.Commit), err)
 		}
 	}
+	r.step("restore")
+	r.settled()
 	return res, nil
 }
 
