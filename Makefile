@@ -61,10 +61,15 @@ test: test-setup
 fault-sweep: test-setup
 	RALPH_SWEEP=all $(GO) test -count=1 -timeout 180m -run '^TestFaultSweepOfARun$$' ./e2e
 
-## kill-sweep: 1,000 SIGKILLs of a five-task ralph run at random moments
-## between 5 and 500 ms (make test kills 20), each followed by a normal run
+## kill-sweep: issues 67 and 89's SIGKILL sweeps of a five-task ralph run,
+## each kill followed by a normal run: 1,000 at random moments between 5 and
+## 500 ms, 100 each of a --commit run and a --parallel 3 --worktrees run at
+## random moments (KILLS=N: N of each; make test kills 20, 10 and 10), and
+## one right after each git call of both git runs (make test tries about 6
+## of each): no task done twice, no entry lost, git as the person left it
 kill-sweep: test-setup
-	RALPH_KILLS=$(or $(KILLS),1000) $(GO) test -count=1 -timeout 180m -run '^TestKilledRunsDoNothingTwice$$' -v ./e2e
+	RALPH_KILLS=$(or $(KILLS),1000) RALPH_GIT_KILLS=$(or $(KILLS),100) RALPH_GIT_STEPS=all $(GO) test -count=1 -timeout 180m \
+		-run '^(TestKilledRunsDoNothingTwice|TestKilledAfterEachGitStep)$$' -v ./e2e
 
 ## check: the inner loop: vet and the packages' own tests, without the
 ## end-to-end tests and the race detector (RACE=1 adds it), and -short

@@ -155,16 +155,40 @@ func countLines(path string) map[string]int {
 	return n
 }
 
-// TestKilledRunsDoNothingTwice is issue 67's SIGKILL sweep: `ralph run` of
-// five tasks killed at a random moment between 5 and 500 ms, then a
-// normal run; checkAfterBreak's promise holds after every one. make test
-// kills it RALPH_KILLS times (20 by default); `make kill-sweep` 1,000.
+// TestKilledRunsDoNothingTwice is the SIGKILL sweep of issues 67 and 89:
+// `ralph run` of five tasks killed at a random moment, then a normal run,
+// in each of killModes: plain, --commit, and --parallel 3 --worktrees in
+// a repository holding the person's own work in progress. The promise
+// holds after every kill (checkAfterBreak, checkGitAfterBreak). Plain
+// runs are killed between 5 and 500 ms; a git mode's between 5 ms and
+// the length of a clean run of it, measured first. make test kills each
+// mode killMode.kills times; RALPH_KILLS sets the plain mode's count and,
+// unless RALPH_GIT_KILLS sets theirs, the git modes' (`make kill-sweep`:
+// 1,000 and 100).
 func TestKilledRunsDoNothingTwice(t *testing.T) {
 	t.Parallel()
-	kills := 20
-	if n, err := strconv.Atoi(os.Getenv("RALPH_KILLS")); err == nil && n > 0 {
-		kills = n
+	for _, m := range killModes {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			kills := m.kills
+			for _, knob := range []string{"RALPH_KILLS", "RALPH_GIT_KILLS"} {
+				if n, err := strconv.Atoi(os.Getenv(knob)); err == nil && n > 0 && (knob == "RALPH_KILLS" || m.git) {
+					kills = n
+				}
+			}
+			if m.git {
+				killGitRuns(t, m, kills)
+				return
+			}
+			killPlainRuns(t, kills)
+		})
 	}
+}
+
+// killPlainRuns is the plain mode's sweep: kills runs, each killed
+// between 5 and 500 ms.
+func killPlainRuns(t *testing.T, kills int) {
+	t.Helper()
 	srv := llmtest.NewServerFunc(workModel(nil))
 	t.Cleanup(srv.Close)
 	env := cleanEnv(t, "OPENAI_BASE_URL="+srv.URL)
@@ -174,22 +198,69 @@ func TestKilledRunsDoNothingTwice(t *testing.T) {
 		dir := t.TempDir()
 		writeTasks(t, dir, sweepTitles...)
 		after := time.Duration(5+rng.IntN(496)) * time.Millisecond
-		cmd := exec.Command(ralphBin, "-y", "--json", "run", "--max-wait", "0")
-		cmd.Dir, cmd.Env = dir, env
-		stderr := &lockedBuffer{}
-		cmd.Stderr = stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		timer := time.AfterFunc(after, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
-		_ = cmd.Wait()
-		if timer.Stop() {
-			// It ended before the kill: nothing was broken this time.
+		stderr, ok := killAfter(t, dir, env, killModes[0], after)
+		if !ok {
 			continue
 		}
 		killed++
-		checkAfterBreak(t, dir, env, fmt.Sprintf("kill %d after %s", i+1, after), -1, stderr.String())
+		checkAfterBreak(t, dir, env, fmt.Sprintf("kill %d after %s", i+1, after), -1, stderr)
 		_ = os.RemoveAll(dir)
 	}
 	t.Logf("%d runs, %d killed before they ended: no task done twice, no entry lost", kills, killed)
+}
+
+// killGitRuns is a git mode's sweep: a clean run measured, then kills
+// runs, each killed between 5 ms and the clean run's length.
+func killGitRuns(t *testing.T, m killMode, kills int) {
+	t.Helper()
+	tally := &workTally{}
+	srv := llmtest.NewServerFunc(fileWorkModel(tally))
+	t.Cleanup(srv.Close)
+	env := cleanEnv(t, append([]string{"OPENAI_BASE_URL=" + srv.URL}, personGit...)...)
+	dir, start := sweepRepo(t)
+	clean := ralph(t, dir, env, nil, m.runArgs()...)
+	if clean.code != 0 {
+		t.Fatalf("a clean run: exit %d\n%s", clean.code, clean.stderr)
+	}
+	for title, n := range readGitState(t, dir, start).commits {
+		if n != 1 {
+			t.Fatalf("a clean run committed %q's work %d times:\n%s", title, n, gitLog(t, dir, start))
+		}
+	}
+	checkGitTidy(t, dir, "a clean run")
+	span := max(int(clean.dur/time.Millisecond), 50)
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 89))
+	killed := 0
+	for i := range kills {
+		tally.reset()
+		dir, start := sweepRepo(t)
+		after := time.Duration(5+rng.IntN(span-4)) * time.Millisecond
+		stderr, ok := killAfter(t, dir, env, m, after)
+		if !ok {
+			continue
+		}
+		killed++
+		checkGitAfterBreak(t, m, dir, start, env, tally, fmt.Sprintf("kill %d after %s", i+1, after), -1, stderr)
+		_ = os.RemoveAll(dir)
+	}
+	t.Logf("%d runs, %d killed before they ended (a clean run takes %s): no task done twice, no entry lost, git as the person left it",
+		kills, killed, clean.dur.Round(time.Millisecond))
+}
+
+// killAfter starts `ralph run` of the mode in dir and SIGKILLs it after
+// the given time; it returns what ralph wrote to stderr, and false when
+// the run ended before the kill.
+func killAfter(t *testing.T, dir string, env []string, m killMode, after time.Duration) (string, bool) {
+	t.Helper()
+	cmd := exec.Command(ralphBin, m.runArgs()...)
+	cmd.Dir, cmd.Env = dir, env
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(after, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
+	_ = cmd.Wait()
+	// Stopped before it fired: the run ended, nothing was broken.
+	return stderr.String(), !timer.Stop()
 }
