@@ -148,6 +148,9 @@ type agentRun struct {
 	why string
 	// id is the child's agent id, "" when it never started.
 	id string
+	// unheard are the person's messages the child took but its model
+	// never answered, a stop having cut it first (Coordinator.unheard).
+	unheard []interrupts.Interrupt
 }
 
 // runAgent runs one child agent with the given tools to the end. Its usage
@@ -244,7 +247,7 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 	})
 	c.subagentStart(cctx, child, id, job.def)
 	r := child.Run(cctx, task)
-	run.result = r
+	run.result, run.unheard = r, child.unheard
 	if addUsage {
 		c.addUsage(r.Usage)
 	}
@@ -388,12 +391,16 @@ func (c *Coordinator) RunChild(ctx context.Context, t ChildTask) (Result, string
 	c.sessionStart(ctx)
 	queue := interrupts.NewQueue()
 	c.workers.join(queue)
-	defer c.workers.leave(queue)
 	job := agentJob{prompt: t.Prompt, taskID: t.TaskID, attempt: t.Attempt, queue: queue, def: t.Def}
 	for _, f := range t.Finish {
 		job.keep = append(job.keep, f.Def().Name)
 	}
 	run := c.runAgent(ctx, job, tools, false)
+	// A message the child took but its model never answered (a stop cut
+	// the attempt first) goes back with those it never read: to the
+	// task's next attempt, or to the loop's report of what was not
+	// delivered.
+	c.workers.leave(queue, run.unheard)
 	c.stopChildBackground(tools, run.id, t.TaskID)
 	failure := ""
 	if run.res.IsError {

@@ -137,7 +137,13 @@ type Coordinator struct {
 	// one ralph assumed; 0 until then. Guarded by mu.
 	statedWindow int
 	messages     []conversation.Message
-	turns        int
+	// unheard are the messages from the person (ralph say, chat) that
+	// deliver put in the conversation since the model last answered: a
+	// stop that cuts the run before it answers leaves them unheard, and
+	// a child's are carried to the task's next attempt (RunChild). Only
+	// Run's goroutine touches it, and RunChild after Run returned.
+	unheard []interrupts.Interrupt
+	turns   int
 	// turnNow is turns for other goroutines (Warn): turns itself is the
 	// run's goroutine's alone.
 	turnNow  atomic.Int64
@@ -618,6 +624,9 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 			return Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
 		}
 		c.addUsage(resp.Usage)
+		// The model answered a request that held every message
+		// delivered so far.
+		c.unheard = nil
 		if t := resp.Truncation; t != nil {
 			c.warn("truncated_prompt", t.Sentence(model))
 		}
@@ -689,6 +698,7 @@ func (c *Coordinator) deliver(it interrupts.Interrupt) {
 		text = "[urgent message from the user; it interrupted your previous step]\n" + text
 	}
 	c.appendMessages(conversation.Message{Role: conversation.RoleUser, Content: text})
+	c.unheard = append(c.unheard, it)
 	why := "a person sent it (typed in chat, or ralph say); it reaches the model at a step boundary"
 	if it.Kind == interrupts.Urgent {
 		why = "a person sent it as urgent, so it cut the step in flight short"

@@ -31,11 +31,12 @@ func (m *mailboxes) join(q *interrupts.Queue) {
 	m.pending = nil
 }
 
-// leave removes a worker's queue. The messages it never read go back to
-// waiting for the next worker when no other is working: they would
-// otherwise be lost with the queue. (With others working, they have
-// their own copies.)
-func (m *mailboxes) leave(q *interrupts.Queue) {
+// leave removes a worker's queue. The messages it never read, after
+// unheard (those it took but its model never answered, a stop having cut
+// it first), go back to waiting for the next worker when no other is
+// working: they would otherwise be lost with the queue. (With others
+// working, they have their own copies.)
+func (m *mailboxes) leave(q *interrupts.Queue, unheard []interrupts.Interrupt) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if i := slices.Index(m.queues, q); i >= 0 {
@@ -44,6 +45,7 @@ func (m *mailboxes) leave(q *interrupts.Queue) {
 	if len(m.queues) > 0 {
 		return
 	}
+	m.pending = append(m.pending, unheard...)
 	for {
 		it, ok := q.Pop()
 		if !ok {

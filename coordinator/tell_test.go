@@ -15,14 +15,14 @@ func TestMailboxesKeepUnreadMessages(t *testing.T) {
 	if n := c.TellWorkers(interrupts.Interrupt{Kind: interrupts.Normal, Text: "hello"}); n != 1 {
 		t.Fatalf("told %d workers, want 1", n)
 	}
-	c.workers.leave(first)
+	c.workers.leave(first, nil)
 	next := interrupts.NewQueue()
 	c.workers.join(next)
 	if it, ok := next.Pop(); !ok || it.Text != "hello" {
 		t.Fatalf("the next worker got %+v, %v", it, ok)
 	}
 	c.TellWorkers(interrupts.Interrupt{Kind: interrupts.Urgent, Text: "late"})
-	c.workers.leave(next)
+	c.workers.leave(next, nil)
 	got := c.TakeUndelivered()
 	if len(got) != 1 || got[0].Text != "late" {
 		t.Fatalf("undelivered %+v", got)

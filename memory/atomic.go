@@ -119,6 +119,17 @@ func syncDir(fs afero.Fs, dir string) {
 
 // AppendFile appends data to path, creating it, and optionally fsyncs.
 // Appends of whole lines keep logs cheap however long a session runs.
+//
+// A write that fails half-way (a full disk), or whose sync fails, is cut
+// off again, so the log holds whole lines, and only what the caller was
+// told was written. Other writers may append to the same file (another
+// ralph on the project, a hook): the cut must never take their lines. So
+// every AppendFile holds an exclusive flock on the file from its write to
+// its cut (lockAppend), and cuts only when the file still ends where its
+// own bytes end, which it learns from its offset after the write (with
+// O_APPEND, the file's end then): a line another writer appended after
+// it, one that takes no lock, is left, and the torn bytes before it with
+// it, since cutting them would cut that line.
 func AppendFile(fs afero.Fs, path string, data []byte, sync bool) error {
 	if err := fs.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return &FileError{Op: "create", Path: filepath.Dir(path), Err: err}
@@ -127,11 +138,12 @@ func AppendFile(fs afero.Fs, path string, data []byte, sync bool) error {
 	if err != nil {
 		return &FileError{Op: "append to", Path: path, Err: err}
 	}
-	var size int64 = -1
-	if fi, err := f.Stat(); err == nil {
-		size = fi.Size()
+	if fd, ok := f.(interface{ Fd() uintptr }); ok {
+		if unlock := lockAppend(fd.Fd()); unlock != nil {
+			defer unlock() // after Close, which releases it anyway
+		}
 	}
-	_, werr := f.Write(data)
+	n, werr := f.Write(data)
 	var serr error
 	if sync && werr == nil {
 		// One fsync, never a second: after a failed one the kernel may
@@ -139,18 +151,29 @@ func AppendFile(fs afero.Fs, path string, data []byte, sync bool) error {
 		// report success for data that is gone.
 		serr = f.Sync()
 	}
-	if (werr != nil || serr != nil) && size >= 0 {
-		// A half-written line (a full disk) would sit in the middle of the
-		// log once later appends succeed, and a line whose sync failed
-		// may or may not be on disk; cut it off so the log holds what
-		// the caller was told was written, whole.
-		_ = f.Truncate(size)
+	if werr != nil || serr != nil {
+		cutOwnTail(f, int64(n))
 	}
 	cerr := f.Close()
 	if err := errors.Join(werr, serr, cerr); err != nil {
 		return &FileError{Op: "append to", Path: path, Err: err}
 	}
 	return nil
+}
+
+// cutOwnTail takes back the n bytes f's last append wrote, when the file
+// still ends with them: a half-written line (a full disk) would sit in
+// the middle of the log once later appends succeed, and a line whose
+// sync failed may or may not be on disk.
+func cutOwnTail(f afero.File, n int64) {
+	end, err := f.Seek(0, io.SeekCurrent)
+	if err != nil || end < n {
+		return
+	}
+	if fi, err := f.Stat(); err != nil || fi.Size() != end {
+		return // another writer's bytes follow ours, or we cannot tell
+	}
+	_ = f.Truncate(end - n)
 }
 
 // ErrChangedUnderfoot says a file was not what its writer read: someone

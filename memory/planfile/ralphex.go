@@ -1,7 +1,10 @@
 package planfile
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
+	"io"
 	"regexp"
 	"strings"
 	"sync"
@@ -33,12 +36,61 @@ var (
 // isRalphexPlan reports whether a markdown file is shaped as a ralphex
 // plan: it has a "### Task N: title" section.
 func isRalphexPlan(data []byte) bool {
-	for _, l := range strings.Split(string(data), "\n") {
-		if ralphexTask().MatchString(strings.TrimRight(l, "\r")) {
-			return true
+	ok, _ := readsAsRalphex(bytes.NewReader(data), int64(len(data)))
+	return ok
+}
+
+// readsAsRalphex is isRalphexPlan of a file read as a stream: the plan
+// is told apart at every run and every status, and the task list it
+// most often looks at may be 16 MB, which read whole and split into
+// lines was twice that again of garbage per look. Only a line that
+// starts as a heading of the third level is kept whole to be matched.
+// size is what the file's stat said, so that a small file gets a buffer
+// its size rather than the largest.
+func readsAsRalphex(r io.Reader, size int64) (bool, error) {
+	br := bufio.NewReaderSize(r, int(min(max(size+1, 512), 64<<10)))
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if !bytes.HasPrefix(line, []byte("###")) {
+				if err = skipLine(br); err != nil {
+					return false, ignoreEOF(err)
+				}
+				continue
+			}
+			// A heading longer than the buffer: the rest of it, which
+			// the caller's reader bounds, is read whole to be matched.
+			whole := bytes.Clone(line)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = br.ReadSlice('\n')
+				whole = append(whole, line...)
+			}
+			line = whole
+		}
+		if bytes.HasPrefix(line, []byte("###")) && ralphexTask().Match(bytes.TrimRight(line, "\r\n")) {
+			return true, nil
+		}
+		if err != nil {
+			return false, ignoreEOF(err)
 		}
 	}
-	return false
+}
+
+// skipLine reads past the end of the line br is in.
+func skipLine(br *bufio.Reader) error {
+	for {
+		_, err := br.ReadSlice('\n')
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return err
+		}
+	}
+}
+
+func ignoreEOF(err error) error {
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
 }
 
 // ralphexSource is a ralphex plan file.

@@ -112,6 +112,10 @@ type TaskFile struct {
 	// laying out every line again.
 	spliced []splice
 	relaid  bool
+	// grown is the size AssignIDs found its ids would take the file to,
+	// past what ralph reads of it, when it gave none: updateTaskFile
+	// refuses the update with it (grownTooLarge), unwritten.
+	grown int64
 	// memo keeps what is worked out from the parse alone, for every copy
 	// that shares it (share): the loop asks for the counts at every save,
 	// each time of a fresh copy from the parse cache, and on ten thousand

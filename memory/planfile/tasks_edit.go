@@ -246,89 +246,6 @@ func formatMeta(toks []metaTok) string {
 	return b.String()
 }
 
-// IDChange is one id that AssignIDs wrote.
-type IDChange struct {
-	Line  int    // 1-based, as the file was when the id was written
-	Title string // the task's title, so a person can find it
-	Old   string // the duplicate id the task had, or "" if it had none
-	New   string
-	// Reopened: the task was in progress under the id it lost, where
-	// nobody works it under its new one, so it went back to open.
-	Reopened bool
-}
-
-// AssignIDs gives every task without an id, and every task but one of
-// those sharing an id, the smallest unused "t<N>", in file order, so ids
-// stay short and stable however the file is reordered later. A duplicate
-// id would make an edit by id land on the first of its tasks only, so the
-// others could never be marked done. It returns what it changed, in file
-// order; only the id inside the ralph comment changes, and the state of a
-// task that was in progress under the id it lost.
-//
-// Of the tasks sharing an id, the first keeps it, unless working names the
-// id: working maps the ids a task loop is working on to the titles of
-// those tasks, and the task with that title (in progress first) keeps the
-// id, so that a running task's line copied above itself (a natural way to
-// add a similar task) is not marked done for the original's work. A task
-// that loses an id while in progress is worked by nobody under its new
-// one: it goes back to open, and its attempts, never made, are dropped.
-func (f *TaskFile) AssignIDs(working map[string]string) []IDChange {
-	// Every task with an id of its own, as after the last call: nothing
-	// to do, and no map to build (the loop asks at every edit).
-	if f.idIndex(); !f.dupIDs && !f.missingIDs {
-		return nil
-	}
-	used := map[string]bool{}
-	keeper := map[string]int{}
-	score := func(i int, id string) int {
-		title, ok := working[id]
-		if !ok {
-			return 0
-		}
-		n := 0
-		if f.tasks[i].title == title {
-			n += 2
-		}
-		if f.tasks[i].state == TaskInProgress {
-			n++
-		}
-		return n
-	}
-	for i := range f.tasks {
-		v, _ := f.tasks[i].metaGet("id")
-		if v == "" {
-			continue
-		}
-		used[v] = true
-		if k, ok := keeper[v]; !ok || score(i, v) > score(k, v) {
-			keeper[v] = i
-		}
-	}
-	var out []IDChange
-	n := 1
-	for i := range f.tasks {
-		old, _ := f.tasks[i].metaGet("id")
-		if old != "" && keeper[old] == i {
-			continue
-		}
-		for used["t"+strconv.Itoa(n)] {
-			n++
-		}
-		id := "t" + strconv.Itoa(n)
-		used[id] = true
-		if f.setMeta(i, "id", id, true) != nil {
-			continue
-		}
-		c := IDChange{Line: f.tasks[i].line + 1, Title: f.tasks[i].title, Old: old, New: id}
-		if old != "" && f.tasks[i].state == TaskInProgress {
-			c.Reopened = f.setState(i, TaskOpen, stateChar[TaskOpen]) == nil
-			_ = f.setMeta(i, "attempts", "", false)
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
 // Add appends an open task after the last task's item (its subtasks, notes
 // and code included), or at the end of a file with no tasks, and returns it.
 // Its ID is "L<line>" unless meta has an id; call AssignIDs for a stable
@@ -545,6 +462,9 @@ func updateTaskFile(fs afero.Fs, path string, fn func(f *TaskFile) error) (*Task
 		}
 		if err := fn(f); err != nil {
 			return nil, err
+		}
+		if f.grown > 0 {
+			return nil, &grownTooLarge{path: path, size: f.grown}
 		}
 		if !f.edited {
 			return f, nil // nothing was edited: the bytes are before's

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,7 +64,17 @@ func OpenTracker(fs afero.Fs, root, path string) (Tracker, error) {
 	if rel, err := filepath.Rel(root, abs); err == nil && !strings.HasPrefix(rel, "..") {
 		name = filepath.ToSlash(rel)
 	}
-	data, err := rootfs.ReadSmall(fs, abs, memory.MaxStateFile)
+	isJSON := strings.EqualFold(filepath.Ext(abs), ".json")
+	var data []byte
+	ralphex, err := false, error(nil)
+	if isJSON {
+		data, err = rootfs.ReadSmall(fs, abs, memory.MaxStateFile)
+	} else {
+		// A markdown plan is only looked at here for its shape, read as
+		// a stream: the task list read whole at every open was 16 MB
+		// of garbage on the largest list ralph reads, twice a run.
+		ralphex, err = looksRalphex(fs, abs)
+	}
 	var tooLarge *rootfs.TooLargeError
 	switch {
 	case errors.As(err, &tooLarge):
@@ -76,16 +87,37 @@ func OpenTracker(fs afero.Fs, root, path string) (Tracker, error) {
 		return nil, planErrorf("cannot read the plan %s: %v", name, err)
 	}
 	switch {
-	case strings.EqualFold(filepath.Ext(abs), ".json"):
+	case isJSON:
 		if _, err := parsePRD(data); err != nil {
 			return nil, planErrorf("%s: %v", name, err)
 		}
 		return &viewTracker{fs: fs, root: root, name: name, src: &prdSource{fs: fs, path: abs}}, nil
-	case isRalphexPlan(data):
+	case ralphex:
+		data, err := rootfs.ReadSmall(fs, abs, memory.MaxStateFile)
+		if errors.As(err, &tooLarge) {
+			return nil, err
+		} else if err != nil {
+			return nil, planErrorf("cannot read the plan %s: %v", name, err)
+		}
 		src := &ralphexSource{fs: fs, path: abs}
 		return &viewTracker{fs: fs, root: root, name: name, src: src, verify: src.verify(data)}, nil
 	}
 	return &markdownTracker{fs: fs, path: abs, name: name}, nil
+}
+
+// looksRalphex reports whether the markdown file at abs is a ralphex
+// plan (isRalphexPlan), reading it as a stream; a file past
+// MaxStateFile is a *rootfs.TooLargeError, as reading it whole was.
+func looksRalphex(fs afero.Fs, abs string) (bool, error) {
+	f, fi, err := rootfs.OpenSmall(fs, abs)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	if fi.Size() > memory.MaxStateFile {
+		return false, &rootfs.TooLargeError{Name: abs, Size: fi.Size(), Limit: memory.MaxStateFile}
+	}
+	return readsAsRalphex(io.LimitReader(f, memory.MaxStateFile), fi.Size())
 }
 
 // ErrPlan is a plan that cannot be worked: missing, unreadable, or with
