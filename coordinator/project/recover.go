@@ -20,9 +20,8 @@ import (
 // that died without saving: it becomes "interrupted", its in-progress tasks
 // are settled by planfile.RecoverInProgress (done when their progress entry
 // was written or their commit landed, open otherwise), and the user hears
-// so in one line. A corrupt
-// session.json is set aside (never deleted) and rebuilt from the newest
-// session's own records.
+// so in one line. A corrupt session.json is set aside (never deleted) and
+// rebuilt from the newest session's own records.
 func (p *Project) recover(notify func(string)) error {
 	// Under the lock no other ralph works here, so a task marked in
 	// progress belongs to a ralph that is gone, whatever session.json
@@ -121,7 +120,7 @@ func (p *Project) doneWords() string {
 	if len(done) > 1 {
 		was = "their progress entries were written"
 	}
-	if n := len(p.recovered.Landed); n > 0 {
+	if len(p.recovered.Landed) > 0 {
 		// The commits that told, not the entries written from them.
 		var from []string
 		for _, id := range done {
@@ -129,9 +128,10 @@ func (p *Project) doneWords() string {
 				from = append(from, id+" "+c[:min(12, len(c))])
 			}
 		}
-		was = "its progress entry was written, or its commit landed: " + strings.Join(from, ", ")
-		if len(done) > 1 {
-			was = "their progress entries were written, or their commits landed: " + strings.Join(from, ", ")
+		was = "their progress entries were written, or their commits landed: " + strings.Join(from, ", ")
+		if len(done) == 1 {
+			c := p.recovered.Landed[done[0]]
+			was = "its commit " + c[:min(12, len(c))] + " landed"
 		}
 	}
 	return fmt.Sprintf("marked %s done (%s)", strings.Join(done, ", "), was)
