@@ -12,8 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/spf13/afero"
-
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
@@ -238,13 +236,9 @@ func (p *Project) sinceBaseline(ctx context.Context, base git.Entry, now string)
 	return "Since this session began (its first checkpoint), the work tree changed (git diff --stat of its checkpoints, untracked files included):\n" + string(out)
 }
 
-// CheckpointLog reads a session's checkpoint log.
+// CheckpointLog reads a session's checkpoint log, a line at a time.
 func (p *Project) CheckpointLog(session string) []git.Entry {
-	data, err := afero.ReadFile(p.Fs, memory.LogPath(p.Root, session, git.LogName))
-	if err != nil {
-		return nil
-	}
-	return git.ParseLog(data)
+	return git.ReadLogFile(p.Fs, memory.LogPath(p.Root, session, git.LogName))
 }
 
 // checkpointEnds is the first and last entry of a session's checkpoint

@@ -90,8 +90,7 @@ func requestWords(fs afero.Fs, root, id string, picked []git.Entry) string {
 
 // readLog is session id's checkpoint log.
 func readLog(fs afero.Fs, root, id string) []git.Entry {
-	data, _ := afero.ReadFile(fs, memory.LogPath(root, id, git.LogName))
-	return git.ParseLog(data)
+	return git.ReadLogFile(fs, memory.LogPath(root, id, git.LogName))
 }
 
 // liveSession is the session of another ralph that holds the project's

@@ -7,6 +7,10 @@ import (
 	"errors"
 	"io"
 	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // LogName is the session log (checkpoints.jsonl in the session's
@@ -94,14 +98,37 @@ func LogEnds(r io.ReaderAt, size int64) (first, last Entry, ok bool, err error) 
 // ParseLog reads a checkpoint log; damaged lines (a torn last line after
 // a crash) are skipped.
 func ParseLog(data []byte) []Entry {
+	out, _ := ReadLog(bytes.NewReader(data))
+	return out
+}
+
+// ReadLog is ParseLog of a log read as a stream, one line at a time: a
+// long run's log is tens of megabytes, which undo, diff, the web diff
+// and the report each read whole before, for entries a fraction of its
+// size. Its error is the reader's, or a line past 16 MB, which ends the
+// read with the entries before it.
+func ReadLog(r io.Reader) ([]Entry, error) {
 	var out []Entry
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	for sc.Scan() {
 		var e Entry
 		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Commit != "" {
 			out = append(out, e)
 		}
 	}
+	return out, sc.Err()
+}
+
+// ReadLogFile is ReadLog of the log at path, opened as rootfs.OpenSmall
+// opens a file (a FIFO or a device in its place is refused, not waited
+// on); a missing or unreadable log has no entries.
+func ReadLogFile(fs afero.Fs, path string) []Entry {
+	f, _, err := rootfs.OpenSmall(fs, path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	out, _ := ReadLog(f)
 	return out
 }

@@ -44,17 +44,14 @@ type diffLine struct {
 // --request N, --step N for a step recorded before requests were, --task
 // ID.
 func checkpointsOf(ctx context.Context, fs afero.Fs, root, id string) []checkpoint {
-	data, err := afero.ReadFile(fs, memory.LogPath(root, id, git.LogName))
-	if err != nil {
-		return nil
-	}
+	log := git.ReadLogFile(fs, memory.LogPath(root, id, git.LogName))
 	type pick struct {
 		sel  undo.Selection
 		flag string
 	}
 	var picks []pick
 	seen := map[string]bool{}
-	for _, e := range git.ParseLog(data) {
+	for _, e := range log {
 		var p pick
 		switch {
 		case e.Kind == git.KindTurn && e.Request > 0:
