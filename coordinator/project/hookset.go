@@ -79,6 +79,9 @@ func (p *Project) hookSetOf(l LoadedHooks, src HookSources, sandbox hooks.Sandbo
 	s := &hooks.Set{Runner: &hooks.Runner{ProjectDir: p.Root,
 		Env:     childenv.ForCommands(os.Environ(), p.Config.ShellEnv, p.Config.APIKeyEnv),
 		Sandbox: sandbox, If: approval.HookIfAt(p.Root)}}
+	if agent == "" {
+		s.Runner.EnvFile = p.envFile(sandbox)
+	}
 	reviews := map[hooks.Hook]approval.ProjectHook{}
 	for _, e := range entries {
 		if e.Review != nil {

@@ -1,0 +1,85 @@
+//go:build linux
+
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The end-to-end tests of issue 90's items 1 and 2, the person's own
+// setup as Claude Code reads it: a SessionStart hook exports variables
+// for the session's later commands through $CLAUDE_ENV_FILE (Claude
+// Code's hooks reference: `echo 'export NODE_ENV=production' >>
+// "$CLAUDE_ENV_FILE"`), and the `env` of ~/.claude/settings.json reaches
+// the commands. Both go through the one credential rule: a token a hook
+// exports is withheld and named. Run in the attack layout (HOME and
+// TMPDIR outside the project), in each sandbox mode. Linux only: the
+// sandbox modes are Linux's.
+
+// envHookScript is a SessionStart hook as the hooks reference writes one:
+// it appends export lines to $CLAUDE_ENV_FILE when it is set.
+const envHookScript = `#!/bin/sh
+if [ -n "$CLAUDE_ENV_FILE" ]; then
+  echo 'export FOO=bar' >> "$CLAUDE_ENV_FILE"
+  echo 'export PATH="$HOME/shim:$PATH"' >> "$CLAUDE_ENV_FILE"
+  echo 'export GITHUB_TOKEN=ghp_notarealtokenbutlongenough1234' >> "$CLAUDE_ENV_FILE"
+fi
+`
+
+// TestEco3EnvFileReachesCommands: the hook's FOO and PATH shim reach a
+// later run_command, GITHUB_TOKEN does not and the person is told its
+// name, and the settings' DISABLE_TELEMETRY reaches the command too.
+func TestEco3EnvFileReachesCommands(t *testing.T) {
+	t.Parallel()
+	for _, mode := range sandboxModes {
+		t.Run(mode.name, func(t *testing.T) {
+			proj, home := attackLayout(t)
+			hook := filepath.Join(home, ".claude", "hooks", "env.sh")
+			mustWrite(t, hook, envHookScript)
+			// The shim the PATH export puts first: `gh` that says where
+			// it ran from.
+			mustWrite(t, filepath.Join(home, "shim", "gh"), "#!/bin/sh\necho shimmed-gh\n")
+			if err := os.Chmod(filepath.Join(home, "shim", "gh"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			settings := `{"env":{"DISABLE_TELEMETRY":"1","BASH_DEFAULT_TIMEOUT_MS":300000,"ANTHROPIC_BASE_URL":"http://127.0.0.1:9"},` +
+				`"hooks":{"SessionStart":` + hookGroup("", "sh "+hook) + `}}`
+			mustWrite(t, filepath.Join(home, ".claude", "settings.json"), settings)
+			srv := inlineServer(t, toolScenario(t, "env", [][]toolCall{
+				{{"run_command", `{"command":"echo foo=$FOO tel=$DISABLE_TELEMETRY ms=$BASH_DEFAULT_TIMEOUT_MS tok=${GITHUB_TOKEN:-none} base=${ANTHROPIC_BASE_URL:-none}; gh"}`}},
+			}, "done"))
+			envv := attackEnv(t, home, srv.URL, mode.env)
+			r := ralph(t, proj, envv, nil, "-y", "--no-wait", "show the environment")
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			res := hookedResults(srv)
+			if len(res) != 1 {
+				t.Fatalf("results the model read: %q", res)
+			}
+			for _, want := range []string{"foo=bar", "tel=1", "ms=300000", "tok=none", "base=none", "shimmed-gh"} {
+				if !strings.Contains(res[0], want) {
+					t.Errorf("the command's output %q lacks %q", res[0], want)
+				}
+			}
+			if sentToModel(srv, "ghp_notarealtoken") {
+				t.Error("the token the hook exported reached the model")
+			}
+			if !strings.Contains(r.stderr, "withheld GITHUB_TOKEN from commands") {
+				t.Errorf("the person was not told GITHUB_TOKEN was withheld: %s", r.stderr)
+			}
+			if !strings.Contains(r.stderr, "env of ~/.claude/settings.json but ANTHROPIC_BASE_URL") {
+				t.Errorf("the person was not told ANTHROPIC_BASE_URL was withheld: %s", r.stderr)
+			}
+			// The file was ralph's, in the temporary directory, and is gone.
+			left, _ := filepath.Glob(filepath.Join(filepath.Dir(home), "tmp", "*", "ralph-env-*"))
+			more, _ := filepath.Glob(filepath.Join(filepath.Dir(home), "tmp", "ralph-env-*"))
+			if len(left)+len(more) > 0 {
+				t.Errorf("the environment file was left behind: %v %v", left, more)
+			}
+		})
+	}
+}
