@@ -83,3 +83,40 @@ func TestEco3EnvFileReachesCommands(t *testing.T) {
 		})
 	}
 }
+
+// TestEco3PersonClaudeMdBeforeTheProjects: ~/.claude/CLAUDE.md (the
+// person's instructions for every project, Claude Code's user memory)
+// reaches the system prompt before the project's CLAUDE.md; its import
+// outside the project waits for instruction_links, as every import does.
+func TestEco3PersonClaudeMdBeforeTheProjects(t *testing.T) {
+	t.Parallel()
+	proj, home := attackLayout(t)
+	mustWrite(t, filepath.Join(home, ".claude", "CLAUDE.md"), "# Mine\nPERSON-RULE-7: answer in British English.\n@~/.claude/more.md\n")
+	mustWrite(t, filepath.Join(home, ".claude", "more.md"), "PERSON-IMPORT-8\n")
+	mustWrite(t, filepath.Join(proj, "CLAUDE.md"), "PROJECT-RULE-9: run make test.\n")
+	srv := inlineServer(t, `{"name":"hi","responses":[{"text":"hello"}]}`)
+	r := ralph(t, proj, attackEnv(t, home, srv.URL, nil), nil, "-y", "--no-wait", "say hi")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("no request reached the model")
+	}
+	var system string
+	for _, m := range reqs[0].Request.Messages {
+		if m.Role == "system" {
+			system += m.Content
+		}
+	}
+	i, j := strings.Index(system, "PERSON-RULE-7"), strings.Index(system, "PROJECT-RULE-9")
+	if i < 0 || j < 0 || i > j {
+		t.Fatalf("the person's rule at %d, the project's at %d in the system prompt: want both, the person's first", i, j)
+	}
+	if strings.Contains(system, "PERSON-IMPORT-8") {
+		t.Error("an import outside the project reached the prompt without instruction_links")
+	}
+	if !strings.Contains(r.stderr, "instruction_links") {
+		t.Errorf("the person was not told how to allow the import: %s", r.stderr)
+	}
+}
