@@ -120,3 +120,41 @@ func TestEco3PersonClaudeMdBeforeTheProjects(t *testing.T) {
 		t.Errorf("the person was not told how to allow the import: %s", r.stderr)
 	}
 }
+
+// TestEco3LinkedPersonAgentsFolder: awesome-claude-agents installed as
+// its README recommends, its agents folder linked into ~/.claude/agents,
+// gives its agents (the system prompt names them); the same link under
+// the project's .claude/agents gives none.
+func TestEco3LinkedPersonAgentsFolder(t *testing.T) {
+	t.Parallel()
+	proj, home := attackLayout(t)
+	clone := filepath.Join(filepath.Dir(home), "src", "awesome-claude-agents", "agents")
+	def := func(name string) string {
+		return "---\nname: " + name + "\ndescription: MUST BE USED for " + name + " work.\ntools: Read, Grep\n---\nYou are " + name + ".\n"
+	}
+	mustWrite(t, filepath.Join(clone, "core", "code-reviewer.md"), def("code-reviewer"))
+	mustWrite(t, filepath.Join(clone, "universal", "backend-developer.md"), def("backend-developer"))
+	other := filepath.Join(filepath.Dir(home), "src", "other-agents")
+	mustWrite(t, filepath.Join(other, "project-linked-agent.md"), def("project-linked-agent"))
+	for _, l := range [][2]string{{clone, filepath.Join(home, ".claude", "agents", "awesome-claude-agents")}, {other, filepath.Join(proj, ".claude", "agents", "linked")}} {
+		if err := os.MkdirAll(filepath.Dir(l[1]), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(l[0], l[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := inlineServer(t, `{"name":"hi","responses":[{"text":"hello"}]}`)
+	r := ralph(t, proj, attackEnv(t, home, srv.URL, nil), nil, "-y", "--no-wait", "say hi")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, name := range []string{"code-reviewer", "backend-developer"} {
+		if !sentToModel(srv, name) {
+			t.Errorf("agent %s of the linked folder did not reach the model; stderr %s", name, r.stderr)
+		}
+	}
+	if sentToModel(srv, "project-linked-agent") {
+		t.Error("an agent under a link in the project's .claude/agents reached the model")
+	}
+}
