@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,5 +157,47 @@ func TestEco3LinkedPersonAgentsFolder(t *testing.T) {
 	}
 	if sentToModel(srv, "project-linked-agent") {
 		t.Error("an agent under a link in the project's .claude/agents reached the model")
+	}
+}
+
+// TestEco3PermissionLineOncePerChange: a real ~/.claude/settings.json
+// with seventeen Read(…) deny rules is said in one line at the first
+// start, in none at the next while nothing changed, and in one again
+// once a rule is added.
+func TestEco3PermissionLineOncePerChange(t *testing.T) {
+	t.Parallel()
+	proj, home := attackLayout(t)
+	rules := []string{"Read(~/.ssh/**)", "Read(~/.aws/**)", "Read(~/.gnupg/**)", "Read(./.env)", "Read(./.env.*)", "Read(./secrets/**)",
+		"Read(~/.config/gh/**)", "Read(~/.npmrc)", "Read(~/.git-credentials)", "Read(~/.docker/config.json)", "Read(~/.kube/**)",
+		"Read(//etc/shadow)", "Read(~/Library/Keychains/**)", "Read(**/*.pem)", "Read(**/*.key)", "Read(~/.netrc)", "Read(~/.pypirc)"}
+	settings := func(rules []string) {
+		b, _ := json.Marshal(rules)
+		mustWrite(t, filepath.Join(home, ".claude", "settings.json"), `{"permissions":{"deny":`+string(b)+`}}`)
+	}
+	start := func() []string {
+		t.Helper()
+		srv := inlineServer(t, `{"name":"hi","responses":[{"text":"hello"}]}`)
+		r := ralph(t, proj, attackEnv(t, home, srv.URL, nil), nil, "-y", "--no-wait", "say hi")
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		var lines []string
+		for _, l := range strings.Split(r.stderr, "\n") {
+			if strings.Contains(l, "Read(") || strings.Contains(l, "deny rule") {
+				lines = append(lines, l)
+			}
+		}
+		return lines
+	}
+	settings(rules)
+	if l := start(); len(l) != 1 || !strings.Contains(l[0], "17 deny rules (17 of them Read(…)") {
+		t.Fatalf("first start: %q, want one line of 17 rules", l)
+	}
+	if l := start(); len(l) != 0 {
+		t.Fatalf("second start, nothing changed: %q, want none", l)
+	}
+	settings(append(rules, "Read(~/.vault-token)"))
+	if l := start(); len(l) != 1 || !strings.Contains(l[0], "18 deny rules") {
+		t.Fatalf("after a rule was added: %q, want one line of 18 rules", l)
 	}
 }
