@@ -134,6 +134,11 @@ func (c *Coordinator) sessionStart(ctx context.Context) {
 	}
 	defer c.instructionsLoaded(ctx, source)
 	res := c.fire(ctx, hooks.SessionStart, &hooks.SessionStartInput{Common: c.hookCommon(), Source: source, Model: c.ModelName()})
+	// What the hooks exported through CLAUDE_ENV_FILE reaches the
+	// commands from now on (hooks.EnvFile).
+	if note := c.opts.Hooks.CollectEnv(); note != "" {
+		c.hookWarn(note)
+	}
 	if res.AdditionalContext != "" {
 		c.AddNote("[SessionStart hook context]\n" + res.AdditionalContext)
 	}

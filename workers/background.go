@@ -131,7 +131,7 @@ func (w *Workspace) StartBackground(command string, sandboxed bool, owner string
 // a directory of the project resolved through the door (Resolve); "" is
 // the project root.
 func (w *Workspace) StartBackgroundIn(dir, command string, sandboxed bool, owner string) Result {
-	cmd, err := w.shellCommand(dir, command)
+	cmd, err := w.shellCommand(dir, command, sandboxed)
 	if err != nil {
 		return errResult("command was not run: %v", err)
 	}

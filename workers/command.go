@@ -39,7 +39,7 @@ const (
 // PID namespace or reaper sees to processes that left the group; outside
 // it, the token in their environment does.
 func (w *Workspace) execute(ctx context.Context, dir, command string, timeout time.Duration, policy *sandbox.Policy) Result {
-	cmd, err := w.shellCommand(dir, command)
+	cmd, err := w.shellCommand(dir, command, policy != nil)
 	if err != nil {
 		return errResult("command was not run: %v", err)
 	}
@@ -48,8 +48,15 @@ func (w *Workspace) execute(ctx context.Context, dir, command string, timeout ti
 }
 
 // shellCommand is the model's command line as the shell runs it in dir
-// ("" for the project root), in the foreground or the background.
-func (w *Workspace) shellCommand(dir, command string) (*exec.Cmd, error) {
+// ("" for the project root), in the foreground or the background, with
+// the session's variables (SessionEnv) over the commands' environment:
+// those of the sandbox's layer only when it runs under the session's
+// policy, never when the person let it out for one call (they approved
+// the line they read, not an LD_PRELOAD a project's hook chose). Under
+// danger-full-access the policy confines nothing: the person chose to run
+// the model's commands as themselves, and the layer adds nothing the
+// model's command line could not set.
+func (w *Workspace) shellCommand(dir, command string, sandboxed bool) (*exec.Cmd, error) {
 	wd, err := w.commandDir(dir)
 	if err != nil {
 		return nil, err
@@ -57,6 +64,9 @@ func (w *Workspace) shellCommand(dir, command string) (*exec.Cmd, error) {
 	cmd := exec.Command(w.shell, "-c", command)
 	cmd.Dir = wd
 	cmd.Env = w.env // nil inherits os.Environ()
+	if w.env != nil {
+		cmd.Env = w.opts.SessionEnv.Apply(w.env, sandboxed)
+	}
 	return cmd, nil
 }
 

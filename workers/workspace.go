@@ -125,6 +125,12 @@ type Options struct {
 	// (childenv.WithheldGit), which Env never holds and shell_env cannot
 	// pass; the same note names them apart.
 	WithheldGit []string
+	// SessionEnv is what the session adds to the model's commands'
+	// environment beyond Env (memory/childenv.Session): the person's
+	// settings `env` for every command, the project's and what
+	// SessionStart hooks exported through CLAUDE_ENV_FILE only for those
+	// that run in the sandbox. Shared by the copies; nil adds nothing.
+	SessionEnv *childenv.Session
 	// withheldOnce is shared by the copies, so the note is said once.
 	withheldOnce *sync.Once
 }

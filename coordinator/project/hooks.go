@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/plugins"
@@ -113,6 +115,13 @@ type LoadedHooks struct {
 	// the files that had any.
 	PersonSettingsHooks int
 	PersonSettingsFiles []string
+	// PersonEnv is the `env` of the person's own settings files
+	// (~/.claude/settings.json), in the order of the files and then of
+	// the names: it reaches the model's commands through the one
+	// credential rule (childenv.Session), never ralph's own provider,
+	// git, hooks or MCP servers. A file that lies in the project
+	// (--allow-home-project) is not the person's and gives none.
+	PersonEnv []childenv.Assignment
 	// Rules are the settings files' permission rules ralph honours, as
 	// the one approval policy takes them (permissions.go): the person's
 	// allow, ask and deny, the project's ask and deny. Permissions list
@@ -164,6 +173,7 @@ func LoadHooks(src HookSources) LoadedHooks {
 		for _, f := range settings {
 			data := l.readPerson(src, f.Shared)
 			l.takePermissions(data, "~/"+filepath.ToSlash(f.Shared), true)
+			l.PersonEnv = append(l.PersonEnv, settingsEnv(data)...)
 			if src.Config.NoAgentSettingsHooks {
 				continue
 			}
@@ -455,6 +465,36 @@ func coveredFiles(src HookSources, h hooks.Hook) []string {
 				}
 				return nil
 			})
+		}
+	}
+	return out
+}
+
+// settingsEnv is the `env` object of a settings file, sorted by name so
+// that the session's environment is the same from run to run: strings as
+// they are, numbers and booleans as JSON writes them (Claude Code takes
+// "BASH_DEFAULT_TIMEOUT_MS": 300000 too), anything else left out.
+func settingsEnv(data []byte) []childenv.Assignment {
+	var s struct {
+		Env map[string]json.RawMessage `json:"env"`
+	}
+	if len(data) == 0 || json.Unmarshal(data, &s) != nil {
+		return nil
+	}
+	var out []childenv.Assignment
+	for _, name := range slices.Sorted(maps.Keys(s.Env)) {
+		raw := s.Env[name]
+		var str string
+		if json.Unmarshal(raw, &str) == nil {
+			out = append(out, childenv.Assignment{Name: name, Value: str})
+			continue
+		}
+		var v any
+		if json.Unmarshal(raw, &v) == nil {
+			switch v.(type) {
+			case float64, bool:
+				out = append(out, childenv.Assignment{Name: name, Value: strings.TrimSpace(string(raw))})
+			}
 		}
 	}
 	return out

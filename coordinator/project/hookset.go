@@ -2,6 +2,8 @@ package project
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -40,7 +42,7 @@ func (p *Project) sayHooks(l LoadedHooks) {
 	for _, w := range slices.Concat(l.Warnings, l.Ignored) {
 		p.notify(w)
 	}
-	if line := l.RulesLine(); line != "" {
+	if line := l.RulesLine(); line != "" && p.rulesLineNew(line, len(l.PermissionWarnings) > 0) {
 		p.notify(line)
 	}
 	if n := l.DisabledNote(); n != "" && len(l.Entries) > 0 {
@@ -79,6 +81,9 @@ func (p *Project) hookSetOf(l LoadedHooks, src HookSources, sandbox hooks.Sandbo
 	s := &hooks.Set{Runner: &hooks.Runner{ProjectDir: p.Root,
 		Env:     childenv.ForCommands(os.Environ(), p.Config.ShellEnv, p.Config.APIKeyEnv),
 		Sandbox: sandbox, If: approval.HookIfAt(p.Root)}}
+	if agent == "" {
+		s.Runner.EnvFile = p.envFile(sandbox)
+	}
 	reviews := map[hooks.Hook]approval.ProjectHook{}
 	for _, e := range entries {
 		if e.Review != nil {
@@ -166,4 +171,47 @@ func UnaskedHooks(hs []UnaskedHook, nobody string) string {
 	}
 	return fmt.Sprintf("%s for approval and %s: %s; approve %s in this project with `ralph hooks approve`",
 		text.Counted(len(hs), "hook waits", "hooks wait"), nobody, strings.Join(what, "; "), text.Plural(len(hs), "it", "them"))
+}
+
+// rulesLineSaid is where ralph keeps, in the person's config directory,
+// which permission lines (RulesLine) it said last, by project: a
+// fingerprint per line, the most recent last.
+func rulesLineSaid(userConfigDir string) string {
+	return filepath.Join(userConfigDir, "ralph", "permissions_said")
+}
+
+// maxRulesLinesKept bounds the fingerprints kept: one per project the
+// person works in, the oldest dropped first.
+const maxRulesLinesKept = 64
+
+// rulesLineNew reports whether the session's start says the permission
+// line: the first time, and again whenever it changes (a rule added,
+// removed or now held differently), but not at every start while
+// nothing changed, since a real ~/.claude/settings.json holds a dozen
+// Read(…) rules and the same line each time is one the person learns to
+// skip (docs/hooks.md). A line naming rules ralph cannot hold (unheld)
+// is said every time: a refusal the person counts on is not held to.
+// Without a real file system for the person's files it is always said.
+func (p *Project) rulesLineNew(line string, unheld bool) bool {
+	if unheld || !rootfs.IsReal(p.Person) {
+		return true
+	}
+	sum := sha256.Sum256([]byte(p.Root + "\x00" + line))
+	mark := hex.EncodeToString(sum[:])
+	file := rulesLineSaid(config.UserConfigDir())
+	var kept []string
+	if data, err := afero.ReadFile(p.Person, file); err == nil {
+		kept = strings.Fields(string(data))
+	}
+	if slices.Contains(kept, mark) {
+		return false
+	}
+	kept = append(kept, mark)
+	if len(kept) > maxRulesLinesKept {
+		kept = kept[len(kept)-maxRulesLinesKept:]
+	}
+	if err := p.Person.MkdirAll(filepath.Dir(file), 0o700); err == nil {
+		_ = memory.WriteFileAtomic(p.Person, file, []byte(strings.Join(kept, "\n")+"\n"), 0o600)
+	}
+	return true
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/mentions"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
 // InstructionFiles are the instructions files other coding agents read
@@ -63,6 +64,7 @@ func (p *Project) instructions() string {
 // InstructionsLoaded hooks name them.
 func (p *Project) instructionFiles() (string, []coordinator.InstructionFile) {
 	s := &instructionSet{p: p, read: map[string]bool{}}
+	person := s.person()
 	dir := p.StartDir
 	for !s.full {
 		for _, name := range InstructionFiles {
@@ -90,9 +92,57 @@ func (p *Project) instructionFiles() (string, []coordinator.InstructionFile) {
 		dir = filepath.Dir(dir)
 	}
 	if s.b.Len() == 0 {
-		return "", nil
+		return person, s.files
 	}
-	return "\n\nThe project's instructions (AGENTS.md, CLAUDE.md, and the files they import with @path), nearest the user's directory first; where they disagree the nearer one wins:\n" + s.b.String(), s.files
+	return person + "\n\nThe project's instructions (AGENTS.md, CLAUDE.md, and the files they import with @path), nearest the user's directory first; where they disagree the nearer one wins:\n" + s.b.String(), s.files
+}
+
+// PersonInstructionFile is the person's instructions for every project,
+// as Claude Code reads them (its memory docs: user memory), relative to
+// the home directory.
+const PersonInstructionFile = ".claude/CLAUDE.md"
+
+// person gives the person's own ~/.claude/CLAUDE.md and the files it
+// imports, before the project's, as Claude Code loads user memory before
+// project memory; it returns their section of the prompt and leaves s
+// empty for the project's. The file is read through the person's door
+// (a link into a dotfiles repository is theirs), with the door's
+// redaction; its imports outside the project follow instruction_links
+// as every import does. A file that lies in the project (the home
+// directory is the project, --allow-home-project) or in the temporary
+// directory the model's commands write is no file of the person's: it is
+// left out, and said once.
+func (s *instructionSet) person() string {
+	home, err := os.UserHomeDir()
+	if err != nil || !filepath.IsAbs(home) {
+		return ""
+	}
+	shown := "~/" + PersonInstructionFile
+	abs := filepath.Join(home, PersonInstructionFile)
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return ""
+	}
+	root, rerr := filepath.EvalSymlinks(s.p.Root)
+	if rerr == nil && inside(root, real) || sandbox.WritableByCommands(real) {
+		s.p.tellOnce("person:"+abs, fmt.Sprintf("%s lies where the model can write (%s), so ralph does not read it as your instructions for every project", shown, real))
+		return ""
+	}
+	s.read[abs], s.read[real] = true, true
+	txt, err := s.p.Door.ReadHead(rootfs.Person(), real, MaxInstructionFile+1)
+	if kept.IsRefusal(err) {
+		s.refused(shown, "", abs, err)
+	}
+	if err != nil {
+		return ""
+	}
+	s.add(shown, abs, txt, "", "", 0)
+	if s.b.Len() == 0 {
+		return ""
+	}
+	out := "\n\nThe user's own instructions for every project (~/.claude/CLAUDE.md, and the files it imports with @path); the project's instructions below are more specific:\n" + s.b.String()
+	s.b.Reset()
+	return out
 }
 
 // add gives one file's text (read up to one byte over the bound), then

@@ -146,6 +146,9 @@ type Options struct {
 
 // Project is an opened project. Close it on every exit path.
 type Project struct {
+	// sessionEnv is what the session adds to the model's commands'
+	// environment (childenv.Session; sessionenv.go).
+	sessionEnv *childenv.Session
 	// taskLog is the checkpoint log's task entries, read as it grows
 	// (TaskEntries).
 	taskLog taskLog
@@ -465,6 +468,7 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 		opts.Notify(fmt.Sprintf("ignoring %d allowed_commands in %s that were not approved on this machine; approve them again with \"always\" in chat",
 			n, config.ProjectFile))
 	}
+	p.sessionEnv = personSessionEnv(loadedHooks.PersonEnv, opts.Notify)
 	withheld := childenv.Withheld(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv)
 	p.Tools, err = tools.NewToolset(tools.Options{Approver: p.Approval, AutoApprove: opts.Yes, Redact: p.Redactor, Family: toolFamily(cfg.ToolFamily), WebFetchAllowPrivate: cfg.WebFetchAllowPrivate, Options: workers.Options{
 		Root: root, CommandTimeout: cfg.CommandTimeout,
@@ -473,6 +477,7 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 		Readable: cfg.SandboxReadable,
 		Notify:   opts.Notify, AddDirs: opts.AddDirs, Kept: Kept(), Door: p.Door,
 		Withheld: withheld, Settings: childenv.Settings(os.Environ(), withheld), WithheldGit: childenv.WithheldGit(os.Environ()),
+		SessionEnv: p.sessionEnv,
 	}})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)

@@ -56,6 +56,10 @@ var allowed = map[string]string{
 	"workers/workerstest/hooks.go:HookSet":             "a test's hook scripts, in a temporary directory outside its project",
 	"main.go:profiled":                                 "the profile file the person names in RALPH_CPUPROFILE",
 	"main.go:memstats":                                 "the file the person names in RALPH_MEMSTATS",
+	// The CLAUDE_ENV_FILE ralph makes for SessionStart hooks, in a new
+	// directory of its own in the temporary directory, never the project.
+	"workers/envfile.go:Workspace.NewEnvFile": "the CLAUDE_ENV_FILE ralph makes in a new directory of the temporary directory",
+	"workers/envfile.go:TakeEnvFile":          "the CLAUDE_ENV_FILE ralph made, read once (not through a link) and removed with its directory",
 	// The kernel's files.
 	"memory/diskfull_linux.go:mountOf":              "/proc/self/mountinfo",
 	"memory/git/packtemps_linux.go:inGroup":         "/proc/<pid>/stat, to find the processes of ralph's own repack",

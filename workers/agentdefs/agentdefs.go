@@ -31,6 +31,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/agents"
 	"github.com/ralph-dev/ralph/workers/hooks"
+	"github.com/ralph-dev/ralph/workers/sandbox"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
 
@@ -133,6 +134,15 @@ type Set struct {
 	// keep is the session's door for what enters a request (memory/kept),
 	// which every definition is read through: a child's prompt is sent.
 	keep *kept.Door
+	// root is the project's root, links resolved: a link under the
+	// person's ~/.claude that leads into it is not followed (linked.go).
+	root string
+	// personHome is the person's ~/.claude folder when it is theirs
+	// (not inside the project, as under --allow-home-project): only then
+	// are its linked folders followed.
+	personHome string
+	// writable reports whether the model's commands may write a path.
+	writable func(string) bool
 }
 
 // Judge leaves out the definitions whose files keep refuses now: a
@@ -239,7 +249,14 @@ type Dir struct {
 // rule names, is refused; nil judges by the repositories' configuration
 // alone (ralph doctor, which sends nothing).
 func Load(keep *kept.Door, project afero.Fs, root, home string, extra ...Dir) Set {
-	s := Set{defs: map[string]Def{}, keep: keep}
+	return loadWith(keep, project, root, home, sandbox.WritableByCommands, extra...)
+}
+
+// loadWith is Load with the test of where the model's commands write
+// (sandbox.WritableByCommands) given, so a test under the temporary
+// directory can say its home is none of the model's.
+func loadWith(keep *kept.Door, project afero.Fs, root, home string, writable func(string) bool, extra ...Dir) Set {
+	s := Set{defs: map[string]Def{}, keep: keep, root: resolved(root), writable: writable}
 	dirs := agents.DefinitionDirs()
 	for _, d := range dirs {
 		s.loadDir(project, filepath.Join(root, filepath.FromSlash(d)), d, Project)
@@ -256,7 +273,9 @@ func Load(keep *kept.Door, project afero.Fs, root, home string, extra ...Dir) Se
 				s.Warnings = append(s.Warnings, fmt.Sprintf("~/%s could not be opened, so its agent definitions are not used: %v.", top, err))
 				continue
 			}
+			s.personHome = s.theirs(dir)
 			s.loadDir(door, filepath.Join(home, filepath.FromSlash(d)), "~/"+d, Person)
+			s.personHome = ""
 		}
 	}
 	for _, d := range extra {
@@ -321,7 +340,14 @@ func (s *Set) walk(fsys afero.Fs, dir, shown string, src Source, depth int, file
 		return
 	}
 	var subdirs []os.FileInfo
+	var links []linkedDir
 	for _, e := range entries {
+		if e.Mode()&os.ModeSymlink != 0 && src == Person {
+			if l, ok := s.linked(filepath.Join(dir, e.Name()), shown+"/"+e.Name()); ok {
+				links = append(links, l)
+				continue
+			}
+		}
 		if e.IsDir() {
 			subdirs = append(subdirs, e)
 			continue
@@ -343,6 +369,12 @@ func (s *Set) walk(fsys afero.Fs, dir, shown string, src Source, depth int, file
 			continue
 		}
 		s.walk(fsys, filepath.Join(dir, e.Name()), shown+"/"+e.Name(), src, depth+1, files)
+	}
+	for _, l := range links {
+		if depth+1 > maxDepth {
+			continue
+		}
+		s.walk(l.door, l.dir, l.shown, src, depth+1, files)
 	}
 }
 

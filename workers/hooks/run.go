@@ -33,6 +33,9 @@ type Runner struct {
 	// that package depends on this one). nil, or an error, runs the hook:
 	// a guard skipped for a condition not understood guards nothing.
 	If func(rule, tool string, input map[string]any) (bool, error)
+	// EnvFile is the session's CLAUDE_ENV_FILE, handed to SessionStart
+	// hooks (envfile.go); nil hands none.
+	EnvFile *EnvFile
 
 	mu   sync.Mutex
 	said map[string]bool
@@ -224,6 +227,7 @@ func (r *Runner) runOne(ctx context.Context, h Hook, stdin []byte) Outcome {
 	if h.PluginRoot != "" {
 		env = append(env, "CLAUDE_PLUGIN_ROOT="+h.PluginRoot)
 	}
+	env = append(env, r.EnvFile.envFor(h)...)
 	cmd := workers.HookCommand(r.ProjectDir, env, h.Command)
 	stdout, stderr := text.LockedBuffer{Limit: maxOutput}, text.LockedBuffer{Limit: maxOutput}
 	timeout := h.Timeout
