@@ -1,6 +1,6 @@
 // Package plugins keeps the Claude Code plugins the person added to ralph
 // with `ralph plugin add PATH` or `NAME@MARKETPLACE`: directories holding
-// any of hooks/hooks.json, skills/, commands/ and agents/, and usually a
+// any of hooks/hooks.json, skills/, commands/, agents/ and .mcp.json, and usually a
 // manifest (.claude-plugin/plugin.json: name, version, description). The record of what was
 // added lives in the person's config directory (plugins.json, written
 // atomically); the plugins themselves stay where they are and are read
@@ -83,7 +83,9 @@ type Manifest struct {
 	// Hooks is a path (or list of paths) to more hooks files, or the hooks
 	// object itself, inline.
 	Hooks json.RawMessage `json:"hooks,omitempty"`
-	// MCPServers is read only to say that ralph does not start them.
+	// MCPServers is a path (or list of paths) to more files of MCP
+	// servers beside .mcp.json, or the servers themselves, inline
+	// (mcp.go).
 	MCPServers json.RawMessage `json:"mcpServers,omitempty"`
 }
 
@@ -218,9 +220,6 @@ func open(dir, name string) (Plugin, []byte, error) {
 	}
 	p.Name, p.Manifest = m.Name, m
 	p.checkPaths()
-	if len(m.MCPServers) > 0 && string(m.MCPServers) != "null" {
-		p.Problems = append(p.Problems, "its MCP servers are not started: add each one you want with ralph mcp add")
-	}
 	return p, data, nil
 }
 
@@ -230,13 +229,13 @@ func open(dir, name string) (Plugin, []byte, error) {
 // parts is no plugin: a mistyped path must not be recorded as one.
 func (p Plugin) withoutManifest(name string) (Plugin, []byte, error) {
 	parts := false
-	for _, part := range []string{commandsDir, agentsDir, skillsDir, hooksPath, ".mcp.json"} {
+	for _, part := range []string{commandsDir, agentsDir, skillsDir, hooksPath, mcpPath} {
 		if _, err := p.fsys.Stat(filepath.Join(p.Dir, part)); err == nil {
 			parts = true
 		}
 	}
 	if !parts {
-		return p, nil, fmt.Errorf("%w: %s holds no %s and none of commands/, agents/, skills/, hooks/hooks.json", ErrNotPlugin, p.Dir, ManifestPath)
+		return p, nil, fmt.Errorf("%w: %s holds no %s and none of commands/, agents/, skills/, hooks/hooks.json, .mcp.json", ErrNotPlugin, p.Dir, ManifestPath)
 	}
 	if name == "" {
 		name = filepath.Base(p.Dir)
@@ -245,9 +244,6 @@ func (p Plugin) withoutManifest(name string) (Plugin, []byte, error) {
 		return p, nil, fmt.Errorf("%w: %s has no manifest, and its name %q is not one ralph takes (letters, digits, '.', '-', '_', at most 64)", ErrManifest, p.Dir, name)
 	}
 	p.Name, p.Manifest = name, Manifest{Name: name}
-	if _, err := p.fsys.Stat(filepath.Join(p.Dir, ".mcp.json")); err == nil {
-		p.Problems = append(p.Problems, "its MCP servers are not started: add each one you want with ralph mcp add")
-	}
 	return p, nil, nil
 }
 

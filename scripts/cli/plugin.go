@@ -237,6 +237,9 @@ func (p PluginCommands) Add(path string) error {
 		if n := needApproval(s); n != "" {
 			fmt.Fprintln(p.Out, n)
 		}
+		if n := serversNeedApproval(s); n != "" {
+			fmt.Fprintln(p.Out, n)
+		}
 		for _, pr := range s.Problems {
 			fmt.Fprintln(p.Out, "  "+pr)
 		}
@@ -332,14 +335,17 @@ type pluginSummary struct {
 	// InProject says the plugin is not the person's (plugins.Whose): it
 	// lies in a project or a temporary directory, or came from a
 	// marketplace that does; Why says which.
-	InProject bool     `json:"in_project"`
-	Why       string   `json:"why,omitempty"`
-	Changed   bool     `json:"changed"`
-	Hooks     int      `json:"hooks"`
-	Skills    int      `json:"skills"`
-	Commands  int      `json:"commands"`
-	Agents    int      `json:"agents"`
-	Problems  []string `json:"problems"`
+	InProject bool   `json:"in_project"`
+	Why       string `json:"why,omitempty"`
+	Changed   bool   `json:"changed"`
+	Hooks     int    `json:"hooks"`
+	Skills    int    `json:"skills"`
+	Commands  int    `json:"commands"`
+	Agents    int    `json:"agents"`
+	// MCPServers name the plugin's MCP servers (config.PluginServers
+	// starts them).
+	MCPServers []string `json:"mcp_servers"`
+	Problems   []string `json:"problems"`
 }
 
 // describePlugin counts what a plugin brings: its hooks as the hooks
@@ -361,6 +367,12 @@ func describePlugin(pl plugins.Plugin) pluginSummary {
 	}
 	c := pl.Count()
 	s.Skills, s.Commands, s.Agents = c.Skills, c.Commands, c.Agents
+	s.MCPServers = []string{}
+	for _, n := range pl.MCPServerNames() {
+		s.MCPServers = append(s.MCPServers, safe(n))
+	}
+	_, mcpProblems := pl.MCPFiles()
+	problems = append(problems, mcpProblems...)
 	if pl.Changed {
 		problems = append(problems, "its manifest changed since it was added; ralph plugin add "+pl.Dir+" records it anew")
 	}
@@ -386,10 +398,28 @@ func needApproval(s pluginSummary) string {
 		where, text.Plural(s.Hooks, "it", "them"), text.Plural(s.Hooks, "it", "they"), text.Plural(s.Hooks, "it", "them"))
 }
 
-// brings says what a plugin brings, counted.
+// brings says what a plugin brings, counted; its MCP servers, when it
+// has any, by name too.
 func (s pluginSummary) brings() string {
-	return strings.Join([]string{text.Counted(s.Hooks, "hook", "hooks"), text.Counted(s.Skills, "skill", "skills"),
-		text.Counted(s.Commands, "command", "commands"), text.Counted(s.Agents, "agent", "agents")}, ", ")
+	parts := []string{text.Counted(s.Hooks, "hook", "hooks"), text.Counted(s.Skills, "skill", "skills"),
+		text.Counted(s.Commands, "command", "commands"), text.Counted(s.Agents, "agent", "agents")}
+	if len(s.MCPServers) > 0 {
+		parts = append(parts, text.Counted(len(s.MCPServers), "MCP server", "MCP servers")+" ("+strings.Join(s.MCPServers, ", ")+")")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// serversNeedApproval says that a plugin's MCP servers wait for the
+// person's approval in each project, as a project's .mcp.json servers
+// do, when the plugin is not the person's; "" when they need none.
+func serversNeedApproval(s pluginSummary) string {
+	n := len(s.MCPServers)
+	if n == 0 || !s.InProject {
+		return ""
+	}
+	return fmt.Sprintf("Its %s your approval before %s, since %s: ralph mcp approve %s, in each project where %s should run.",
+		text.Plural(n, "MCP server needs", "MCP servers need"), text.Plural(n, "it starts", "they start"), s.Why,
+		strings.Join(s.MCPServers, " "), text.Plural(n, "it", "they"))
 }
 
 func versionText(v string) string {
