@@ -111,6 +111,10 @@ func (p *Paths) UnmarshalJSON(b []byte) error {
 // little wider: letters, digits, dots, dashes and underscores.
 var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
+// ValidName reports whether s is a name ralph takes for a plugin or a
+// marketplace.
+func ValidName(s string) bool { return validName().MatchString(s) }
+
 // ParseManifest reads a plugin.json. file names it in errors.
 func ParseManifest(data []byte, file string) (Manifest, error) {
 	var m Manifest
