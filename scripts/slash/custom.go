@@ -224,9 +224,9 @@ func allCustom(fs afero.Fs, root string, extra ...CommandDir) []customCmd {
 }
 
 // customFile is the file of custom command name, nearest first: by its
-// plain name, or by its full name (PLUGIN:NAME, PLUGIN:SUB:NAME,
-// SUB:NAME; a plugin's before a folder's of the same name); ok is false
-// when there is none.
+// plain name, or by its full name (PLUGIN:NAME, PLUGIN:SUB:NAME, and
+// SUB:NAME for a command in a folder, a plugin's too; PLUGIN:… is the
+// plugin's alone); ok is false when there is none.
 func (h *Host) customFile(name string) (customCmd, bool) {
 	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") || h.Fs == nil {
 		return customCmd{}, false
@@ -238,8 +238,13 @@ func (h *Host) customFile(name string) (customCmd, bool) {
 				return c, true
 			}
 		}
+		if h.pluginNamespace(name) {
+			return customCmd{}, false
+		}
+		// SUB:NAME, a folder's command, nearest first; a plugin's command
+		// in a subfolder too (compound-engineering's /workflows:plan).
 		for _, c := range all {
-			if c.plugin == "" && c.sub != "" && strings.EqualFold(c.fullName(), name) && !h.pluginNamespace(name) {
+			if c.sub != "" && strings.EqualFold(c.sub+":"+c.name, name) {
 				return c, true
 			}
 		}

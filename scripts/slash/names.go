@@ -8,7 +8,8 @@ import "strings"
 // authors' READMEs write, and also /NAME, as Claude Code's own docs list
 // it ("(project:SUB)"), but only when that plain name shadows nothing; a
 // plugin's command is /PLUGIN:NAME (/PLUGIN:SUB:NAME in a subfolder, and
-// /PLUGIN:NAME for it too), and /NAME on the same terms.
+// /SUB:NAME and /PLUGIN:NAME for it too, as compound-engineering's README
+// writes /workflows:plan), and /NAME on the same terms.
 //
 // A plain name shadows something when it is one of ralph's built-in
 // commands, or one of Claude Code's: a command written for Claude Code

@@ -176,7 +176,7 @@ func TestFolderCommandNames(t *testing.T) {
 	for line, want := range map[string]string{
 		"/trailofbits:config x": "Set up x", "/frontend:component y": "Make y", "/component z": "Make z",
 		"/a:twin": "a's twin", "/b:twin": "b's twin", "/kit:tool": "the plugin's tool", "/kit:mcp": "the plugin's mcp",
-		"/kit:git:push": "the plugin's push", "/kit:push": "the plugin's push", "/push": "the plugin's push",
+		"/kit:git:push": "the plugin's push", "/kit:push": "the plugin's push", "/push": "the plugin's push", "/git:push": "the plugin's push",
 	} {
 		if o, err := Dispatch(ctx, h, line); err != nil || o.Send != want {
 			t.Errorf("%s: %v, sent %q, want %q", line, err, o.Send, want)
