@@ -686,8 +686,11 @@ func Load(src Sources) (Config, error) {
 	if src.ProjectRoot != "" {
 		jsonMCP, c.MCPWarnings = projectMCPJSON(src.Fs, src.ProjectRoot, withoutModelKeys(src.Getenv, c.APIKeyEnv))
 	}
-	var warns []string
-	c.MCPServers, warns = mergeServers(userMCP, projectMCP, jsonMCP)
+	// A plugin's author wrote its servers' files, so the model's key is
+	// never expanded in them, the person's plugin or not.
+	pluginMCP, warns := pluginServers(userFs, src.UserConfigDir, src.ProjectRoot, withoutModelKeys(src.Getenv, c.APIKeyEnv))
+	c.MCPWarnings = append(c.MCPWarnings, warns...)
+	c.MCPServers, warns = mergeServers(userMCP, pluginMCP, projectMCP, jsonMCP)
 	c.MCPWarnings = append(c.MCPWarnings, warns...)
 	for _, s := range []Setting{BaseURLSetting, ModelSetting, ProviderSetting} {
 		c.Apply(s, src.Getenv(s.Env), FromEnv)

@@ -66,6 +66,9 @@ type MCPServer struct {
 	StartupTimeout time.Duration
 	// Source is the file that defines the server.
 	Source string
+	// Plugin names the plugin the server comes with (mcpplugin.go), ""
+	// for a server of a config file or a project's .mcp.json.
+	Plugin string
 	// FromProject: the project's files define it, so the person must
 	// approve it on this machine before it starts.
 	FromProject bool
@@ -308,17 +311,20 @@ func checkURL(raw string) error {
 	return nil
 }
 
+// jsonServer is one server of Claude Code's .mcp.json.
+type jsonServer struct {
+	Type    string            `json:"type"`
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env"`
+	Cwd     string            `json:"cwd"`
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers"`
+}
+
 // mcpJSON is Claude Code's .mcp.json.
 type mcpJSON struct {
-	Servers map[string]struct {
-		Type    string            `json:"type"`
-		Command string            `json:"command"`
-		Args    []string          `json:"args"`
-		Env     map[string]string `json:"env"`
-		Cwd     string            `json:"cwd"`
-		URL     string            `json:"url"`
-		Headers map[string]string `json:"headers"`
-	} `json:"mcpServers"`
+	Servers map[string]jsonServer `json:"mcpServers"`
 }
 
 // projectMCPJSON reads the project's .mcp.json. A file that cannot be read
@@ -341,58 +347,66 @@ func projectMCPJSON(fs afero.Fs, root string, getenv func(string) string) ([]MCP
 	var out []MCPServer
 	var warns []string
 	for _, name := range slices.Sorted(maps.Keys(f.Servers)) {
-		d := f.Servers[name]
-		if err := ValidServerName(name); err != nil {
-			warns = append(warns, fmt.Sprintf("%s: %v; the server is left out", path, err))
+		s, warn := jsonMCPServer(name, f.Servers[name], path, true, getenv)
+		if warn != "" {
+			warns = append(warns, warn)
 			continue
 		}
-		s := MCPServer{Name: name, Enabled: true, Source: path, FromProject: true, ToolTimeout: DefaultMCPToolTimeout, StartupTimeout: DefaultMCPStartupTimeout}
-		switch typ := strings.ToLower(d.Type); {
-		case d.Command != "" && (typ == "" || typ == "stdio"):
-			s.Transport = TransportStdio
-		case d.URL != "" && (typ == "" || typ == "http" || typ == "streamable-http"):
-			s.Transport = TransportHTTP
-		case d.URL != "" && typ == "sse":
-			s.Transport = TransportSSE
-		default:
-			warns = append(warns, fmt.Sprintf("%s: server %q needs a command or a url (type %q); the server is left out", path, name, d.Type))
-			continue
-		}
-		var missing []string
-		x := func(v string) string {
-			out, m := expandVars(v, getenv)
-			missing = append(missing, m...)
-			return out
-		}
-		s.Command, s.URL, s.Cwd = x(d.Command), x(d.URL), x(d.Cwd)
-		for _, a := range d.Args {
-			s.Args = append(s.Args, x(a))
-		}
-		if len(d.Env) > 0 {
-			s.Env = map[string]string{}
-			for k, v := range d.Env {
-				s.Env[k] = x(v)
-			}
-		}
-		if len(d.Headers) > 0 {
-			s.Headers = map[string]string{}
-			for k, v := range d.Headers {
-				s.Headers[k] = x(v)
-			}
-		}
-		if s.Transport != TransportStdio {
-			if err := checkURL(s.URL); err != nil && len(missing) == 0 {
-				s.Err = err.Error()
-			}
-		}
-		if len(missing) > 0 {
-			sort.Strings(missing)
-			s.Err = fmt.Sprintf("it needs the environment variable %s, which is not set", strings.Join(slices.Compact(missing), ", "))
-		}
-		s.written = MCPDefinition{Transport: s.Transport, Command: d.Command, Args: d.Args, Env: d.Env, Cwd: d.Cwd, URL: d.URL, Headers: d.Headers}
 		out = append(out, s)
 	}
 	return out, warns
+}
+
+// jsonMCPServer resolves one server of a .mcp.json-shaped file at path;
+// a server that cannot be used is left out, with the sentence saying why.
+func jsonMCPServer(name string, d jsonServer, path string, fromProject bool, getenv func(string) string) (MCPServer, string) {
+	if err := ValidServerName(name); err != nil {
+		return MCPServer{}, fmt.Sprintf("%s: %v; the server is left out", path, err)
+	}
+	s := MCPServer{Name: name, Enabled: true, Source: path, FromProject: fromProject, ToolTimeout: DefaultMCPToolTimeout, StartupTimeout: DefaultMCPStartupTimeout}
+	switch typ := strings.ToLower(d.Type); {
+	case d.Command != "" && (typ == "" || typ == "stdio"):
+		s.Transport = TransportStdio
+	case d.URL != "" && (typ == "" || typ == "http" || typ == "streamable-http"):
+		s.Transport = TransportHTTP
+	case d.URL != "" && typ == "sse":
+		s.Transport = TransportSSE
+	default:
+		return MCPServer{}, fmt.Sprintf("%s: server %q needs a command or a url (type %q); the server is left out", path, name, d.Type)
+	}
+	var missing []string
+	x := func(v string) string {
+		out, m := expandVars(v, getenv)
+		missing = append(missing, m...)
+		return out
+	}
+	s.Command, s.URL, s.Cwd = x(d.Command), x(d.URL), x(d.Cwd)
+	for _, a := range d.Args {
+		s.Args = append(s.Args, x(a))
+	}
+	if len(d.Env) > 0 {
+		s.Env = map[string]string{}
+		for k, v := range d.Env {
+			s.Env[k] = x(v)
+		}
+	}
+	if len(d.Headers) > 0 {
+		s.Headers = map[string]string{}
+		for k, v := range d.Headers {
+			s.Headers[k] = x(v)
+		}
+	}
+	if s.Transport != TransportStdio {
+		if err := checkURL(s.URL); err != nil && len(missing) == 0 {
+			s.Err = err.Error()
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		s.Err = fmt.Sprintf("it needs the environment variable %s, which is not set", strings.Join(slices.Compact(missing), ", "))
+	}
+	s.written = MCPDefinition{Transport: s.Transport, Command: d.Command, Args: d.Args, Env: d.Env, Cwd: d.Cwd, URL: d.URL, Headers: d.Headers}
+	return s, ""
 }
 
 // withoutModelKeys is getenv as a project's MCP definitions see it: a
@@ -445,10 +459,11 @@ func expandVars(s string, getenv func(string) string) (string, []string) {
 }
 
 // mergeServers puts the files' servers together. The person's own
-// definition of a name wins over a project's, and the project's
-// .ralph/config.toml over its .mcp.json; a user entry holding only
-// `enabled = false` switches off the project's server of that name.
-func mergeServers(user, project, projectJSON []MCPServer) ([]MCPServer, []string) {
+// definition of a name wins over a plugin's, a plugin's over a
+// project's, and the project's .ralph/config.toml over its .mcp.json; a
+// user entry holding only `enabled = false` switches off the plugin's or
+// project's server of that name.
+func mergeServers(user, plugin, project, projectJSON []MCPServer) ([]MCPServer, []string) {
 	byName := map[string]MCPServer{}
 	var warns []string
 	off := map[string]bool{}
@@ -459,7 +474,7 @@ func mergeServers(user, project, projectJSON []MCPServer) ([]MCPServer, []string
 		}
 		byName[s.Name] = s
 	}
-	for _, group := range [][]MCPServer{project, projectJSON} {
+	for _, group := range [][]MCPServer{plugin, project, projectJSON} {
 		for _, s := range group {
 			if prev, ok := byName[s.Name]; ok {
 				if prev.Source != s.Source {

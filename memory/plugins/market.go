@@ -567,3 +567,48 @@ func (a MarketAdder) readd(r Record) (Plugin, error) {
 	}
 	return add(a.Person, a.UserConfigDir, r.Dir, a.Project, a.Now(), r.Name, nil, a.Store)
 }
+
+// OfficialMarket is the name of Anthropic's official marketplace, which
+// Claude Code prefers when a bare plugin name is listed by several.
+const OfficialMarket = "claude-plugins-official"
+
+// ErrAmbiguous says several added marketplaces list a plugin of the name
+// given without @MARKETPLACE, and none of them is the official one.
+var ErrAmbiguous = errors.New("several marketplaces list that plugin")
+
+// MarketFor is the added marketplace to take the plugin name from when it
+// is given without @MARKETPLACE, as Claude Code's install takes it: the
+// one marketplace that lists it, or the official one when it is added and
+// lists it. Otherwise the error is one sentence naming every marketplace
+// that lists it (ErrAmbiguous), or saying none does (ErrNoEntry).
+func (a MarketAdder) MarketFor(name string) (string, error) {
+	recs, err := Markets(a.Person, a.UserConfigDir)
+	if err != nil {
+		return "", err
+	}
+	var holding []string
+	for _, r := range recs {
+		m, err := readMarket(r.Dir)
+		if err != nil {
+			continue
+		}
+		if slices.ContainsFunc(m.Plugins, func(e Entry) bool { return e.Name == name }) {
+			holding = append(holding, r.Name)
+		}
+	}
+	switch {
+	case len(holding) == 1:
+		return holding[0], nil
+	case slices.Contains(holding, OfficialMarket):
+		return OfficialMarket, nil
+	case len(holding) == 0 && len(recs) == 0:
+		return "", fmt.Errorf("%w: %s is not a directory here and no marketplace is added; add a plugin by its directory, or add a marketplace with ralph plugin marketplace add PATH|GIT-URL|OWNER/REPO first", ErrNoEntry, name)
+	case len(holding) == 0:
+		return "", fmt.Errorf("%w: %s is not a directory here and no added marketplace lists a plugin of that name (ralph plugin marketplace list shows them)", ErrNoEntry, name)
+	}
+	refs := make([]string, len(holding))
+	for i, h := range holding {
+		refs[i] = name + "@" + h
+	}
+	return "", fmt.Errorf("%w: %s is listed by the marketplaces %s; add it as %s", ErrAmbiguous, name, strings.Join(holding, " and "), strings.Join(refs, " or "))
+}

@@ -1,9 +1,15 @@
 package plugins
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // TestSplitRef: NAME@MARKETPLACE, and what is not one.
@@ -39,5 +45,40 @@ func TestStoreDir(t *testing.T) {
 	env["XDG_DATA_HOME"] = "/d"
 	if got := StoreDir(func(k string) string { return env[k] }); got != "/d/ralph/plugins" {
 		t.Errorf("StoreDir = %q", got)
+	}
+}
+
+// TestMarketFor: a bare name is taken from the one added marketplace that
+// lists it, from the official one when it lists it among others, and is
+// refused in one sentence naming every marketplace that lists it, or
+// saying none does.
+func TestMarketFor(t *testing.T) {
+	t.Parallel()
+	cfg := t.TempDir()
+	a := MarketAdder{Person: rootfs.Person(), UserConfigDir: cfg, Now: func() time.Time { return now }}
+	market := func(name, plugins string) {
+		dir := filepath.Join(t.TempDir(), name)
+		write(t, dir, map[string]string{".claude-plugin/marketplace.json": `{"name":"` + name + `","plugins":[` + plugins + `]}`})
+		if _, _, err := a.AddMarket(context.Background(), dir, "/"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := a.MarketFor("x"); !errors.Is(err, ErrNoEntry) || !strings.Contains(err.Error(), "no marketplace is added") {
+		t.Errorf("no marketplace: %v", err)
+	}
+	market("every-marketplace", `{"name":"compound-engineering","source":"./ce"},{"name":"shared","source":"./s"},{"name":"both","source":"./b"}`)
+	market("other", `{"name":"shared","source":"./s"},{"name":"both","source":"./b"}`)
+	market(OfficialMarket, `{"name":"both","source":"./b"}`)
+	for name, want := range map[string]string{"compound-engineering": "every-marketplace", "both": OfficialMarket} {
+		if got, err := a.MarketFor(name); err != nil || got != want {
+			t.Errorf("MarketFor(%s) = %q, %v; want %s", name, got, err, want)
+		}
+	}
+	_, err := a.MarketFor("shared")
+	if !errors.Is(err, ErrAmbiguous) || !strings.Contains(err.Error(), "every-marketplace and other") || !strings.Contains(err.Error(), "shared@every-marketplace or shared@other") {
+		t.Errorf("two marketplaces: %v", err)
+	}
+	if _, err := a.MarketFor("nowhere"); !errors.Is(err, ErrNoEntry) || !strings.Contains(err.Error(), "no added marketplace lists") {
+		t.Errorf("none lists it: %v", err)
 	}
 }

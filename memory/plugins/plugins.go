@@ -1,6 +1,6 @@
 // Package plugins keeps the Claude Code plugins the person added to ralph
 // with `ralph plugin add PATH` or `NAME@MARKETPLACE`: directories holding
-// any of hooks/hooks.json, skills/, commands/ and agents/, and usually a
+// any of hooks/hooks.json, skills/, commands/, agents/ and .mcp.json, and usually a
 // manifest (.claude-plugin/plugin.json: name, version, description). The record of what was
 // added lives in the person's config directory (plugins.json, written
 // atomically); the plugins themselves stay where they are and are read
@@ -83,7 +83,9 @@ type Manifest struct {
 	// Hooks is a path (or list of paths) to more hooks files, or the hooks
 	// object itself, inline.
 	Hooks json.RawMessage `json:"hooks,omitempty"`
-	// MCPServers is read only to say that ralph does not start them.
+	// MCPServers is a path (or list of paths) to more files of MCP
+	// servers beside .mcp.json, or the servers themselves, inline
+	// (mcp.go).
 	MCPServers json.RawMessage `json:"mcpServers,omitempty"`
 }
 
@@ -108,6 +110,10 @@ func (p *Paths) UnmarshalJSON(b []byte) error {
 // validName is Claude Code's rule for a plugin's name (kebab-case), a
 // little wider: letters, digits, dots, dashes and underscores.
 var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
+
+// ValidName reports whether s is a name ralph takes for a plugin or a
+// marketplace.
+func ValidName(s string) bool { return validName().MatchString(s) }
 
 // ParseManifest reads a plugin.json. file names it in errors.
 func ParseManifest(data []byte, file string) (Manifest, error) {
@@ -218,9 +224,6 @@ func open(dir, name string) (Plugin, []byte, error) {
 	}
 	p.Name, p.Manifest = m.Name, m
 	p.checkPaths()
-	if len(m.MCPServers) > 0 && string(m.MCPServers) != "null" {
-		p.Problems = append(p.Problems, "its MCP servers are not started: add each one you want with ralph mcp add")
-	}
 	return p, data, nil
 }
 
@@ -230,13 +233,13 @@ func open(dir, name string) (Plugin, []byte, error) {
 // parts is no plugin: a mistyped path must not be recorded as one.
 func (p Plugin) withoutManifest(name string) (Plugin, []byte, error) {
 	parts := false
-	for _, part := range []string{commandsDir, agentsDir, skillsDir, hooksPath, ".mcp.json"} {
+	for _, part := range []string{commandsDir, agentsDir, skillsDir, hooksPath, mcpPath} {
 		if _, err := p.fsys.Stat(filepath.Join(p.Dir, part)); err == nil {
 			parts = true
 		}
 	}
 	if !parts {
-		return p, nil, fmt.Errorf("%w: %s holds no %s and none of commands/, agents/, skills/, hooks/hooks.json", ErrNotPlugin, p.Dir, ManifestPath)
+		return p, nil, fmt.Errorf("%w: %s holds no %s and none of commands/, agents/, skills/, hooks/hooks.json, .mcp.json", ErrNotPlugin, p.Dir, ManifestPath)
 	}
 	if name == "" {
 		name = filepath.Base(p.Dir)
@@ -245,9 +248,6 @@ func (p Plugin) withoutManifest(name string) (Plugin, []byte, error) {
 		return p, nil, fmt.Errorf("%w: %s has no manifest, and its name %q is not one ralph takes (letters, digits, '.', '-', '_', at most 64)", ErrManifest, p.Dir, name)
 	}
 	p.Name, p.Manifest = name, Manifest{Name: name}
-	if _, err := p.fsys.Stat(filepath.Join(p.Dir, ".mcp.json")); err == nil {
-		p.Problems = append(p.Problems, "its MCP servers are not started: add each one you want with ralph mcp add")
-	}
 	return p, nil, nil
 }
 

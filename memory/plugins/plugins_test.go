@@ -222,10 +222,17 @@ func TestFilesLinkingOut(t *testing.T) {
 		t.Errorf("AgentDirs = %v", got)
 	}
 	all := strings.Join(p.Problems, "\n")
-	for _, want := range []string{`"../../etc" leads out`, `"/etc" is absolute`, "MCP servers are not started"} {
+	for _, want := range []string{`"../../etc" leads out`, `"/etc" is absolute`} {
 		if !strings.Contains(all, want) {
 			t.Errorf("Problems lack %q:\n%s", want, all)
 		}
+	}
+	// Its MCP servers are no problem: they start (config.PluginServers).
+	if strings.Contains(all, "MCP") {
+		t.Errorf("Problems name its MCP servers:\n%s", all)
+	}
+	if got := p.MCPServerNames(); !slices.Equal(got, []string{"x"}) {
+		t.Errorf("MCPServerNames = %v", got)
 	}
 	hf, problems := p.HookFiles()
 	for _, h := range hf {

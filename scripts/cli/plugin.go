@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,7 +49,10 @@ ralph plugin marketplace add PATH|GIT-URL|OWNER/REPO (a directory is read
 where it lies; a repository is cloned with your git, without hooks or
 submodules, into ~/.local/share/ralph/plugins), then a plugin it lists with
 ralph plugin add NAME@MARKETPLACE, where MARKETPLACE is the name its
-marketplace.json gives. ralph plugin update clones the marketplaces again and
+marketplace.json gives (or NAME alone, when one marketplace lists it). A
+plugin's MCP servers (.mcp.json, mcpServers) start as your own servers do,
+or, for a plugin that is not yours, once you approve them (ralph mcp
+approve NAME) as a project's. ralph plugin update clones the marketplaces again and
 reads their plugins anew. Plugin sources of the git-subdir and npm forms are
 not installed; clone such a plugin and add its directory.`
 
@@ -89,14 +93,16 @@ func pluginCommand(json func() bool, root func() (string, error)) *cobra.Command
 		}
 	}
 	add := &cobra.Command{
-		Use: "add PATH|NAME@MARKETPLACE",
+		Use: "add PATH|NAME[@MARKETPLACE]",
 		// Claude Code's words: claude plugin install, /plugin install.
 		Aliases: []string{"install"},
 		Short:   "Add the Claude Code plugin in the directory PATH, or one a marketplace lists",
 		Long: `Add the Claude Code plugin in the directory PATH, or the plugin NAME that
-the marketplace MARKETPLACE lists (ralph plugin marketplace add). Adding a
-plugin again records its manifest anew. install is another name for add,
-as Claude Code calls it.`,
+the marketplace MARKETPLACE lists (ralph plugin marketplace add). NAME alone
+takes it from the one added marketplace that lists it, or from the official
+one (claude-plugins-official) when that is added and lists it; when several
+list it, ralph names them and adds nothing. Adding a plugin again records
+its manifest anew. install is another name for add, as Claude Code calls it.`,
 		Example: `  ralph plugin add ~/src/claude-code-hooks/plugins/block-dangerous-commands
   ralph plugin marketplace add wshobson/agents
   ralph plugin add python-development@claude-code-workflows`,
@@ -202,7 +208,16 @@ func (p PluginCommands) Add(path string) error {
 		path = filepath.Join(p.Home, path[2:])
 	}
 	var dir string
-	if name, market, ok := plugins.SplitRef(path); ok && plugins.LooksLikeName(path) {
+	name, market, ok := plugins.SplitRef(path)
+	if !ok && p.bareName(path, cwd) {
+		// A bare name, as Claude Code's install takes it: from the one
+		// added marketplace that lists it, or the official one.
+		if market, err = p.adder().MarketFor(path); err != nil {
+			return p.marketErr(err)
+		}
+		name, ok = path, true
+	}
+	if ok && plugins.LooksLikeName(path) {
 		var pl plugins.Plugin
 		pl, err = p.adder().AddFromMarket(context.Background(), name, market)
 		dir = pl.Dir
@@ -237,11 +252,25 @@ func (p PluginCommands) Add(path string) error {
 		if n := needApproval(s); n != "" {
 			fmt.Fprintln(p.Out, n)
 		}
+		if n := serversNeedApproval(s); n != "" {
+			fmt.Fprintln(p.Out, n)
+		}
 		for _, pr := range s.Problems {
 			fmt.Fprintln(p.Out, "  "+pr)
 		}
 	}
 	return nil
+}
+
+// bareName reports whether arg is a plugin's name without @MARKETPLACE
+// rather than a path: it looks like a name and no directory of that name
+// lies in cwd (a directory here keeps meaning itself).
+func (p PluginCommands) bareName(arg, cwd string) bool {
+	if !plugins.LooksLikeName(arg) || strings.Contains(arg, "@") || !plugins.ValidName(arg) {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(cwd, arg))
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // List prints the plugins added.
@@ -332,14 +361,17 @@ type pluginSummary struct {
 	// InProject says the plugin is not the person's (plugins.Whose): it
 	// lies in a project or a temporary directory, or came from a
 	// marketplace that does; Why says which.
-	InProject bool     `json:"in_project"`
-	Why       string   `json:"why,omitempty"`
-	Changed   bool     `json:"changed"`
-	Hooks     int      `json:"hooks"`
-	Skills    int      `json:"skills"`
-	Commands  int      `json:"commands"`
-	Agents    int      `json:"agents"`
-	Problems  []string `json:"problems"`
+	InProject bool   `json:"in_project"`
+	Why       string `json:"why,omitempty"`
+	Changed   bool   `json:"changed"`
+	Hooks     int    `json:"hooks"`
+	Skills    int    `json:"skills"`
+	Commands  int    `json:"commands"`
+	Agents    int    `json:"agents"`
+	// MCPServers name the plugin's MCP servers (config.PluginServers
+	// starts them).
+	MCPServers []string `json:"mcp_servers"`
+	Problems   []string `json:"problems"`
 }
 
 // describePlugin counts what a plugin brings: its hooks as the hooks
@@ -361,6 +393,12 @@ func describePlugin(pl plugins.Plugin) pluginSummary {
 	}
 	c := pl.Count()
 	s.Skills, s.Commands, s.Agents = c.Skills, c.Commands, c.Agents
+	s.MCPServers = []string{}
+	for _, n := range pl.MCPServerNames() {
+		s.MCPServers = append(s.MCPServers, safe(n))
+	}
+	_, mcpProblems := pl.MCPFiles()
+	problems = append(problems, mcpProblems...)
 	if pl.Changed {
 		problems = append(problems, "its manifest changed since it was added; ralph plugin add "+pl.Dir+" records it anew")
 	}
@@ -386,10 +424,28 @@ func needApproval(s pluginSummary) string {
 		where, text.Plural(s.Hooks, "it", "them"), text.Plural(s.Hooks, "it", "they"), text.Plural(s.Hooks, "it", "them"))
 }
 
-// brings says what a plugin brings, counted.
+// brings says what a plugin brings, counted; its MCP servers, when it
+// has any, by name too.
 func (s pluginSummary) brings() string {
-	return strings.Join([]string{text.Counted(s.Hooks, "hook", "hooks"), text.Counted(s.Skills, "skill", "skills"),
-		text.Counted(s.Commands, "command", "commands"), text.Counted(s.Agents, "agent", "agents")}, ", ")
+	parts := []string{text.Counted(s.Hooks, "hook", "hooks"), text.Counted(s.Skills, "skill", "skills"),
+		text.Counted(s.Commands, "command", "commands"), text.Counted(s.Agents, "agent", "agents")}
+	if len(s.MCPServers) > 0 {
+		parts = append(parts, text.Counted(len(s.MCPServers), "MCP server", "MCP servers")+" ("+strings.Join(s.MCPServers, ", ")+")")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// serversNeedApproval says that a plugin's MCP servers wait for the
+// person's approval in each project, as a project's .mcp.json servers
+// do, when the plugin is not the person's; "" when they need none.
+func serversNeedApproval(s pluginSummary) string {
+	n := len(s.MCPServers)
+	if n == 0 || !s.InProject {
+		return ""
+	}
+	return fmt.Sprintf("Its %s your approval before %s, since %s: ralph mcp approve %s, in each project where %s should run.",
+		text.Plural(n, "MCP server needs", "MCP servers need"), text.Plural(n, "it starts", "they start"), s.Why,
+		strings.Join(s.MCPServers, " "), text.Plural(n, "it", "they"))
 }
 
 func versionText(v string) string {

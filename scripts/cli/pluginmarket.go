@@ -21,7 +21,7 @@ func (p PluginCommands) marketErr(err error) error {
 	}
 	msg := err.Error()
 	// The sentences begin with their sentinel's words, which say less.
-	for _, s := range []error{plugins.ErrUnsupported, plugins.ErrNoMarket, plugins.ErrNoEntry, plugins.ErrNameTaken, plugins.ErrManifest, plugins.ErrModelMarket} {
+	for _, s := range []error{plugins.ErrUnsupported, plugins.ErrNoMarket, plugins.ErrNoEntry, plugins.ErrAmbiguous, plugins.ErrNameTaken, plugins.ErrManifest, plugins.ErrModelMarket} {
 		msg = strings.TrimPrefix(msg, s.Error()+": ")
 	}
 	switch {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -23,9 +24,9 @@ import (
 )
 
 // Custom commands are the prompt files people bring from other agents: a
-// file NAME.md in one of customDirs, or in a folder under one (Claude
-// Code's folders group commands and do not change their names), is
-// /NAME, which sends the file's text (its front matter left out,
+// file NAME.md in one of customDirs is /NAME, and one in a folder under
+// one is /FOLDER:NAME and, when that shadows nothing, /NAME (names.go).
+// Each sends the file's text (its front matter left out,
 // $ARGUMENTS replaced by what follows the name and $1 … $9 by its
 // words) as a message. They are looked for only after ralph's own
 // commands: a built-in command of the same name wins, with a warning
@@ -125,20 +126,34 @@ type customCmd struct {
 	prompts     bool
 	trust       *plugins.Trust
 	// plugin names a plugin's command's plugin; alike are the full
-	// names (plugin:NAME) of other plugins' commands of the same name,
-	// which make the bare name ambiguous.
+	// names (plugin:NAME, SUB:NAME) of other namespaced commands of the
+	// same name, which make the bare name ambiguous.
 	plugin string
 	alike  []string
+	// sub is the folder the file lies in under its commands folder, its
+	// parts joined by ':' ("" at the top).
+	sub string
 }
 
-// fullName is c's name as Claude Code gives it: plugin:NAME for a
-// plugin's command, NAME for any other.
+// fullName is c's name as Claude Code gives it: PLUGIN:SUB:NAME, each
+// part only when it has one.
 func (c customCmd) fullName() string {
-	if c.plugin != "" {
-		return c.plugin + ":" + c.name
+	parts := make([]string, 0, 3)
+	for _, p := range []string{c.plugin, c.sub, c.name} {
+		if p != "" {
+			parts = append(parts, p)
+		}
 	}
-	return c.name
+	return strings.Join(parts, ":")
 }
+
+// namespaced reports whether c has a name beside its plain one.
+func (c customCmd) namespaced() bool { return c.plugin != "" || c.sub != "" }
+
+// plainOK reports whether c may be called by its plain name: a file at
+// the top of a folder of the project's or the person's always may (ralph's
+// built-ins still win it), a namespaced one only when the name is free.
+func (c customCmd) plainOK() bool { return !c.namespaced() || plainNameFree(c.name) }
 
 // customCommands are the custom command files, each name once, nearest
 // first: a directory's own files before its folders', folders in name
@@ -154,9 +169,11 @@ func customCommands(fs afero.Fs, root string, extra ...CommandDir) []customCmd {
 		case !dup:
 			seen[strings.ToLower(c.name)] = len(out)
 			out = append(out, c)
-		case out[i].plugin != "" && c.plugin != "" && !strings.EqualFold(out[i].plugin, c.plugin):
-			// Two plugins' commands of one name: each keeps its
-			// plugin:NAME, and the bare name says which exist.
+		case out[i].namespaced() && c.namespaced() && !strings.EqualFold(out[i].fullName(), c.fullName()) &&
+			!slices.ContainsFunc(out[i].alike, func(a string) bool { return strings.EqualFold(a, c.fullName()) }):
+			// Two namespaced commands of one name (two plugins', two
+			// folders'): each keeps its full name, and the bare name
+			// says which exist.
 			out[i].alike = append(out[i].alike, c.fullName())
 		default:
 			out[i].hidden = append(out[i].hidden, c.shown)
@@ -193,7 +210,11 @@ func allCustom(fs afero.Fs, root string, extra ...CommandDir) []customCmd {
 						continue
 					}
 					shown := d.shown + "/" + filepath.ToSlash(rel)
-					out = append(out, customCmd{name: name, fs: d.fs, path: filepath.Join(d.path, rel), shown: shown, pluginRoot: d.pluginRoot, prompts: d.prompts, trust: d.trust, plugin: d.plugin})
+					sub := strings.ReplaceAll(filepath.ToSlash(filepath.Dir(rel)), "/", ":")
+					if sub == "." || d.prompts || strings.ContainsAny(sub, " \t") || text.StripControls(sub) != sub {
+						sub = ""
+					}
+					out = append(out, customCmd{name: name, fs: d.fs, path: filepath.Join(d.path, rel), shown: shown, pluginRoot: d.pluginRoot, prompts: d.prompts, trust: d.trust, plugin: d.plugin, sub: sub})
 				}
 			}
 			queue = next
@@ -202,26 +223,46 @@ func allCustom(fs afero.Fs, root string, extra ...CommandDir) []customCmd {
 	return out
 }
 
-// customFile is the file of custom command name, nearest first, or of
-// a plugin's command named plugin:NAME; ok is false when there is none.
+// customFile is the file of custom command name, nearest first: by its
+// plain name, or by its full name (PLUGIN:NAME, PLUGIN:SUB:NAME, and
+// SUB:NAME for a command in a folder, a plugin's too; PLUGIN:… is the
+// plugin's alone); ok is false when there is none.
 func (h *Host) customFile(name string) (customCmd, bool) {
 	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") || h.Fs == nil {
 		return customCmd{}, false
 	}
-	if plugin, bare, namespaced := strings.Cut(name, ":"); namespaced {
-		for _, c := range allCustom(h.Fs, h.Root, h.Plugins...) {
-			if c.plugin != "" && strings.EqualFold(c.plugin, plugin) && strings.EqualFold(c.name, bare) {
+	if strings.Contains(name, ":") {
+		all := allCustom(h.Fs, h.Root, h.Plugins...)
+		for _, c := range all {
+			if c.plugin != "" && (strings.EqualFold(c.fullName(), name) || strings.EqualFold(c.plugin+":"+c.name, name)) {
+				return c, true
+			}
+		}
+		if h.pluginNamespace(name) {
+			return customCmd{}, false
+		}
+		// SUB:NAME, a folder's command, nearest first; a plugin's command
+		// in a subfolder too (compound-engineering's /workflows:plan).
+		for _, c := range all {
+			if c.sub != "" && strings.EqualFold(c.sub+":"+c.name, name) {
 				return c, true
 			}
 		}
 		return customCmd{}, false
 	}
 	for _, c := range customCommands(h.Fs, h.Root, h.Plugins...) {
-		if strings.EqualFold(c.name, name) {
+		if strings.EqualFold(c.name, name) && c.plainOK() {
 			return c, true
 		}
 	}
 	return customCmd{}, false
+}
+
+// pluginNamespace reports whether name's first part names an added
+// plugin: PLUGIN:… is the plugin's alone.
+func (h *Host) pluginNamespace(name string) bool {
+	first, _, _ := strings.Cut(name, ":")
+	return slices.ContainsFunc(h.Plugins, func(d CommandDir) bool { return strings.EqualFold(d.Plugin, first) })
 }
 
 // Custom is a custom command as Tab and /help offer it.
@@ -238,13 +279,15 @@ type Custom struct {
 func Customs(fs afero.Fs, root string, extra ...CommandDir) []Custom {
 	var out []Custom
 	for _, c := range customCommands(fs, root, extra...) {
-		if _, builtin := Lookup(strings.ToLower(c.name)); builtin {
+		_, builtin := Lookup(strings.ToLower(c.name))
+		if builtin && !c.namespaced() {
 			continue
 		}
 		name := c.name
-		if len(c.alike) > 0 {
-			// The bare name is ambiguous; the others of the name are
-			// plugin:NAME too (read with their own files by customFile).
+		if len(c.alike) > 0 || !c.plainOK() {
+			// The bare name is ambiguous or shadows a built-in; the
+			// others of the name are offered by their full names too
+			// (read with their own files by customFile).
 			name = c.fullName()
 		}
 		cu := Custom{Name: name, Shown: text.StripControls(c.shown)}
@@ -262,7 +305,11 @@ func Customs(fs afero.Fs, root string, extra ...CommandDir) []Custom {
 		}
 		out = append(out, cu)
 		for _, other := range c.alike {
-			out = append(out, Custom{Name: text.StripControls(other), Description: "a plugin's command", Shown: "plugin " + text.StripControls(strings.Split(other, ":")[0])})
+			what, shown := "a plugin's command", "plugin "+text.StripControls(strings.Split(other, ":")[0])
+			if c.plugin == "" {
+				what, shown = "a command in a folder", text.StripControls(other)
+			}
+			out = append(out, Custom{Name: text.StripControls(other), Description: what, Shown: shown})
 		}
 	}
 	return out
@@ -381,7 +428,11 @@ func (h *Host) runCustom(name, args string) (Outcome, error) {
 		return Outcome{}, errNoCustom
 	}
 	if len(c.alike) > 0 && !strings.Contains(name, ":") {
-		return Outcome{}, fmt.Errorf("/%s is a command of several plugins: type /%s", name, text.StripControls(strings.Join(append([]string{c.fullName()}, c.alike...), " or /")))
+		what := "a command of several plugins"
+		if c.plugin == "" {
+			what = "the name of several commands"
+		}
+		return Outcome{}, fmt.Errorf("/%s is %s: type /%s", name, what, text.StripControls(strings.Join(append([]string{c.fullName()}, c.alike...), " or /")))
 	}
 	shown := text.StripControls(c.shown)
 	txt, err := readCustom(h.Door, c)

@@ -41,6 +41,9 @@ func MCPText(st []mcp.Status, root string, listing bool) string {
 		if r, err := filepath.Rel(root, src); err == nil && !strings.HasPrefix(r, "..") {
 			src = r
 		}
+		if s.Plugin != "" {
+			src = "plugin " + s.Plugin + ": " + src
+		}
 		fmt.Fprintf(&b, "%s — %s — %s: %s (%s)\n", clean(s.Name), state, s.Transport, clean(text.ClipRunes(s.Runs, 100, "…")), clean(src))
 		if s.Error != "" && s.State != mcp.StateReady {
 			fmt.Fprintf(&b, "  %s\n", clean(text.ClipRunes(s.Error, 300, "…")))

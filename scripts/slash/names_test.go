@@ -149,3 +149,51 @@ func TestSkillAsCommandRunsItsShellLines(t *testing.T) {
 		t.Fatalf("a refused line: %q, %v", msg, err)
 	}
 }
+
+// A command in a folder is /FOLDER:NAME, as its authors' READMEs write
+// it, and /NAME when that shadows nothing: trailofbits/config.md is
+// /trailofbits:config, never /config (Claude Code's built-in name), and
+// is listed by its full name; frontend/component.md is both. Two folders'
+// commands of one name make the plain name say which exist; a folder
+// named like an added plugin does not take the plugin's names, and a
+// plugin's command named like a built-in is only /PLUGIN:NAME.
+func TestFolderCommandNames(t *testing.T) {
+	ctx, h := context.Background(), customHost(t)
+	for path, body := range map[string]string{
+		"/p/.claude/commands/trailofbits/config.md": "---\ndescription: Configure\n---\nSet up $ARGUMENTS",
+		"/p/.claude/commands/frontend/component.md": "Make $ARGUMENTS",
+		"/p/.claude/commands/a/twin.md":             "a's twin",
+		"/p/.claude/commands/b/twin.md":             "b's twin",
+		"/p/.claude/commands/kit/tool.md":           "the folder's tool",
+	} {
+		_ = afero.WriteFile(h.Fs, path, []byte(body), 0o644)
+	}
+	kit := afero.NewMemMapFs()
+	_ = afero.WriteFile(kit, "/kit/commands/tool.md", []byte("the plugin's tool"), 0o644)
+	_ = afero.WriteFile(kit, "/kit/commands/mcp.md", []byte("the plugin's mcp"), 0o644)
+	_ = afero.WriteFile(kit, "/kit/commands/git/push.md", []byte("the plugin's push"), 0o644)
+	h.Plugins = []CommandDir{{Fs: kit, Path: "/kit/commands", Shown: "plugin kit/commands", Plugin: "kit"}}
+	for line, want := range map[string]string{
+		"/trailofbits:config x": "Set up x", "/frontend:component y": "Make y", "/component z": "Make z",
+		"/a:twin": "a's twin", "/b:twin": "b's twin", "/kit:tool": "the plugin's tool", "/kit:mcp": "the plugin's mcp",
+		"/kit:git:push": "the plugin's push", "/kit:push": "the plugin's push", "/push": "the plugin's push", "/git:push": "the plugin's push",
+	} {
+		if o, err := Dispatch(ctx, h, line); err != nil || o.Send != want {
+			t.Errorf("%s: %v, sent %q, want %q", line, err, o.Send, want)
+		}
+	}
+	if _, err := Dispatch(ctx, h, "/config"); err == nil || !strings.Contains(err.Error(), "unknown command /config") {
+		t.Errorf("/config: %v; a folder's command must not take Claude Code's built-in name", err)
+	}
+	if _, err := Dispatch(ctx, h, "/twin"); err == nil || err.Error() != "/twin is the name of several commands: type /a:twin or /b:twin" {
+		t.Errorf("/twin: %v", err)
+	}
+	var names []string
+	for _, c := range Customs(h.Fs, h.Root, h.Plugins...) {
+		names = append(names, c.Name)
+	}
+	slices.Sort(names)
+	if got := strings.Join(names, " "); got != "a:twin b:twin component kit:mcp push tool trailofbits:config" {
+		t.Errorf("Customs = %s", got)
+	}
+}

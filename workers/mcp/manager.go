@@ -163,15 +163,17 @@ func (m *Manager) Tools() []tools.Tool {
 
 // Status is one server as `ralph mcp list` shows it.
 type Status struct {
-	Name      string       `json:"name"`
-	Transport string       `json:"transport"`
-	Runs      string       `json:"runs"`
-	Source    string       `json:"source"`
-	Project   bool         `json:"project"`
-	State     string       `json:"state"`
-	Error     string       `json:"error,omitempty"`
-	PID       int          `json:"pid,omitempty"`
-	Tools     []ToolStatus `json:"tools"`
+	Name      string `json:"name"`
+	Transport string `json:"transport"`
+	Runs      string `json:"runs"`
+	Source    string `json:"source"`
+	// Plugin names the plugin the server comes with, if any.
+	Plugin  string       `json:"plugin,omitempty"`
+	Project bool         `json:"project"`
+	State   string       `json:"state"`
+	Error   string       `json:"error,omitempty"`
+	PID     int          `json:"pid,omitempty"`
+	Tools   []ToolStatus `json:"tools"`
 }
 
 // ToolStatus is one tool of a server.

@@ -410,8 +410,8 @@ func (s *server) offered() []tools.Tool {
 func (s *server) status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := Status{Name: s.cfg.Name, Transport: s.cfg.Transport, Runs: s.cfg.Runs(), Source: s.cfg.Source, Project: s.cfg.FromProject,
-		State: s.state, Error: s.err, Tools: []ToolStatus{}}
+	st := Status{Name: s.cfg.Name, Transport: s.cfg.Transport, Runs: s.cfg.Runs(), Source: s.cfg.Source, Plugin: s.cfg.Plugin,
+		Project: s.cfg.FromProject, State: s.state, Error: s.err, Tools: []ToolStatus{}}
 	if s.conn != nil && !s.conn.ended() {
 		st.PID = s.conn.pid()
 	}
