@@ -380,6 +380,10 @@ func (h *Host) runCustom(name, args string) (Outcome, error) {
 	if !ok {
 		return Outcome{}, errNoCustom
 	}
+	if c.prompts {
+		// A codex prompt is read as codex reads it, whatever it is called by.
+		return h.runPrompt(c, name, args)
+	}
 	if len(c.alike) > 0 && !strings.Contains(name, ":") {
 		return Outcome{}, fmt.Errorf("/%s is a command of several plugins: type /%s", name, text.StripControls(strings.Join(append([]string{c.fullName()}, c.alike...), " or /")))
 	}
