@@ -229,6 +229,8 @@ func New(opts Options) *Coordinator {
 	if opts.parent == nil {
 		// The session's asyncRewake hooks wake its main agent.
 		opts.Hooks.OnRewake(c.rewoken)
+		// The session's prompt hooks ask its model, at its cost.
+		opts.Hooks.OnAsk(c.askPromptHook)
 	}
 	return c
 }
