@@ -1,0 +1,169 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
+)
+
+// Issue 90's items 5, 7 and 9 from outside: codex's prompts sent as codex
+// sends them, Claude Code's prompt hooks (type "prompt") answered by the
+// stand-in model, and `ralph hooks` showing each hook's "if". The prompt
+// hooks are written in the layout of Claude Code's hooks reference and of
+// the official plugins' hooks/hooks.json ({"type": "prompt", "prompt":
+// "… $ARGUMENTS"}); the codex prompt in codex's docs/prompts.md layout
+// (~/.codex/prompts/NAME.md, front matter description and argument-hint).
+
+// isPromptHook reports whether r is a prompt hook's request, not the
+// agent's: ralph's system text for one names it.
+func isPromptHook(r llmtest.RecordedRequest) bool {
+	return strings.Contains(systemText(r), "You decide one hook")
+}
+
+// TestEco3StopPromptHookKeepsGoingOnce: a Stop prompt hook answered
+// {"ok": false, "reason": …} keeps the session going with the reason;
+// answered {"ok": true} the next time, it lets the session end. Both
+// requests count in the run's usage, and each is a decision in the log.
+func TestEco3StopPromptHookKeepsGoingOnce(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	asked := 0
+	srv := answering(t, func(r llmtest.RecordedRequest) llmtest.Response {
+		if isPromptHook(r) {
+			mu.Lock()
+			defer mu.Unlock()
+			asked++
+			if asked == 1 {
+				return llmtest.Response{Text: `{"ok": false, "reason": "Run the tests before you stop."}`, Usage: &llmtest.Usage{PromptTokens: 1000, CompletionTokens: 100}}
+			}
+			return llmtest.Response{Text: `{"ok": true}`, Usage: &llmtest.Usage{PromptTokens: 1000, CompletionTokens: 100}}
+		}
+		return llmtest.Response{Text: "All done.", Usage: &llmtest.Usage{PromptTokens: 10, CompletionTokens: 1}}
+	})
+	proj, home := attackLayout(t)
+	personHooks(t, home, `{"Stop":[{"hooks":[{"type":"prompt","prompt":"Did the agent run the tests? $ARGUMENTS","timeout":30}]}]}`)
+	r := ralph(t, proj, attackEnv(t, home, srv.URL, nil), nil, "-y", "--json", "fix the bug")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var agent []llmtest.RecordedRequest
+	for _, req := range srv.Requests() {
+		if !isPromptHook(req) {
+			agent = append(agent, req)
+		}
+	}
+	if asked != 2 || len(agent) != 2 {
+		t.Fatalf("want two hook requests and two of the agent's, got %d and %d", asked, len(agent))
+	}
+	if !sentToModel(srv, "Run the tests before you stop.") {
+		t.Error("the hook's reason did not reach the agent")
+	}
+	for _, req := range srv.Requests() {
+		if isPromptHook(req) {
+			user := req.Request.Messages[len(req.Request.Messages)-1].Content
+			if !strings.Contains(user, "<hook_input>") || !strings.Contains(user, `"hook_event_name":"Stop"`) || len(req.Request.Tools) != 0 {
+				t.Errorf("the hook's request is not the question with its input fenced and no tools: %q", user)
+			}
+		}
+	}
+	usage, _ := resultLine(t, r.stdout)["usage"].(map[string]any)
+	if in, _ := usage["input_tokens"].(float64); in != 2020 {
+		t.Errorf("the run's input tokens are %v, want 2020 (the hooks' 2000 counted)", usage["input_tokens"])
+	}
+	if d := readFile(t, filepath.Join(sessionDir(t, proj), "decisions.jsonl")); strings.Count(d, `"prompt_hook"`) != 2 {
+		t.Errorf("decisions.jsonl does not log both hook requests:\n%s", d)
+	}
+}
+
+// TestEco3PreToolUsePromptHookBlocks: a PreToolUse prompt hook on Bash
+// answered ok false refuses the command, even under -y: it never runs,
+// and the model reads the reason as the call's result.
+func TestEco3PreToolUsePromptHookBlocks(t *testing.T) {
+	t.Parallel()
+	srv := answering(t, func(r llmtest.RecordedRequest) llmtest.Response {
+		msgs := r.Request.Messages
+		switch {
+		case isPromptHook(r):
+			return llmtest.Response{Text: "```json\n{\"ok\": false, \"reason\": \"Touching files is not allowed here.\"}\n```"}
+		case msgs[len(msgs)-1].Role == "user":
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "run_command", Arguments: `{"command":"touch ran-marker"}`}}}
+		}
+		return llmtest.Response{Text: "done"}
+	})
+	proj, home := attackLayout(t)
+	personHooks(t, home, `{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"prompt","prompt":"Is this command safe? $ARGUMENTS"}]}]}`)
+	r := ralph(t, proj, attackEnv(t, home, srv.URL, nil), nil, "-y", "--no-wait", "touch a file")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(proj, "ran-marker")); err == nil {
+		t.Fatal("the command the prompt hook refused ran")
+	}
+	results := hookedResults(srv)
+	if len(results) != 1 || !strings.Contains(results[0], "Touching files is not allowed here.") {
+		t.Fatalf("the model did not read the hook's reason: %q", results)
+	}
+}
+
+// TestEco3HooksListShowsIf: two hooks of one matcher and command that
+// differ by their "if" are listed with it; a prompt hook is listed by
+// its prompt.
+func TestEco3HooksListShowsIf(t *testing.T) {
+	t.Parallel()
+	proj, home := attackLayout(t)
+	personHooks(t, home, `{"PreToolUse":[{"matcher":"Bash","hooks":[`+
+		`{"type":"command","command":"guard.sh","if":"Bash(git commit:*)"},`+
+		`{"type":"command","command":"guard.sh","if":"Bash(git push:*)"},`+
+		`{"type":"prompt","prompt":"Is it safe?"}]}]}`)
+	r := ralph(t, proj, attackEnv(t, home, "http://127.0.0.1:9", nil), nil, "hooks")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"PreToolUse Bash if Bash(git commit:*): guard.sh", "PreToolUse Bash if Bash(git push:*): guard.sh", "PreToolUse Bash: prompt: Is it safe?"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("ralph hooks lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+// TestEco3CodexPromptIsText: a codex prompt (~/.codex/prompts/NAME.md,
+// codex's documented layout) with $1, $$, a !`…` line and Claude Code's
+// allowed-tools is sent as codex sends it, /prompts:NAME and /NAME
+// alike: $1 filled, $$ kept, the line text that never runs, all tools
+// still offered; and without -y it is sent all the same.
+func TestEco3CodexPromptIsText(t *testing.T) {
+	t.Parallel()
+	srv := answering(t, func(llmtest.RecordedRequest) llmtest.Response { return llmtest.Response{Text: "ok"} })
+	proj, home := attackLayout(t)
+	if err := os.MkdirAll(filepath.Join(home, ".codex", "prompts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFileT(t, filepath.Join(home, ".codex", "prompts", "price.md"),
+		"---\ndescription: Price an item\nargument-hint: ITEM\nallowed-tools: Bash(touch:*)\n---\nPrice $1 in $$ and see !`touch ran-marker`.\n")
+	for i, line := range []string{"/prompts:price widget", "/price gadget"} {
+		args := []string{line}
+		if i == 0 {
+			args = []string{"-y", line}
+		}
+		r := ralph(t, proj, attackEnv(t, home, srv.URL, nil), nil, args...)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", line, r.code, r.stderr)
+		}
+		word := strings.Fields(line)[1]
+		reqs := srv.Requests()
+		last := reqs[len(reqs)-1]
+		if !sentToModel(srv, "Price "+word+" in $$ and see !`touch ran-marker`.") {
+			t.Errorf("%s: the prompt was not sent as text", line)
+		}
+		if names := toolNames(last); len(names) < 3 {
+			t.Errorf("%s: allowed-tools narrowed the tools to %v", line, names)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(proj, "ran-marker")); err == nil {
+		t.Fatal("the prompt's !`…` line ran")
+	}
+}
