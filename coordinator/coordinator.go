@@ -48,6 +48,13 @@ type Options struct {
 	Model     Model
 	ModelName string
 	Tools     Tools
+	// NoWebSearch leaves the provider's web_search out of this agent's
+	// requests (an agent definition whose tools do not name WebSearch);
+	// WebSearchOff, when the session offers no web_search, is the one
+	// sentence that says why, for an agent whose definition names it
+	// (websearch.go).
+	NoWebSearch  bool
+	WebSearchOff string
 	Store     Store
 	Queue     *interrupts.Queue
 	SessionID string
@@ -184,7 +191,10 @@ type Coordinator struct {
 	// narrowed, when set, are the tools of the run under way in place of
 	// opts.Tools (RunNarrowed); guarded by mu.
 	narrowed Tools
-	mu       sync.Mutex
+	// narrowedSearch says whether the narrowed run keeps web_search
+	// (its list names it); guarded by mu.
+	narrowedSearch bool
+	mu             sync.Mutex
 	// rewakes are what asyncRewake hooks said by exiting 2, for the
 	// model's next turn (deliverRewakes); noteMu guards them too.
 	rewakes []string

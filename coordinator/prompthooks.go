@@ -27,7 +27,7 @@ func (c *Coordinator) askPromptHook(ctx context.Context, req hooks.PromptRequest
 	resp, err := c.opts.Model.Stream(ctx, llm.Request{Model: model, Messages: []conversation.Message{
 		{Role: conversation.RoleSystem, Content: req.System},
 		{Role: conversation.RoleUser, Content: req.User},
-	}}, nil)
+	}, NoWebSearch: true}, nil)
 	c.spentBeside(resp.Usage)
 	h := req.Hook
 	d := memory.DecisionRecord{Kind: "prompt_hook",

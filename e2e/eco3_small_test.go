@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -165,5 +166,62 @@ func TestEco3CodexPromptIsText(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(proj, "ran-marker")); err == nil {
 		t.Fatal("the prompt's !`…` line ran")
+	}
+}
+
+// TestEco3AgentDefinitionWebSearch: agent definitions of the person's
+// (~/.claude/agents, Claude Code's layout) naming WebSearch start with no
+// warning; with web_search on, the one that names it is offered the
+// provider's search and the one whose tools leave it out is not; with
+// web_search off, the one that names it goes without, said once when it
+// starts.
+func TestEco3AgentDefinitionWebSearch(t *testing.T) {
+	t.Parallel()
+	spawn := func(agent string) string {
+		return `{"tool_calls":[{"name":"Task","arguments":` + quoteJSON(`{"description":"look it up","prompt":"find the release","subagent_type":"`+agent+`"}`) + `}]}`
+	}
+	script := spawn("researcher") + `,{"text":"Go 1.25."},` + spawn("reader") + `,{"text":"read."},{"text":"done"}`
+	for _, on := range []bool{true, false} {
+		t.Run(fmt.Sprintf("web_search=%v", on), func(t *testing.T) {
+			t.Parallel()
+			eco3DefinitionSearch(t, on, script)
+		})
+	}
+}
+
+// eco3DefinitionSearch is one run of TestEco3AgentDefinitionWebSearch,
+// with web_search on or off, in a home of its own.
+func eco3DefinitionSearch(t *testing.T, on bool, script string) {
+	dir := t.TempDir()
+	env := anthropicEnv(t)
+	home := envValue(env, "HOME")
+	for name, tools := range map[string]string{"researcher": "Read, WebSearch", "reader": "Read"} {
+		if err := os.MkdirAll(filepath.Join(home, ".claude", "agents"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFileT(t, filepath.Join(home, ".claude", "agents", name+".md"),
+			"---\nname: "+name+"\ndescription: Looks things up\ntools: "+tools+"\n---\nYou look things up.\n")
+	}
+	if on {
+		env = withUserConfig(t, env, "web_search = true\n")
+	}
+	srv := anthropicServer(t, script)
+	r := anthropicRun(t, dir, env, srv, "-y", "find the latest Go release")
+	sent := messagesSent(t, srv, false)
+	if len(sent) != 5 {
+		t.Fatalf("web_search %v: %d requests, want 5\n%s", on, len(sent), r.stderr)
+	}
+	if strings.Contains(r.stderr, "ralph does not have") {
+		t.Errorf("web_search %v: a definition naming WebSearch was warned about:\n%s", on, r.stderr)
+	}
+	if got := offersSearch(t, sent[1]); got != on {
+		t.Errorf("web_search %v: the researcher is offered the search: %v", on, got)
+	}
+	if offersSearch(t, sent[3]) {
+		t.Errorf("web_search %v: the reader, whose tools leave WebSearch out, is offered the search", on)
+	}
+	said := strings.Count(r.stderr, "names WebSearch, which it goes without: web_search is off")
+	if on && said != 0 || !on && said != 1 {
+		t.Errorf("web_search %v: said %d times that the researcher goes without:\n%s", on, said, r.stderr)
 	}
 }
