@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -223,5 +224,76 @@ func eco3DefinitionSearch(t *testing.T, on bool, script string) {
 	said := strings.Count(r.stderr, "names WebSearch, which it goes without: web_search is off")
 	if on && said != 0 || !on && said != 1 {
 		t.Errorf("web_search %v: said %d times that the researcher goes without:\n%s", on, said, r.stderr)
+	}
+}
+
+// eco3Notebook is a small Jupyter notebook in nbformat 4's layout, as
+// Jupyter writes it: a markdown cell and a code cell with its output.
+const eco3Notebook = `{
+ "cells": [
+  {"cell_type": "markdown", "id": "intro", "metadata": {}, "source": ["# Sales\n", "NOTEBOOK-MARKDOWN-CELL"]},
+  {"cell_type": "code", "execution_count": 1, "id": "sum", "metadata": {},
+   "outputs": [{"name": "stdout", "output_type": "stream", "text": ["NOTEBOOK-OUTPUT 42\n"]}],
+   "source": ["print('NOTEBOOK-CODE-CELL', 40 + 2)"]}
+ ],
+ "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
+ "nbformat": 4,
+ "nbformat_minor": 5
+}
+`
+
+// TestEco3AgentDefinitionNotebookTools: a definition naming Claude Code's
+// NotebookRead and NotebookEdit starts with no warning, its agent gets
+// read_file and edit_file, and NotebookRead's read_file reads a real
+// notebook: its cells, sources and outputs reach the model.
+func TestEco3AgentDefinitionNotebookTools(t *testing.T) {
+	t.Parallel()
+	srv := answering(t, func(r llmtest.RecordedRequest) llmtest.Response {
+		msgs := r.Request.Messages
+		last := msgs[len(msgs)-1]
+		child := strings.Contains(systemText(r), "child agent of ralph")
+		switch {
+		case child && last.Role == "user":
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "read_file", Arguments: `{"path":"sales.ipynb"}`}}}
+		case child:
+			return llmtest.Response{Text: "The notebook prints 42."}
+		case last.Role == "user":
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "spawn_agent", Arguments: `{"task":"read sales.ipynb","agent":"analyst"}`}}}
+		}
+		return llmtest.Response{Text: "All done."}
+	})
+	dir := t.TempDir()
+	env := cleanEnv(t, "OPENAI_BASE_URL="+srv.URL)
+	home := envValue(env, "HOME")
+	if err := os.MkdirAll(filepath.Join(home, ".claude", "agents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFileT(t, filepath.Join(home, ".claude", "agents", "analyst.md"),
+		"---\nname: analyst\ndescription: Reads and fixes Jupyter notebooks\ntools: NotebookRead, NotebookEdit\n---\nYou work on notebooks.\n")
+	writeFileT(t, filepath.Join(dir, "sales.ipynb"), eco3Notebook)
+	r := ralph(t, dir, env, nil, "look at the notebook")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stderr, "ralph does not have") {
+		t.Errorf("the notebook tools were warned about:\n%s", r.stderr)
+	}
+	var child []llmtest.RecordedRequest
+	for _, req := range srv.Requests() {
+		if strings.Contains(systemText(req), "child agent of ralph") {
+			child = append(child, req)
+		}
+	}
+	if len(child) != 2 {
+		t.Fatalf("%d requests of the child, want 2\n%s", len(child), r.stderr)
+	}
+	if got := toolNames(child[0]); !slices.Equal(got, []string{"edit_file", "read_file"}) {
+		t.Errorf("the analyst was offered %v, want edit_file and read_file", got)
+	}
+	read := child[1].Request.Messages[len(child[1].Request.Messages)-1].Content
+	for _, want := range []string{"NOTEBOOK-MARKDOWN-CELL", "NOTEBOOK-CODE-CELL", "NOTEBOOK-OUTPUT 42", `"cell_type": "code"`} {
+		if !strings.Contains(read, want) {
+			t.Errorf("NotebookRead's read of the notebook lacks %q:\n%s", want, read)
+		}
 	}
 }

@@ -402,3 +402,12 @@ func TestTodoWriteIsTheTodoList(t *testing.T) {
 		t.Errorf("tools %q, warnings %q; want %q and none", d.Tools, warns, want)
 	}
 }
+
+// Claude Code's notebook tools are ralph's file tools, named with no
+// warning: NotebookRead reads a notebook's JSON, NotebookEdit edits it.
+func TestNotebookToolsMap(t *testing.T) {
+	mapped, unknown := MapTools([]string{"NotebookRead", "NotebookEdit", "Read"})
+	if want := []string{tools.ToolReadFile, tools.ToolEditFile}; !slices.Equal(mapped, want) || len(unknown) != 0 {
+		t.Errorf("mapped %q unknown %q, want %q", mapped, unknown, want)
+	}
+}
