@@ -221,6 +221,11 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 	hookSet := c.opts.Hooks
 	if job.def != nil && ch.AgentHooks != nil {
 		hookSet = ch.AgentHooks(*job.def, c.opts.Hooks)
+		if hookSet != c.opts.Hooks && c.opts.parent == nil {
+			// The definition's own prompt hooks ask the session's model
+			// too, at the session's cost.
+			hookSet.OnAsk(c.askPromptHook)
+		}
 	}
 	if job.def != nil {
 		var err error

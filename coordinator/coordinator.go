@@ -55,10 +55,10 @@ type Options struct {
 	// (websearch.go).
 	NoWebSearch  bool
 	WebSearchOff string
-	Store     Store
-	Queue     *interrupts.Queue
-	SessionID string
-	MaxTurns  int
+	Store        Store
+	Queue        *interrupts.Queue
+	SessionID    string
+	MaxTurns     int
 	// System is the system prompt, used when History is empty.
 	System string
 	// History continues an earlier conversation.

@@ -42,12 +42,18 @@ func (r *Runner) OnAsk(f Asker) {
 	r.ask = f
 }
 
-// OnAsk is Runner.OnAsk for the set's runner; a nil set has none.
+// OnAsk is Runner.OnAsk for the set's runner and its Base's (an agent
+// definition's set runs the session's hooks too); a nil set has none.
 func (s *Set) OnAsk(f Asker) {
-	if s == nil || s.Runner == nil {
+	if s == nil {
 		return
 	}
-	s.Runner.OnAsk(f)
+	if s.Runner != nil {
+		s.Runner.OnAsk(f)
+	}
+	if s.Base != s {
+		s.Base.OnAsk(f)
+	}
 }
 
 // promptSystem is what a prompt hook's model is told it is doing.
