@@ -224,6 +224,11 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 	hookSet := c.opts.Hooks
 	if job.def != nil && ch.AgentHooks != nil {
 		hookSet = ch.AgentHooks(*job.def, c.opts.Hooks)
+		if hookSet != c.opts.Hooks && c.opts.parent == nil {
+			// The definition's own prompt hooks ask the session's model
+			// too, at the session's cost.
+			hookSet.OnAsk(c.askPromptHook)
+		}
 	}
 	if job.def != nil {
 		var err error
@@ -233,8 +238,14 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 			return run
 		}
 	}
+	noSearch := c.opts.NoWebSearch
+	if job.def != nil {
+		noSearch = noSearch || !DefinitionSearches(*job.def)
+		c.sayNoSearch(*job.def)
+	}
 	child := New(Options{
 		Model: c.opts.Model, ModelName: model, Tools: tools, Store: store, Queue: queue,
+		NoWebSearch: noSearch, WebSearchOff: c.opts.WebSearchOff,
 		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory, ch.Settings, tools) + childSkills(ch.Skills, tools) + system, AgentID: id,
 		PriceOf: c.opts.PriceOf, Events: c.opts.Events, parent: c, task: job.taskID, claims: job.keep, Redact: c.opts.Redact,
 		// A child's tool calls fire the session's tool hooks (and those

@@ -48,10 +48,17 @@ type Options struct {
 	Model     Model
 	ModelName string
 	Tools     Tools
-	Store     Store
-	Queue     *interrupts.Queue
-	SessionID string
-	MaxTurns  int
+	// NoWebSearch leaves the provider's web_search out of this agent's
+	// requests (an agent definition whose tools do not name WebSearch);
+	// WebSearchOff, when the session offers no web_search, is the one
+	// sentence that says why, for an agent whose definition names it
+	// (websearch.go).
+	NoWebSearch  bool
+	WebSearchOff string
+	Store        Store
+	Queue        *interrupts.Queue
+	SessionID    string
+	MaxTurns     int
 	// System is the system prompt, used when History is empty.
 	System string
 	// History continues an earlier conversation.
@@ -190,7 +197,10 @@ type Coordinator struct {
 	// narrowed, when set, are the tools of the run under way in place of
 	// opts.Tools (RunNarrowed); guarded by mu.
 	narrowed Tools
-	mu       sync.Mutex
+	// narrowedSearch says whether the narrowed run keeps web_search
+	// (its list names it); guarded by mu.
+	narrowedSearch bool
+	mu             sync.Mutex
 	// rewakes are what asyncRewake hooks said by exiting 2, for the
 	// model's next turn (deliverRewakes); noteMu guards them too.
 	rewakes []string
@@ -235,6 +245,8 @@ func New(opts Options) *Coordinator {
 	if opts.parent == nil {
 		// The session's asyncRewake hooks wake its main agent.
 		opts.Hooks.OnRewake(c.rewoken)
+		// The session's prompt hooks ask its model, at its cost.
+		opts.Hooks.OnAsk(c.askPromptHook)
 	}
 	return c
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/tools"
@@ -89,11 +90,11 @@ func (c *Coordinator) RunNarrowed(ctx context.Context, prompt string, names []st
 		return Result{Subtype: SubtypeExecutionError, IsError: true, Err: ErrCannotNarrow, Text: ErrCannotNarrow.Error(), SessionID: c.opts.SessionID}
 	}
 	c.mu.Lock()
-	c.narrowed = n.Only(names)
+	c.narrowed, c.narrowedSearch = n.Only(names), slices.Contains(names, tools.ToolWebSearch)
 	c.mu.Unlock()
 	defer func() {
 		c.mu.Lock()
-		c.narrowed = nil
+		c.narrowed, c.narrowedSearch = nil, false
 		c.mu.Unlock()
 	}()
 	return c.Run(ctx, prompt)

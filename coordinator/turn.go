@@ -138,7 +138,7 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 		c.logDecision(memory.DecisionRecord{Kind: "context_trim", Detail: fmt.Sprintf("trimmed or left out %s to fit %s", text.Counted(trimmed, "message", "messages"), text.Counted(budget, "token", "tokens")),
 			Reason: fmt.Sprintf("the conversation is larger than the input budget of %d tokens (the model's window less its tools and its answer); the oldest tool output goes first, the system prompt and the latest turn stay", budget)})
 	}
-	req := llm.Request{Model: model, Messages: msgs, Tools: tools, CacheKey: c.opts.SessionID}
+	req := llm.Request{Model: model, Messages: msgs, Tools: tools, CacheKey: c.opts.SessionID, NoWebSearch: !c.searches()}
 	if faces != nil {
 		// The model is offered the tools as its family was trained on
 		// them, and its calls come back under ralph's names (the client

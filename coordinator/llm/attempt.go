@@ -65,7 +65,7 @@ func (c *Client) attemptChat(ctx context.Context, req Request, slot *attemptSlot
 		slot.tools = tools
 	}
 	slot.signatures = c.signatures(req.Messages)
-	slot.webSearch = c.webSearch(req.Model)
+	slot.webSearch = c.webSearch(req)
 	stream, err := c.oa.CreateChatCompletionStream(ctx, o)
 	if err != nil {
 		return fail(err)

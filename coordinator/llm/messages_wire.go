@@ -162,7 +162,7 @@ func (c *Client) messagesBody(req Request) ([]byte, error) {
 		}
 		body.Tools = tools
 	}
-	if c.webSearch(req.Model) {
+	if c.webSearch(req) {
 		tools, err := withSearchTool(body.Tools)
 		if err != nil {
 			return nil, err

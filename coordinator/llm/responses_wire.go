@@ -230,7 +230,7 @@ func (c *Client) responsesBody(req Request) ([]byte, error) {
 		}
 		opts.Include = []string{"reasoning.encrypted_content"}
 	}
-	if c.webSearch(req.Model) {
+	if c.webSearch(req) {
 		// The search's sources, so that the line shown counts them.
 		tools = withResponsesSearch(tools)
 		opts.Include = append(opts.Include, "web_search_call.action.sources")

@@ -31,6 +31,10 @@ type Request struct {
 	// Responses API's prompt_cache_key), so that its requests meet the
 	// same cached prefix: the session's id. "" sends none.
 	CacheKey string
+	// NoWebSearch leaves the provider's web_search out of this request
+	// where the client offers it (Config.WebSearch): an agent whose
+	// definition's tools do not name WebSearch, a prompt hook's question.
+	NoWebSearch bool
 }
 
 // ToolFaces is how a model is offered ralph's tools: under the names,

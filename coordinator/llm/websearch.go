@@ -72,10 +72,10 @@ func openAIWebSearch(model string) error {
 	return fmt.Errorf("%w to %s: only Anthropic's Messages API and OpenAI's search models (gpt-4o-search-preview, gpt-4o-mini-search-preview, gpt-5-search-api) search the web themselves, and ralph has no search engine of its own", ErrNoWebSearch, model)
 }
 
-// webSearch reports whether this client's requests for model carry the
-// provider's search tool.
-func (c *Client) webSearch(model string) bool {
-	return c.cfg.WebSearch && c.wireOf(model).webSearch(model) == nil
+// webSearch reports whether req carries the provider's search tool: the
+// client offers it, req's model has it, and req does not leave it out.
+func (c *Client) webSearch(req Request) bool {
+	return c.cfg.WebSearch && !req.NoWebSearch && c.wireOf(req.Model).webSearch(req.Model) == nil
 }
 
 // SearchInfo is one search the provider ran, as the faces show it.

@@ -40,7 +40,7 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 		SessionID: p.Session.ID, MaxTurns: p.Config.MaxTurns, System: system + g.prompt(),
 		History: p.History, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(), RecordErr: p.RecordErr,
 		Children: p.Children(), PriceOf: p.PriceOf, NextSession: p.nextSession, Hooks: p.Hooks,
-		Redact: p.Redactor.Redact,
+		Redact: p.Redactor.Redact, WebSearchOff: webSearchOff(p.Config),
 	}
 	if p.Hooks.Has(hooks.InstructionsLoaded) {
 		_, opts.Instructions = p.instructionFiles()

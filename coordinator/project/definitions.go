@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -113,6 +115,10 @@ func (p *Project) withDefinition(opts *coordinator.Options) {
 		offered = p.Tools.For(tools.RoleMain).Only([]string{})
 	}
 	opts.Tools, opts.ModelName, opts.System = offered, model, opts.System+prompt
+	opts.NoWebSearch = !coordinator.DefinitionSearches(*p.mainDef)
+	if note := coordinator.NoSearchNote(*p.mainDef, opts.WebSearchOff); note != "" {
+		p.notify(note)
+	}
 	// Its front matter's hooks run for the main agent too, after the
 	// session's, as they run for a child that follows it (agentHookSets:
 	// the same approval, sandbox and runner).
@@ -158,3 +164,12 @@ func (p *Project) definition(name string) (agentdefs.Def, error) {
 // Definition is the session's agent definition called name, for ralph
 // run --agent def:NAME.
 func (p *Project) Definition(name string) (agentdefs.Def, error) { return p.definition(name) }
+
+// webSearchOff is why the session offers no web_search, in one sentence
+// (coordinator.Options.WebSearchOff); "" when it offers it.
+func webSearchOff(cfg config.Config) string {
+	if !cfg.WebSearch {
+		return "web_search is off in this session (--web-search, or web_search = true in the config, offers the provider's own search, billed per search)"
+	}
+	return models.WebSearchNote(cfg)
+}

@@ -96,10 +96,15 @@ func (h HooksCommands) load() (project.LoadedHooks, error) {
 
 // hookRow is one hook as `ralph hooks --json` lists it.
 type hookRow struct {
-	N       int      `json:"n"`
-	Event   string   `json:"event"`
-	Matcher string   `json:"matcher"`
-	Command string   `json:"command"`
+	N       int    `json:"n"`
+	Event   string `json:"event"`
+	Matcher string `json:"matcher"`
+	Command string `json:"command"`
+	// If is the hook's "if" condition (Claude Code's permission-rule
+	// syntax, on the tool events), "" when it runs on every match: two
+	// hooks of one matcher and command that differ only by it would
+	// otherwise read as the same unconditional line.
+	If      string   `json:"if,omitempty"`
 	Source  string   `json:"source"`
 	File    string   `json:"file"`
 	State   string   `json:"state"`
@@ -116,7 +121,7 @@ func (h HooksCommands) List() error {
 	}
 	rows := make([]hookRow, 0, len(l.Entries))
 	for i, e := range l.Entries {
-		r := hookRow{N: i + 1, Event: string(e.Hook.Event), Matcher: e.Hook.Matcher, Command: e.Hook.Command, Source: string(e.Hook.Source),
+		r := hookRow{N: i + 1, Event: string(e.Hook.Event), Matcher: e.Hook.Matcher, Command: e.Hook.Command, If: e.Hook.If, Source: string(e.Hook.Source),
 			File: e.Hook.File, State: string(e.State), Sandbox: !e.Hook.Unsandboxed}
 		if e.State == project.HookWaiting {
 			if changes := approval.HookChanges(h.Person, config.UserConfigDir(), h.Root, *e.Review); len(changes) > 0 {
@@ -160,7 +165,11 @@ func (h HooksCommands) List() error {
 		if !r.Sandbox {
 			where = "outside the sandbox"
 		}
-		fmt.Fprintf(h.Out, "%d. %s %s: %s\n   from %s (%s), %s; %s\n", r.N, text.Visible(r.Event), text.Visible(matcher), text.Visible(r.Command),
+		cond := ""
+		if r.If != "" {
+			cond = " if " + text.Visible(r.If)
+		}
+		fmt.Fprintf(h.Out, "%d. %s %s%s: %s\n   from %s (%s), %s; %s\n", r.N, text.Visible(r.Event), text.Visible(matcher), cond, text.Visible(r.Command),
 			text.Visible(r.File), r.Source, where, r.State)
 		for _, f := range r.Files {
 			fmt.Fprintln(h.Out, "   runs file "+text.Visible(f))

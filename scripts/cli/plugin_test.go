@@ -19,7 +19,7 @@ func testPlugin(t *testing.T, dir string) string {
 	t.Helper()
 	files := map[string]string{
 		".claude-plugin/plugin.json": `{"name":"guard","version":"2.0.0","description":"Guards \u001b]0;owned\u0007 the shell."}`,
-		"hooks/hooks.json":           `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"node x.js"},{"type":"prompt","prompt":"judge"}]}]}}`,
+		"hooks/hooks.json":           `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"node x.js"},{"type":"prompt","prompt":"judge"},{"type":"agent","prompt":"verify"}]}]}}`,
 		"commands/go.md":             "Go $ARGUMENTS",
 	}
 	for name, body := range files {
@@ -52,7 +52,7 @@ func TestPluginCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := out.String()
-	for _, want := range []string{"Added plugin guard 2.0.0", "1 hook, 0 skills, 1 command, 0 agents", "inside this project", `type "prompt" are not supported`} {
+	for _, want := range []string{"Added plugin guard 2.0.0", "2 hooks, 0 skills, 1 command, 0 agents", "inside this project", `type "agent" are not supported`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("Add said %q, lacking %q", got, want)
 		}
@@ -71,7 +71,7 @@ func TestPluginCommands(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &listed); err != nil || len(listed.Plugins) != 1 {
 		t.Fatalf("List --json = %q, %v", out, err)
 	}
-	if s := listed.Plugins[0]; s.Name != "guard" || s.Hooks != 1 || s.Commands != 1 || !s.InProject || len(s.Problems) != 1 {
+	if s := listed.Plugins[0]; s.Name != "guard" || s.Hooks != 2 || s.Commands != 1 || !s.InProject || len(s.Problems) != 1 {
 		t.Errorf("listed %+v", s)
 	}
 	if err := p.Remove("nope"); !errors.Is(err, ErrPluginUsage) {

@@ -427,6 +427,10 @@ func (h *Host) runCustom(name, args string) (Outcome, error) {
 	if !ok {
 		return Outcome{}, errNoCustom
 	}
+	if c.prompts {
+		// A codex prompt is read as codex reads it, whatever it is called by.
+		return h.runPrompt(c, name, args)
+	}
 	if len(c.alike) > 0 && !strings.Contains(name, ":") {
 		what := "a command of several plugins"
 		if c.plugin == "" {

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 
+	"github.com/ralph-dev/ralph/memory/frontmatter"
+	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/mentions"
 	"github.com/ralph-dev/ralph/memory/plugins"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -128,16 +131,63 @@ func (h *Host) namedPrompt(name string) (customCmd, bool) {
 // take named KEY=value ones) and its path variables expanded; used says
 // whether the body had a place for the arguments.
 func (h *Host) expandBody(c customCmd, name, body, args string) (string, bool, error) {
-	var used bool
 	if c.prompts {
-		var err error
-		if body, used, err = expandPrompt(strings.TrimPrefix(name, "prompts:"), body, args); err != nil {
-			return "", false, err
-		}
-	} else {
-		body, used = expandArgs(body, args)
+		// codex sends a prompt's text with its placeholders filled and
+		// nothing else changed: no path variable is one of codex's.
+		return expandPrompt(strings.TrimPrefix(name, "prompts:"), body, args)
 	}
+	body, used := expandArgs(body, args)
 	return expandPaths(body, c.pluginRoot, h.Root), used, nil
+}
+
+// promptFields are the front matter fields codex reads in a prompt
+// (description, argument-hint, and its argument_hint spelling); any
+// other is Claude Code's, and codex leaves it out.
+var promptFields = map[string]bool{"description": true, "argument-hint": true, "argument_hint": true}
+
+// runPrompt sends codex prompt c as codex sends it: its text after its
+// front matter, with codex's placeholders filled (expandPrompt), and
+// nothing more. codex runs none of its lines (a !`…` is text to the
+// model), embeds no @file, and reads no field but description and
+// argument-hint, so allowed-tools narrows no tool and model changes no
+// model; fields that would are named once in a note, so a person who
+// wrote them for Claude Code knows they did nothing.
+func (h *Host) runPrompt(c customCmd, name, args string) (Outcome, error) {
+	shown := text.StripControls(c.shown)
+	txt, err := readCustom(h.Door, c)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("/%s: %w", name, err)
+	}
+	doc, err := frontmatter.Parse(string(txt.Data))
+	if err != nil {
+		return Outcome{}, fmt.Errorf("/%s: %s: %w", name, shown, err)
+	}
+	var ignored []string
+	for k := range doc.Fields {
+		if !promptFields[k] {
+			ignored = append(ignored, oneLine(k))
+		}
+	}
+	if len(ignored) > 0 {
+		sort.Strings(ignored)
+		h.printf("note: %s is a codex prompt, which codex reads only description and argument-hint of, so %s %s left out\n",
+			shown, strings.Join(ignored, ", "), text.Plural(len(ignored), "is", "are"))
+	}
+	body, used, err := h.expandBody(c, name, doc.Body, args)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if !used && strings.TrimSpace(args) != "" {
+		h.printf("note: %s has no $1 … $9, $ARGUMENTS or $KEY, so its arguments are not sent, as codex sends none\n", shown)
+	}
+	if strings.TrimSpace(body) == "" {
+		return Outcome{}, fmt.Errorf("/%s: %s is empty", name, shown)
+	}
+	if txt.Masked {
+		body += "\n\n" + kept.MaskedNote(shown)
+	}
+	h.printf("/%s: sending %s as text, as codex sends its prompts\n", name, shown)
+	return Outcome{Send: strings.TrimSpace(body)}, nil
 }
 
 // whose is whose c is, as plugins.Whose decides it: a plugin's command

@@ -127,13 +127,21 @@ func doubleQuoted(s string) string {
 	return r.Replace(s)
 }
 
-// codex's custom prompts (~/.codex/prompts/NAME.md, /prompts:NAME) take
-// named arguments besides $1 … $9 and $ARGUMENTS: a $KEY in the prompt
-// (capital letters, digits and _) is filled from a KEY=value argument,
-// and $$ is a literal $, as codex documents (docs/prompts.md). A prompt
-// that names a key the arguments do not give is an error naming the
-// key, as codex's is; so is an argument that is not KEY=value when the
-// prompt takes named ones.
+// codex's custom prompts (~/.codex/prompts/NAME.md, /prompts:NAME) are
+// filled as codex fills them (codex-rs's expand_custom_prompt and
+// expand_numeric_placeholders), not as Claude Code fills its commands.
+// A prompt that names a key ($KEY: a capital letter, then capitals,
+// digits and _) takes only KEY=value arguments, and every key it names
+// must be given: a missing one, or an argument that is not KEY=value,
+// is an error naming it, as codex's is. Then each $KEY becomes its
+// value, and nothing else changes ($ARGUMENTS and $1 stay as written
+// unless given as keys). A prompt that names no key takes its words:
+// $1 … $9 become the first nine (a missing one is empty; $10 is the
+// first word and a 0), $ARGUMENTS all of them joined by one space.
+// $$ is sent as it is written, two dollars, in both: codex's docs call
+// it a literal dollar, and codex keeps both characters, so a $ after
+// a $ ($$1, $$FILE) is never a placeholder and the model reads what
+// codex's model reads.
 
 // namedRef is a named placeholder of a codex prompt.
 var namedRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$[A-Z][A-Z0-9_]*`) })
@@ -141,12 +149,12 @@ var namedRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 // ErrPromptArgs is a codex prompt's arguments that do not fill it.
 var ErrPromptArgs = errors.New("the prompt's arguments do not fill it")
 
-// promptKeys are the named placeholders body uses, sorted, each once
-// ($ARGUMENTS and a $$-escaped one left out).
+// promptKeys are the named placeholders body uses, sorted, each once:
+// $ARGUMENTS, and one right after a $ ($$KEY), are none, as in codex.
 func promptKeys(body string) []string {
 	seen := map[string]bool{}
 	for _, loc := range namedRef().FindAllStringIndex(body, -1) {
-		if loc[0] > 0 && body[loc[0]-1] == '$' && dollarEscaped(body, loc[0]-1) {
+		if loc[0] > 0 && body[loc[0]-1] == '$' {
 			continue
 		}
 		k := body[loc[0]+1 : loc[1]]
@@ -162,27 +170,14 @@ func promptKeys(body string) []string {
 	return keys
 }
 
-// dollarEscaped reports whether the $ at i is the second of a $$ pair
-// (an odd number of $ end at i).
-func dollarEscaped(body string, i int) bool {
-	n := 0
-	for ; i >= 0 && body[i] == '$'; i-- {
-		n++
-	}
-	return n%2 == 1
-}
-
 // expandPrompt fills a codex prompt: named keys from KEY=value arguments
-// when it uses any, else $1 … $9 and $ARGUMENTS from its words; then $$
-// becomes $. used says whether body had any placeholder.
+// when it uses any, else $1 … $9 and $ARGUMENTS from its words. used
+// says whether body had any placeholder.
 func expandPrompt(name, body, args string) (string, bool, error) {
 	keys := promptKeys(body)
 	if len(keys) == 0 {
-		// $$ is set aside first, so $$5 is a literal $5 and not a
-		// dollar before the fifth word.
-		const dollar = "\x00dollar\x00"
-		out, used := expandArgs(strings.ReplaceAll(body, "$$", dollar), args)
-		return strings.ReplaceAll(out, dollar, "$"), used, nil
+		out, used := expandNumbered(body, splitArgs(args))
+		return out, used, nil
 	}
 	values := map[string]string{}
 	for _, w := range splitArgs(args) {
@@ -202,28 +197,49 @@ func expandPrompt(name, body, args string) (string, bool, error) {
 		return "", false, fmt.Errorf("/prompts:%s: %w: missing required args %s (give them as KEY=value)", name, ErrPromptArgs, strings.Join(missing, ", "))
 	}
 	var b strings.Builder
-	for i := 0; i < len(body); i++ {
-		if body[i] == '$' && i+1 < len(body) && body[i+1] == '$' {
-			b.WriteByte('$')
-			i++
+	last := 0
+	for _, loc := range namedRef().FindAllStringIndex(body, -1) {
+		if loc[0] > 0 && body[loc[0]-1] == '$' {
 			continue
 		}
-		if body[i] == '$' {
-			if loc := namedRef().FindStringIndex(body[i:]); loc != nil && loc[0] == 0 {
-				k := body[i+1 : i+loc[1]]
-				if v, ok := values[k]; ok {
-					b.WriteString(v)
-					i += loc[1] - 1
-					continue
-				}
-				if k == "ARGUMENTS" {
-					b.WriteString(args)
-					i += loc[1] - 1
-					continue
-				}
-			}
+		if v, ok := values[body[loc[0]+1:loc[1]]]; ok {
+			b.WriteString(body[last:loc[0]])
+			b.WriteString(v)
+			last = loc[1]
 		}
-		b.WriteByte(body[i])
 	}
+	b.WriteString(body[last:])
 	return b.String(), true, nil
+}
+
+// expandNumbered is codex's expand_numeric_placeholders: $1 … $9 are
+// words (a missing one empty), $ARGUMENTS all of them, $$ two dollars
+// that nothing after them joins. used says whether body had any of them.
+func expandNumbered(body string, words []string) (string, bool) {
+	var b strings.Builder
+	used := false
+	for i := 0; i < len(body); i++ {
+		if body[i] != '$' || i+1 >= len(body) {
+			b.WriteByte(body[i])
+			continue
+		}
+		switch next := body[i+1]; {
+		case next == '$':
+			b.WriteString("$$")
+			i++
+		case next >= '1' && next <= '9':
+			if n := int(next - '1'); n < len(words) {
+				b.WriteString(words[n])
+			}
+			used = true
+			i++
+		case strings.HasPrefix(body[i+1:], "ARGUMENTS"):
+			b.WriteString(strings.Join(words, " "))
+			used = true
+			i += len("ARGUMENTS")
+		default:
+			b.WriteByte('$')
+		}
+	}
+	return b.String(), used
 }

@@ -39,13 +39,21 @@ func TestExpandPathsQuotesInShell(t *testing.T) {
 }
 
 func TestExpandPromptAsCodex(t *testing.T) {
-	got, used, err := expandPrompt("fix", "Fix #$1 ($2), budget $$5, all: $ARGUMENTS", "12 high")
-	if err != nil || !used || got != "Fix #12 (high), budget $5, all: 12 high" {
+	// codex's expand_numeric_placeholders keeps $$ as two dollars, and a
+	// digit after them is no placeholder.
+	got, used, err := expandPrompt("fix", "Fix #$1 ($2), budget $$5, all: $ARGUMENTS, $3.", "12 high")
+	if err != nil || !used || got != "Fix #12 (high), budget $$5, all: 12 high, ." {
 		t.Errorf("positional: %q %v %v", got, used, err)
 	}
-	got, _, err = expandPrompt("scan", "Scan $FILES at $DEPTH, not $$FILES", `FILES="a b" DEPTH=2`)
-	if err != nil || got != "Scan a b at 2, not $FILES" {
+	if got, _, _ = expandPrompt("n", "$10 and $x", "a"); got != "a0 and $x" {
+		t.Errorf("two digits, lower case: %q", got)
+	}
+	got, _, err = expandPrompt("scan", "Scan $FILES at $DEPTH, not $$FILES, $1 $ARGUMENTS", `FILES="a b" DEPTH=2`)
+	if err != nil || got != "Scan a b at 2, not $$FILES, $1 $ARGUMENTS" {
 		t.Errorf("named: %q %v", got, err)
+	}
+	if got, used, _ = expandPrompt("plain", "Cost: $$ and !`ls`", "x"); used || got != "Cost: $$ and !`ls`" {
+		t.Errorf("no placeholder: %q %v", got, used)
 	}
 	if _, _, err = expandPrompt("scan", "Scan $FILES at $DEPTH", "FILES=a"); !errors.Is(err, ErrPromptArgs) || !strings.Contains(err.Error(), "DEPTH") {
 		t.Errorf("missing key: %v", err)

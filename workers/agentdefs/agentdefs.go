@@ -543,7 +543,9 @@ func Parse(data []byte, shown string, src Source) (d Def, warns []string, err er
 }
 
 // MapTools maps Claude Code's tool names to ralph's through the one list
-// of tools (tools.ByPeerName), each once; unknown are the names it has
+// of tools (tools.ByPeerName), each once, and NotebookEdit to edit_file,
+// which edits a notebook's JSON (in a list of tools only: a permission
+// rule for NotebookEdit is no rule for every edit); unknown are the names it has
 // no tool for, as written (controls stripped). A name with a pattern,
 // Claude's "Bash(git add:*)", is its tool's name: ralph's approval
 // rules, not the list, say which commands run.
@@ -563,6 +565,8 @@ func MapTools(names []string) (mapped, unknown []string) {
 		case n == "*":
 			unknown = append(unknown, "*")
 			continue
+		case strings.EqualFold(n, "NotebookEdit"):
+			ours = tools.ToolEditFile
 		default:
 			ours = tools.ByPeerName(n)
 		}

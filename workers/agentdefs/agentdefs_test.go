@@ -99,18 +99,20 @@ func TestModelIDKeptInheritQuiet(t *testing.T) {
 }
 
 func TestUnknownToolIsNamed(t *testing.T) {
-	d, warns, err := Parse([]byte("---\nname: web\ntools: WebSearch, WebFetch, Read, MultiEdit, mcp__github, mcp__db__query\n---\nGo."), "web.md", Project)
+	d, warns, err := Parse([]byte("---\nname: web\ntools: WebSearch, SlashCommand, WebFetch, Read, MultiEdit, mcp__github, mcp__db__query\n---\nGo."), "web.md", Project)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{tools.ToolWebFetch, tools.ToolReadFile, tools.ToolEditFile, "mcp__github__*", "mcp__db__query"}; !slices.Equal(d.Tools, want) {
+	// WebSearch is the provider's search, which ralph has where the
+	// session offers it: no warning at every start.
+	if want := []string{tools.ToolWebSearch, tools.ToolWebFetch, tools.ToolReadFile, tools.ToolEditFile, "mcp__github__*", "mcp__db__query"}; !slices.Equal(d.Tools, want) {
 		t.Errorf("tools %q, want %q", d.Tools, want)
 	}
-	if len(warns) != 1 || !strings.Contains(warns[0], "WebSearch") || strings.Contains(warns[0], "WebFetch") {
-		t.Errorf("warnings %q, want one naming WebSearch alone", warns)
+	if len(warns) != 1 || !strings.Contains(warns[0], "SlashCommand") || strings.Contains(warns[0], "WebFetch") || strings.Contains(warns[0], "WebSearch") {
+		t.Errorf("warnings %q, want one naming SlashCommand alone", warns)
 	}
 	// Every name unknown: no tool, never every tool.
-	d, _, _ = Parse([]byte("---\nname: web\ntools: WebSearch\n---\nGo."), "web.md", Project)
+	d, _, _ = Parse([]byte("---\nname: web\ntools: SlashCommand\n---\nGo."), "web.md", Project)
 	if d.Tools == nil || len(d.ToolsFor([]string{tools.ToolReadFile})) != 0 {
 		t.Errorf("tools %#v: an unknown-only list must give no tool", d.Tools)
 	}
@@ -398,5 +400,14 @@ func TestTodoWriteIsTheTodoList(t *testing.T) {
 	}
 	if want := []string{tools.ToolReadFile, tools.ToolUpdatePlan}; !slices.Equal(d.Tools, want) || len(warns) != 0 {
 		t.Errorf("tools %q, warnings %q; want %q and none", d.Tools, warns, want)
+	}
+}
+
+// Claude Code's notebook tools are ralph's file tools, named with no
+// warning: NotebookRead reads a notebook's JSON, NotebookEdit edits it.
+func TestNotebookToolsMap(t *testing.T) {
+	mapped, unknown := MapTools([]string{"NotebookRead", "NotebookEdit", "Read"})
+	if want := []string{tools.ToolReadFile, tools.ToolEditFile}; !slices.Equal(mapped, want) || len(unknown) != 0 {
+		t.Errorf("mapped %q unknown %q, want %q", mapped, unknown, want)
 	}
 }

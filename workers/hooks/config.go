@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -93,7 +94,34 @@ type Hook struct {
 	// RewakeSummary is the line the person sees then.
 	Rewake                       bool
 	RewakeMessage, RewakeSummary string
+	// Prompt is a prompt hook's question (type "prompt"), put to a model
+	// instead of running a command, and Model the model it names ("" for
+	// the session's). Command is then PromptCommand's line, which names
+	// the hook in messages and listings and in the approval a project's
+	// hook waits for, so a changed question is a changed hook.
+	Prompt, Model string
 }
+
+// IsPrompt reports whether h is a prompt hook, which no shell runs.
+func (h Hook) IsPrompt() bool { return h.Prompt != "" }
+
+// PromptCommand is the line that stands for a prompt hook where a
+// command hook's command stands: "prompt: …", and the model it names.
+func PromptCommand(prompt, model string) string {
+	if model != "" {
+		return "prompt (model " + model + "): " + prompt
+	}
+	return "prompt: " + prompt
+}
+
+// DefaultPromptTimeout is how long a prompt hook's request may take when
+// its settings give no timeout, as in Claude Code.
+const DefaultPromptTimeout = 30 * time.Second
+
+// promptEvents are the events Claude Code runs prompt hooks on (and
+// ralph has): those where an answer of ok or not decides something.
+var promptEvents = map[Event]bool{PreToolUse: true, PostToolUse: true, PostToolUseFailure: true, PermissionRequest: true,
+	UserPromptSubmit: true, Stop: true, SubagentStop: true}
 
 // Config is the hooks of one or more settings files.
 type Config struct {
@@ -123,6 +151,8 @@ type matcherGroup struct {
 type commandHook struct {
 	Type          string   `json:"type"`
 	Command       string   `json:"command"`
+	Prompt        string   `json:"prompt"`
+	Model         string   `json:"model"`
 	Timeout       *float64 `json:"timeout"`
 	Sandbox       *bool    `json:"sandbox"`
 	If            string   `json:"if"`
@@ -178,17 +208,23 @@ func Parse(data []byte, src Source, file, pluginRoot string) (Config, error) {
 			}
 			for _, h := range g.Hooks {
 				switch {
+				case h.Type == "prompt" && !promptEvents[ev]:
+					cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: %s hooks of type \"prompt\" are not run, as Claude Code runs prompt hooks only on PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest, UserPromptSubmit, Stop and SubagentStop; it is left out", file, ev))
+					continue
+				case h.Type == "prompt" && strings.TrimSpace(h.Prompt) == "":
+					cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: a %s prompt hook has no prompt; it is left out", file, ev))
+					continue
+				case h.Type == "prompt":
+					cfg.Hooks = append(cfg.Hooks, promptHook(ev, g.Matcher, h, src, file, pluginRoot))
+					continue
 				case h.Type != "command":
-					cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: %s hooks of type %q are not supported by ralph; only \"command\" hooks run", file, ev, h.Type))
+					cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: %s hooks of type %q are not supported by ralph; only \"command\" and \"prompt\" hooks run", file, ev, h.Type))
 					continue
 				case h.Command == "":
 					cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: a %s hook has no command; it is left out", file, ev))
 					continue
 				}
-				timeout := DefaultTimeout
-				if h.Timeout != nil && *h.Timeout > 0 {
-					timeout = time.Duration(*h.Timeout * float64(time.Second))
-				}
+				timeout := hookTimeout(h.Timeout, DefaultTimeout)
 				unsandboxed := h.Sandbox != nil && !*h.Sandbox
 				if unsandboxed && src != SourceUser {
 					cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: a %s hook says \"sandbox\": false, which only your own config may say; it runs in the sandbox", file, ev))
@@ -211,6 +247,27 @@ func Parse(data []byte, src Source, file, pluginRoot string) (Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// hookTimeout is a hook's timeout in seconds as its settings give it,
+// or def.
+func hookTimeout(seconds *float64, def time.Duration) time.Duration {
+	if seconds != nil && *seconds > 0 {
+		return time.Duration(*seconds * float64(time.Second))
+	}
+	return def
+}
+
+// promptHook is a prompt hook of the settings: never async (its answer
+// is what it is for) and never outside the sandbox (it runs nothing);
+// its "if" is read where a command hook's is.
+func promptHook(ev Event, matcher string, h commandHook, src Source, file, pluginRoot string) Hook {
+	cond := ""
+	if ifEvents[ev] {
+		cond = h.If
+	}
+	return Hook{Event: ev, Matcher: matcher, Command: PromptCommand(h.Prompt, h.Model), Prompt: h.Prompt, Model: h.Model,
+		Timeout: hookTimeout(h.Timeout, DefaultPromptTimeout), Source: src, File: file, PluginRoot: pluginRoot, If: cond}
 }
 
 // Merge puts several files' hooks together, in the order given (the

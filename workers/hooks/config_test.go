@@ -11,8 +11,10 @@ func TestParseKeepsSourceTimeoutAndWarns(t *testing.T) {
 	data := `{"hooks": {
 	  "PreToolUse": [{"matcher": "Bash|Write", "hooks": [
 	    {"type": "command", "command": "guard.sh", "timeout": 30},
-	    {"type": "prompt", "prompt": "is this safe?"}]}],
+	    {"type": "prompt", "prompt": "is this safe?", "model": "haiku", "if": "Bash(rm:*)"},
+	    {"type": "agent", "prompt": "verify it"}]}],
 	  "Stop": [{"hooks": [{"type": "command", "command": "stop.sh"}]}],
+	  "SessionStart": [{"hooks": [{"type": "prompt", "prompt": "greet"}]}],
 	  "TeammateIdle": [{"hooks": [{"type": "command", "command": "x"}]}],
 	  "PostToolUse": [{"matcher": "(", "hooks": [{"type": "command", "command": "y"}]}]
 	}, "model": "opus"}`
@@ -22,6 +24,8 @@ func TestParseKeepsSourceTimeoutAndWarns(t *testing.T) {
 	}
 	want := []Hook{
 		{Event: PreToolUse, Matcher: "Bash|Write", Command: "guard.sh", Timeout: 30 * time.Second, Source: SourcePlugin, File: "/p/hooks/hooks.json", PluginRoot: "/p"},
+		{Event: PreToolUse, Matcher: "Bash|Write", Command: "prompt (model haiku): is this safe?", Prompt: "is this safe?", Model: "haiku", If: "Bash(rm:*)",
+			Timeout: DefaultPromptTimeout, Source: SourcePlugin, File: "/p/hooks/hooks.json", PluginRoot: "/p"},
 		{Event: Stop, Command: "stop.sh", Timeout: DefaultTimeout, Source: SourcePlugin, File: "/p/hooks/hooks.json", PluginRoot: "/p"},
 	}
 	if len(cfg.Hooks) != len(want) {
@@ -33,7 +37,7 @@ func TestParseKeepsSourceTimeoutAndWarns(t *testing.T) {
 		}
 	}
 	all := strings.Join(cfg.Warnings, "\n")
-	for _, w := range []string{`type "prompt" are not supported`, "no TeammateIdle hooks", `matcher "(" is no regular expression`} {
+	for _, w := range []string{`type "agent" are not supported`, `SessionStart hooks of type "prompt" are not run`, "no TeammateIdle hooks", `matcher "(" is no regular expression`} {
 		if !strings.Contains(all, w) {
 			t.Errorf("warnings %q lack %q", all, w)
 		}

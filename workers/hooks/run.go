@@ -41,6 +41,8 @@ type Runner struct {
 	said map[string]bool
 	// rewake is where an asyncRewake hook's exit 2 goes (OnRewake).
 	rewake func(Rewake)
+	// ask sends prompt hooks' requests (OnAsk).
+	ask Asker
 }
 
 // Rewake is what an asyncRewake hook that exited 2 says: Message to the
@@ -222,6 +224,9 @@ func (r *Runner) once(msgs []string) []string {
 
 // runOne runs one hook with stdin and reads what it answered.
 func (r *Runner) runOne(ctx context.Context, h Hook, stdin []byte) Outcome {
+	if h.IsPrompt() {
+		return r.runPrompt(ctx, h, stdin)
+	}
 	out := Outcome{Hook: h, ExitCode: -1}
 	env := append(append([]string(nil), r.Env...), "CLAUDE_PROJECT_DIR="+r.ProjectDir)
 	if h.PluginRoot != "" {

@@ -194,11 +194,16 @@ type PeerTool struct {
 // ByPeerName is ralph's name of the tool Claude Code calls name (or any
 // tool family does, shell_command and view_image among them; or of
 // ralph's own tool called name), case folded; "" when ralph has none.
+// WebSearch is the provider's search (ToolWebSearch), which is no row of
+// the list.
 func ByPeerName(name string) string {
 	for _, row := range tools {
 		if strings.EqualFold(row.name, name) {
 			return row.name
 		}
+	}
+	if s := webSearchName(name); s != "" {
+		return s
 	}
 	return byFamilyName(name)
 }

@@ -110,7 +110,7 @@ func TestToolsetOffersWhatItsModeAllows(t *testing.T) {
 func TestPeerNames(t *testing.T) {
 	for claude, ours := range map[string]string{"Bash": ToolRunCommand, "bash": ToolRunCommand, "Write": ToolWriteFile, "Edit": ToolEditFile,
 		"MultiEdit": ToolEditFile, "Read": ToolReadFile, "Grep": ToolSearch, "Glob": ToolListFiles, "LS": ToolListFiles,
-		"run_command": ToolRunCommand, "WebFetch": ToolWebFetch, "WebSearch": ""} {
+		"run_command": ToolRunCommand, "WebFetch": ToolWebFetch, "WebSearch": ToolWebSearch, "web_search": ToolWebSearch, "NotebookRead": ToolReadFile, "SlashCommand": ""} {
 		if got := ByPeerName(claude); got != ours {
 			t.Errorf("ByPeerName(%s) = %q, want %q", claude, got, ours)
 		}

@@ -119,7 +119,10 @@ type SkillClaudeParams struct {
 func claudeFamily() family {
 	return family{
 		faces: []face{
-			{tool: ToolReadFile, name: "Read", doc: "claude_read", params: ReadParams{},
+			// NotebookRead is Claude Code's older reader of .ipynb files,
+			// which agent definitions still name: read_file reads a
+			// notebook's JSON, cells and outputs as they are.
+			{tool: ToolReadFile, name: "Read", aliases: []string{"NotebookRead"}, doc: "claude_read", params: ReadParams{},
 				renames: map[string]string{"file_path": "path", "offset": "offset", "limit": "limit"}},
 			{tool: ToolWriteFile, name: "Write", doc: "claude_write", params: WriteParams{},
 				renames: map[string]string{"file_path": "path", "content": "content"}},
