@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/workers/agents"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,11 +98,6 @@ func (p *Project) instructionFiles() (string, []coordinator.InstructionFile) {
 	return person + "\n\nThe project's instructions (AGENTS.md, CLAUDE.md, and the files they import with @path), nearest the user's directory first; where they disagree the nearer one wins:\n" + s.b.String(), s.files
 }
 
-// PersonInstructionFile is the person's instructions for every project,
-// as Claude Code reads them (its memory docs: user memory), relative to
-// the home directory.
-const PersonInstructionFile = ".claude/CLAUDE.md"
-
 // person gives the person's own ~/.claude/CLAUDE.md and the files it
 // imports, before the project's, as Claude Code loads user memory before
 // project memory; it returns their section of the prompt and leaves s
@@ -117,8 +113,8 @@ func (s *instructionSet) person() string {
 	if err != nil || !filepath.IsAbs(home) {
 		return ""
 	}
-	shown := "~/" + PersonInstructionFile
-	abs := filepath.Join(home, PersonInstructionFile)
+	shown := "~/" + agents.PersonInstructionFile
+	abs := filepath.Join(home, agents.PersonInstructionFile)
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return ""
@@ -140,7 +136,7 @@ func (s *instructionSet) person() string {
 	if s.b.Len() == 0 {
 		return ""
 	}
-	out := "\n\nThe user's own instructions for every project (~/.claude/CLAUDE.md, and the files it imports with @path); the project's instructions below are more specific:\n" + s.b.String()
+	out := "\n\nThe user's own instructions for every project (" + shown + ", and the files it imports with @path); the project's instructions below are more specific:\n" + s.b.String()
 	s.b.Reset()
 	return out
 }

@@ -2,6 +2,7 @@ package project
 
 import (
 	"fmt"
+	"github.com/ralph-dev/ralph/workers/agents"
 	"os"
 	"strings"
 
@@ -27,8 +28,8 @@ func personSessionEnv(env []childenv.Assignment, notify func(string)) *childenv.
 		}
 	}
 	if len(withheld) > 0 && notify != nil {
-		notify(fmt.Sprintf("ralph gives commands the env of ~/.claude/settings.json but %s, which %s like %s or a provider setting (ralph's own provider is set in its config, docs/config.md)",
-			strings.Join(withheld, ", "), text.Plural(len(withheld), "looks", "look"), text.Plural(len(withheld), "a credential", "credentials")))
+		notify(fmt.Sprintf("ralph gives commands the env of ~/%s but %s, which %s like %s or a provider setting (ralph's own provider is set in its config, docs/config.md)",
+			agents.PersonSettingsFile, strings.Join(withheld, ", "), text.Plural(len(withheld), "looks", "look"), text.Plural(len(withheld), "a credential", "credentials")))
 	}
 	return s
 }

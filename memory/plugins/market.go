@@ -569,8 +569,10 @@ func (a MarketAdder) readd(r Record) (Plugin, error) {
 }
 
 // OfficialMarket is the name of Anthropic's official marketplace, which
-// Claude Code prefers when a bare plugin name is listed by several.
-const OfficialMarket = "claude-plugins-official"
+// Claude Code prefers when a bare plugin name is listed by several. The
+// agents' table sets it (workers/agents), as it sets ManifestPath: the
+// CLI whose plugins these are names it.
+var OfficialMarket string
 
 // ErrAmbiguous says several added marketplaces list a plugin of the name
 // given without @MARKETPLACE, and none of them is the official one.
@@ -599,7 +601,7 @@ func (a MarketAdder) MarketFor(name string) (string, error) {
 	switch {
 	case len(holding) == 1:
 		return holding[0], nil
-	case slices.Contains(holding, OfficialMarket):
+	case OfficialMarket != "" && slices.Contains(holding, OfficialMarket):
 		return OfficialMarket, nil
 	case len(holding) == 0 && len(recs) == 0:
 		return "", fmt.Errorf("%w: %s is not a directory here and no marketplace is added; add a plugin by its directory, or add a marketplace with ralph plugin marketplace add PATH|GIT-URL|OWNER/REPO first", ErrNoEntry, name)

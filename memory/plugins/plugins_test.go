@@ -18,6 +18,7 @@ var now = time.Date(2026, 11, 25, 22, 0, 0, 0, time.UTC)
 // Code's themselves.
 func init() {
 	ManifestPath = filepath.Join(".claude-plugin", "plugin.json")
+	OfficialMarket = "claude-plugins-official"
 	// The tests' directories lie in the temporary directory; the ones
 	// about whose a plugin is point this at a directory of their own.
 	ModelMayWrite = func(string) bool { return false }

@@ -170,7 +170,7 @@ func (h *Host) runPrompt(c customCmd, name, args string) (Outcome, error) {
 	}
 	if len(ignored) > 0 {
 		sort.Strings(ignored)
-		h.printf("note: %s is a codex prompt, which codex reads only description and argument-hint of, so %s %s left out\n",
+		h.printf("note: %s is a custom prompt, of which only description and argument-hint are read, so %s %s left out\n",
 			shown, strings.Join(ignored, ", "), text.Plural(len(ignored), "is", "are"))
 	}
 	body, used, err := h.expandBody(c, name, doc.Body, args)
@@ -178,7 +178,7 @@ func (h *Host) runPrompt(c customCmd, name, args string) (Outcome, error) {
 		return Outcome{}, err
 	}
 	if !used && strings.TrimSpace(args) != "" {
-		h.printf("note: %s has no $1 … $9, $ARGUMENTS or $KEY, so its arguments are not sent, as codex sends none\n", shown)
+		h.printf("note: %s has no $1 … $9, $ARGUMENTS or $KEY, so its arguments are not sent\n", shown)
 	}
 	if strings.TrimSpace(body) == "" {
 		return Outcome{}, fmt.Errorf("/%s: %s is empty", name, shown)
@@ -186,7 +186,7 @@ func (h *Host) runPrompt(c customCmd, name, args string) (Outcome, error) {
 	if txt.Masked {
 		body += "\n\n" + kept.MaskedNote(shown)
 	}
-	h.printf("/%s: sending %s as text, as codex sends its prompts\n", name, shown)
+	h.printf("/%s: sending %s as text, as custom prompts are sent\n", name, shown)
 	return Outcome{Send: strings.TrimSpace(body)}, nil
 }
 

@@ -20,10 +20,10 @@ import "strings"
 // always the plugin's: a project folder named like an added plugin does
 // not take the plugin's names.
 
-// claudeBuiltins are Claude Code's built-in command names that ralph has
+// peerBuiltins are Claude Code's built-in command names that ralph has
 // no command of its own for: a namespaced custom command's plain name is
 // never one of these.
-var claudeBuiltins = map[string]bool{
+var peerBuiltins = map[string]bool{
 	"add-dir": true, "bashes": true, "bug": true, "config": true, "context": true, "doctor": true, "export": true,
 	"feedback": true, "hooks": true, "ide": true, "install-github-app": true, "login": true, "logout": true,
 	"memory": true, "output-style": true, "permissions": true, "pr-comments": true, "pr_comments": true,
@@ -39,5 +39,5 @@ func plainNameFree(name string) bool {
 	if _, builtin := Lookup(name); builtin {
 		return false
 	}
-	return !claudeBuiltins[name]
+	return !peerBuiltins[name]
 }

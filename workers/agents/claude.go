@@ -381,4 +381,15 @@ func (claudeCLI) commandDirs() []string { return []string{".claude/commands"} }
 
 func (claudeCLI) pluginManifest() string { return ".claude-plugin/plugin.json" }
 
+func (claudeCLI) officialMarket() string { return "claude-plugins-official" }
+
+// PersonInstructionFile is the person's instructions for every project,
+// as Claude Code reads them (its memory docs: user memory), relative to
+// the home directory.
+const PersonInstructionFile = ".claude/CLAUDE.md"
+
+// PersonSettingsFile is the person's own settings, relative to the home
+// directory, whose env ralph gives the model's commands.
+const PersonSettingsFile = ".claude/settings.json"
+
 func (claudeCLI) pluginSettings() string { return ".claude/settings.json" }

@@ -87,6 +87,9 @@ type cli interface {
 	// relative to the plugin's directory ("" for a CLI without plugins;
 	// memory/plugins reads them).
 	pluginManifest() string
+	// officialMarket is the marketplace the CLI's own makers publish,
+	// which a bare plugin name prefers; "" for none.
+	officialMarket() string
 	// pluginSettings is the CLI's settings file (relative to a project's
 	// root or the person's home) that may enable plugins from a
 	// marketplace, which ralph names and does not install ("" for none).
@@ -104,7 +107,7 @@ func init() {
 	config.AgentKinds = Names()
 	for _, c := range clis {
 		if m := c.pluginManifest(); m != "" && plugins.ManifestPath == "" {
-			plugins.ManifestPath = m
+			plugins.ManifestPath, plugins.OfficialMarket = m, c.officialMarket()
 		}
 	}
 	for _, c := range clis {

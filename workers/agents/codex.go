@@ -360,4 +360,6 @@ func (codexCLI) promptDirs() []sandbox.HiddenPath {
 
 func (codexCLI) pluginManifest() string { return "" }
 
+func (codexCLI) officialMarket() string { return "" }
+
 func (codexCLI) pluginSettings() string { return "" }

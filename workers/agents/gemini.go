@@ -318,4 +318,6 @@ func (geminiCLI) commandDirs() []string { return nil }
 
 func (geminiCLI) pluginManifest() string { return "" }
 
+func (geminiCLI) officialMarket() string { return "" }
+
 func (geminiCLI) pluginSettings() string { return "" }

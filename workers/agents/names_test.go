@@ -113,6 +113,7 @@ var helpProse = map[string][]string{
 		"(.claude-plugin/plugin.json",         // ralph plugin's help: what a plugin holds
 		".claude-plugin/plugin.json). Adding", // and ralph plugin add's
 		"claude-code-hooks",                   // and the example of adding one
+		"one (claude-plugins-official) when",  // and the marketplace a bare name prefers
 	},
 }
 

@@ -380,4 +380,6 @@ func (opencodeCLI) commandDirs() []string { return nil }
 
 func (opencodeCLI) pluginManifest() string { return "" }
 
+func (opencodeCLI) officialMarket() string { return "" }
+
 func (opencodeCLI) pluginSettings() string { return "" }
