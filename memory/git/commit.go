@@ -153,7 +153,7 @@ func (r *Repo) CommitPaths(ctx context.Context, paths []string, message string) 
 		}
 	}
 	if len(sync) > 0 {
-		if _, err := run(ctx, r.Top, []string{"GIT_LITERAL_PATHSPECS=1"}, nulList(sync), "reset", "-q", commit, "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+		if _, err := runPaths(ctx, r.Top, nil, sync, "reset", "-q", commit); err != nil {
 			return commit, fmt.Errorf("committed %s, but your index could not be updated for its files (git status shows them changed): %w", short(commit), err)
 		}
 	}

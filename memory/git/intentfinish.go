@@ -160,8 +160,8 @@ func (r *Repo) finishMerge(ctx context.Context, old, merge string, files []strin
 		}
 	}
 	if len(todo) > 0 {
-		if _, err := run(ctx, r.Top, []string{"GIT_LITERAL_PATHSPECS=1"}, nulList(todo),
-			"restore", "--source="+merge, "--staged", "--worktree", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+		if _, err := runPaths(ctx, r.Top, nil, todo,
+			"restore", "--source="+merge, "--staged", "--worktree"); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -195,7 +195,7 @@ func (r *Repo) finishCommit(ctx context.Context, old, commit string, files []str
 		}
 	}
 	if len(todo) > 0 {
-		if _, err := run(ctx, r.Top, []string{"GIT_LITERAL_PATHSPECS=1"}, nulList(todo), "reset", "-q", commit, "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+		if _, err := runPaths(ctx, r.Top, nil, todo, "reset", "-q", commit); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -251,8 +251,8 @@ func (r *Repo) MergeBranch(ctx context.Context, branch, message string) (*MergeR
 	if len(res.Files) > 0 {
 		// The merged files were as HEAD had them (checked above), so the
 		// index and the work tree take the merge's version of them.
-		_, err := run(ctx, r.Top, []string{"GIT_LITERAL_PATHSPECS=1"}, nulList(res.Files),
-			"restore", "--source="+res.Commit, "--staged", "--worktree", "--pathspec-from-file=-", "--pathspec-file-nul")
+		_, err := runPaths(ctx, r.Top, nil, res.Files,
+			"restore", "--source="+res.Commit, "--staged", "--worktree")
 		if err != nil {
 			return res, fmt.Errorf("merged %s as %s, but its files could not all be written (git status shows which): %w", branch, short(res.Commit), err)
 		}
