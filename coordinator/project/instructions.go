@@ -92,14 +92,17 @@ func (p *Project) instructionFiles() (string, []coordinator.InstructionFile) {
 		}
 		dir = filepath.Dir(dir)
 	}
+	if !s.full {
+		s.projectRules()
+	}
 	if s.b.Len() == 0 {
 		return person, s.files
 	}
-	return person + "\n\nThe project's instructions (AGENTS.md, CLAUDE.md, and the files they import with @path), nearest the user's directory first; where they disagree the nearer one wins:\n" + s.b.String(), s.files
+	return person + "\n\nThe project's instructions (AGENTS.md, CLAUDE.md, the rules in " + agents.RulesDir + ", and the files they import with @path), nearest the user's directory first; where they disagree the nearer one wins:\n" + s.b.String(), s.files
 }
 
 // person gives the person's own ~/.claude/CLAUDE.md and the files it
-// imports, before the project's, as Claude Code loads user memory before
+// imports, then their rules (personRules), before the project's, as Claude Code loads user memory before
 // project memory; it returns their section of the prompt and leaves s
 // empty for the project's. The file is read through the person's door
 // (a link into a dotfiles repository is theirs), with the door's
@@ -109,20 +112,35 @@ func (p *Project) instructionFiles() (string, []coordinator.InstructionFile) {
 // directory the model's commands write is no file of the person's: it is
 // left out, and said once.
 func (s *instructionSet) person() string {
-	home, err := os.UserHomeDir()
-	if err != nil || !filepath.IsAbs(home) {
+	home := personHome()
+	if home == "" {
 		return ""
 	}
+	s.personFile(home)
+	if !s.full {
+		s.personRules(home)
+	}
+	if s.b.Len() == 0 {
+		return ""
+	}
+	out := "\n\nThe user's own instructions for every project (~/" + agents.PersonInstructionFile + ", the rules in ~/" + agents.RulesDir +
+		", and the files they import with @path); the project's instructions below are more specific:\n" + s.b.String()
+	s.b.Reset()
+	return out
+}
+
+// personFile adds the person's ~/.claude/CLAUDE.md and its imports.
+func (s *instructionSet) personFile(home string) {
 	shown := "~/" + agents.PersonInstructionFile
 	abs := filepath.Join(home, agents.PersonInstructionFile)
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return ""
+		return
 	}
 	root, rerr := filepath.EvalSymlinks(s.p.Root)
 	if rerr == nil && inside(root, real) || sandbox.WritableByCommands(real) {
 		s.p.tellOnce("person:"+abs, fmt.Sprintf("%s lies where the model can write (%s), so ralph does not read it as your instructions for every project", shown, real))
-		return ""
+		return
 	}
 	s.read[abs], s.read[real] = true, true
 	txt, err := s.p.Door.ReadHead(rootfs.Person(), real, MaxInstructionFile+1)
@@ -130,15 +148,9 @@ func (s *instructionSet) person() string {
 		s.refused(shown, "", abs, err)
 	}
 	if err != nil {
-		return ""
+		return
 	}
 	s.add(shown, abs, txt, "", "", 0)
-	if s.b.Len() == 0 {
-		return ""
-	}
-	out := "\n\nThe user's own instructions for every project (" + shown + ", and the files it imports with @path); the project's instructions below are more specific:\n" + s.b.String()
-	s.b.Reset()
-	return out
 }
 
 // add gives one file's text (read up to one byte over the bound), then

@@ -388,6 +388,11 @@ func (claudeCLI) officialMarket() string { return "claude-plugins-official" }
 // the home directory.
 const PersonInstructionFile = ".claude/CLAUDE.md"
 
+// RulesDir is where Claude Code's memory keeps rules files (its memory
+// docs: `.claude/rules/*.md`), relative to the home directory for the
+// person's rules and to the project root for the project's.
+const RulesDir = ".claude/rules"
+
 // PersonSettingsFile is the person's own settings, relative to the home
 // directory, whose env ralph gives the model's commands.
 const PersonSettingsFile = ".claude/settings.json"
