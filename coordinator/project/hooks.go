@@ -134,6 +134,10 @@ type LoadedHooks struct {
 	// ReadRules are the Read(…) deny rules, which the session's door
 	// holds (memory/kept), not the approval policy.
 	ReadRules kept.Rules
+	// ProjectEnvs are the `env` of the project's settings files, each
+	// given to the sandboxed commands only once the person approved it
+	// (projectenv.go).
+	ProjectEnvs []ProjectEnv
 }
 
 // projectSettings is what ralph reads of a project's Claude settings
@@ -342,12 +346,13 @@ func (l *LoadedHooks) readProject(src HookSources, name string) []byte {
 		return data
 	}
 	l.takePermissions(data, rel, false)
+	l.takeProjectEnv(src, data, rel)
 	var ignored []string
 	for _, k := range []struct {
 		name string
 		set  bool
 	}{{"permissions.allow", len(s.Permissions.Allow) > 0},
-		{"env", len(s.Env) > 0}, {"apiKeyHelper", s.APIKeyHelper != nil}, {"statusLine", s.StatusLine != nil},
+		{"apiKeyHelper", s.APIKeyHelper != nil}, {"statusLine", s.StatusLine != nil},
 		{"defaultMode", s.DefaultMode != nil}, {"additionalDirectories", s.AddDirs != nil}, {"otelHeadersHelper", s.OtelHeaders != nil},
 		{"awsAuthRefresh", s.AWSAuth != nil}, {"awsCredentialExport", s.AWSCredExport != nil}} {
 		if k.set {
@@ -355,7 +360,7 @@ func (l *LoadedHooks) readProject(src HookSources, name string) []byte {
 		}
 	}
 	if len(ignored) > 0 {
-		l.Ignored = append(l.Ignored, fmt.Sprintf("ralph ignores %s in %s: a project's file may not grant permissions, set the environment or run helpers; only its hooks (once you approve them), permissions.ask and permissions.deny count",
+		l.Ignored = append(l.Ignored, fmt.Sprintf("ralph ignores %s in %s: a project's file may not grant permissions or run helpers; only its hooks and env (once you approve them), permissions.ask and permissions.deny count",
 			strings.Join(ignored, ", "), rel))
 	}
 	return data

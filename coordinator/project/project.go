@@ -469,6 +469,7 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 			n, config.ProjectFile))
 	}
 	p.sessionEnv = personSessionEnv(loadedHooks.PersonEnv, opts.Notify)
+	addProjectEnv(p.sessionEnv, loadedHooks.ProjectEnvs, opts.Notify)
 	withheld := childenv.Withheld(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv)
 	p.Tools, err = tools.NewToolset(tools.Options{Approver: p.Approval, AutoApprove: opts.Yes, Redact: p.Redactor, Family: toolFamily(cfg.ToolFamily), WebFetchAllowPrivate: cfg.WebFetchAllowPrivate, Options: workers.Options{
 		Root: root, CommandTimeout: cfg.CommandTimeout,

@@ -63,7 +63,9 @@ func (c *cli) addHooksCommands(root *cobra.Command) {
 project) that wait for approval: every one, or those numbered N as ralph hooks
 lists them. Each is approved as it is now: its command and the content of
 every file the command names, all of which this prints. If the project
-changes any of it, it must be approved again. The record is
+changes any of it, it must be approved again. Without N it also approves the
+env of the project's settings files (ralph hooks lists it), as it is now, which ralph then gives the commands that run in the sandbox (as
+Claude Code gives it in a workspace you trust). The record is
 ~/.config/ralph/approved_commands.json.`,
 		Example: `  ralph hooks approve
   ralph hooks approve 2 3`,
@@ -147,10 +149,13 @@ func (h HooksCommands) List() error {
 	if h.JSON {
 		enc := json.NewEncoder(h.Out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"hooks": rows, "notes": nonNil(notes)})
+		return enc.Encode(map[string]any{"hooks": rows, "envs": envRows(l.ProjectEnvs), "notes": nonNil(notes)})
 	}
 	for _, n := range notes {
 		fmt.Fprintln(h.Out, "note: "+text.Visible(n))
+	}
+	for _, e := range envRows(l.ProjectEnvs) {
+		fmt.Fprintf(h.Out, "env of %s: %s; %s\n", text.Visible(e.File), text.Visible(strings.Join(e.Names, ", ")), e.State)
 	}
 	if len(rows) == 0 {
 		fmt.Fprintln(h.Out, "no hooks: ralph reads them from your config, ~/.claude/settings.json, the project's .claude/settings.json, .claude/settings.local.json and .ralph/config.toml, and plugins")
@@ -235,8 +240,53 @@ func (h HooksCommands) Approve(args []string) error {
 			fmt.Fprintln(h.Out, "  "+s)
 		}
 	}
+	if len(want) == 0 {
+		n, err := h.approveEnvs(l.ProjectEnvs)
+		if err != nil {
+			return err
+		}
+		done += n
+	}
 	if done == 0 && len(want) == 0 {
 		fmt.Fprintln(h.Out, "no hook waits for approval")
 	}
 	return nil
+}
+
+// envRow is a project settings file's env as `ralph hooks` lists it.
+type envRow struct {
+	File  string   `json:"file"`
+	Names []string `json:"names"`
+	State string   `json:"state"`
+}
+
+func envRows(envs []project.ProjectEnv) []envRow {
+	out := []envRow{}
+	for _, e := range envs {
+		state := string(project.HookRuns) + " (given to sandboxed commands)"
+		if !e.Approved {
+			state = string(project.HookWaiting)
+		}
+		out = append(out, envRow{File: e.File, Names: e.Names(), State: state})
+	}
+	return out
+}
+
+// approveEnvs records the person's approval of the env of the project's
+// settings files that wait for it, as they are now; `ralph hooks
+// approve` without numbers approves them with the hooks, as Claude
+// Code's workspace trust covers both.
+func (h HooksCommands) approveEnvs(envs []project.ProjectEnv) (int, error) {
+	done := 0
+	for _, e := range envs {
+		if e.Approved {
+			continue
+		}
+		if err := approval.TrustHook(h.Person, config.UserConfigDir(), h.Root, e.Review); err != nil {
+			return done, fmt.Errorf("approving the env of %s: %w", e.File, err)
+		}
+		done++
+		fmt.Fprintf(h.Out, "approved the env of %s on this machine, for the sandboxed commands: %s\n", text.Visible(e.File), text.Visible(e.Review.Command))
+	}
+	return done, nil
 }
