@@ -36,7 +36,9 @@ func TestProjectEnvWaitsForApproval(t *testing.T) {
 	if strings.Contains(e.Review.Command, "ghp_") || !strings.Contains(e.Review.Command, `NODE_ENV="development"`) {
 		t.Errorf("what the person approves: %q", e.Review.Command)
 	}
-	if !slices.ContainsFunc(l.Ignored, func(s string) bool { return strings.Contains(s, "ralph hooks approve") && strings.Contains(s, "NODE_ENV") }) {
+	if !slices.ContainsFunc(l.Ignored, func(s string) bool {
+		return strings.Contains(s, "ralph hooks approve") && strings.Contains(s, "NODE_ENV")
+	}) {
 		t.Errorf("the person is not told how to approve it: %q", l.Ignored)
 	}
 	s := &childenv.Session{}
