@@ -75,3 +75,54 @@ func TestEco3RulesReachTheSystemPrompt(t *testing.T) {
 		t.Errorf("the person was not told of the link left out: %s", r.stderr)
 	}
 }
+
+// TestEco3ProjectSettingsEnvAfterApproval: the env of the project's
+// .claude/settings.json reaches no command until the person approves it
+// with `ralph hooks approve` (as Claude Code gives it only in a workspace
+// the person trusted); then it reaches the sandboxed commands, but a
+// token in it does not, and the person is told its name.
+func TestEco3ProjectSettingsEnvAfterApproval(t *testing.T) {
+	t.Parallel()
+	for _, mode := range sandboxModes {
+		t.Run(mode.name, func(t *testing.T) {
+			proj, home := attackLayout(t)
+			mustWrite(t, filepath.Join(proj, ".claude", "settings.json"),
+				`{"env":{"PROJ_FLAG":"on","RETRIES":3,"GITHUB_TOKEN":"ghp_notarealtokenbutlongenough1234"}}`)
+			show := func() (runResult, string) {
+				srv := inlineServer(t, toolScenario(t, "env", [][]toolCall{
+					{{"run_command", `{"command":"echo flag=${PROJ_FLAG:-none} retries=${RETRIES:-none} tok=${GITHUB_TOKEN:-none}"}`}},
+				}, "done"))
+				r := ralph(t, proj, attackEnv(t, home, srv.URL, mode.env), nil, "-y", "--no-wait", "show the environment")
+				if r.code != 0 {
+					t.Fatalf("exit %d: %s", r.code, r.stderr)
+				}
+				res := hookedResults(srv)
+				if len(res) != 1 {
+					t.Fatalf("results the model read: %q", res)
+				}
+				if sentToModel(srv, "ghp_notarealtoken") {
+					t.Error("the token of the project's env reached the model")
+				}
+				return r, res[0]
+			}
+			r, out := show()
+			if !strings.Contains(out, "flag=none retries=none tok=none") {
+				t.Errorf("before approval the command saw %q", out)
+			}
+			if !strings.Contains(r.stderr, "env of .claude/settings.json (GITHUB_TOKEN, PROJ_FLAG, RETRIES) only once you approve it") {
+				t.Errorf("the person was not told how to give the env: %s", r.stderr)
+			}
+			ap := ralph(t, proj, attackEnv(t, home, "http://127.0.0.1:9", mode.env), nil, "hooks", "approve")
+			if ap.code != 0 || !strings.Contains(ap.stdout, "approved the env of .claude/settings.json") || strings.Contains(ap.stdout, "ghp_") {
+				t.Fatalf("hooks approve: exit %d\n%s\n%s", ap.code, ap.stdout, ap.stderr)
+			}
+			r, out = show()
+			if !strings.Contains(out, "flag=on retries=3 tok=none") {
+				t.Errorf("after approval the command saw %q", out)
+			}
+			if !strings.Contains(r.stderr, "env of .claude/settings.json but GITHUB_TOKEN") {
+				t.Errorf("the person was not told GITHUB_TOKEN was withheld: %s", r.stderr)
+			}
+		})
+	}
+}

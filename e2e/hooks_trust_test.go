@@ -138,9 +138,13 @@ func TestHooksTrustProjectSettingsGrantNothing(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(proj, "allowed.txt")); err == nil {
 		t.Fatalf("permissions.allow of the project's settings allowed a command: %s", r.stderr)
 	}
-	ignored := "ralph ignores permissions.allow, env, apiKeyHelper in .claude/settings.json: a project's file may not grant permissions"
+	ignored := "ralph ignores permissions.allow, apiKeyHelper in .claude/settings.json: a project's file may not grant permissions"
 	if strings.Count(r.stderr, ignored) != 1 {
 		t.Fatalf("stderr does not say once what it ignores:\n%s", r.stderr)
+	}
+	waits := "ralph gives the model's sandboxed commands the env of .claude/settings.json (NODE_OPTIONS) only once you approve it"
+	if strings.Count(r.stderr, waits) != 1 {
+		t.Fatalf("stderr does not say once that the env waits for approval:\n%s", r.stderr)
 	}
 	srv2 := inlineServer(t, toolScenario(t, "deny", [][]toolCall{{{"run_command", `{"command":"rm keep.txt"}`}}}, "done"))
 	r = ralph(t, proj, attackEnv(t, home, srv2.URL, nil), nil, "-y", "--no-wait", "remove it")
