@@ -12,6 +12,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/frontmatter"
 	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/agents"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
@@ -116,7 +117,7 @@ func (s *instructionSet) findRules(fsys afero.Fs, dir, shown string, follow bool
 	var walk func(dir, real, shown string, depth int)
 	walk = func(dir, real, shown string, depth int) {
 		if depth > MaxRuleDepth {
-			s.p.tellOnce("ruledepth:"+dir, fmt.Sprintf("%s is more than %d directories deep, and the rules below it were left out of the prompt", shown, MaxRuleDepth))
+			s.p.tellOnce("ruledepth:"+dir, fmt.Sprintf("%s is more than %s deep, and the rules below it were left out of the prompt", shown, text.Counted(MaxRuleDepth, "directory", "directories")))
 			return
 		}
 		if seen[real] {
@@ -153,7 +154,7 @@ func (s *instructionSet) findRules(fsys afero.Fs, dir, shown string, follow bool
 				walk(abs, r, sh, depth+1)
 			case mode.IsRegular() && strings.HasSuffix(name, ".md"):
 				if len(out) >= MaxRuleFiles {
-					s.p.tellOnce("rulecount:"+shown, fmt.Sprintf("%s holds more than %d rules files; the rest were left out of the prompt", shown, MaxRuleFiles))
+					s.p.tellOnce("rulecount:"+shown, fmt.Sprintf("%s holds more than %s; the rest were left out of the prompt", shown, text.Counted(MaxRuleFiles, "rules file", "rules files")))
 					return
 				}
 				out = append(out, ruleFile{shown: sh, abs: abs, real: r})
