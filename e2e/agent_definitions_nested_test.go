@@ -28,8 +28,10 @@ func voltAgentDir(t *testing.T) string {
 // categories/ tree copied as .claude/agents/ (its folders kept) and a
 // definition in .claude/agents/sub/x.md are all listed to the model by
 // their front matter's names, spawn_agent can name the one two folders
-// down, and the tool they name that ralph lacks (WebSearch; WebFetch is
-// web_fetch) is said in one line per definition.
+// down, and the Claude Code tools they name are ralph's (WebSearch is
+// the provider's web_search, WebFetch is web_fetch), so no start warns
+// of them; an agent that names WebSearch where the session has no search
+// is told so when it starts, and none of these is started here.
 func TestNestedAgentDefinitionsOfARealCollection(t *testing.T) {
 	t.Parallel()
 	srv := answering(t, func(r llmtest.RecordedRequest) llmtest.Response {
@@ -87,11 +89,8 @@ func TestNestedAgentDefinitionsOfARealCollection(t *testing.T) {
 	if got := lastToolResults(main[1]); !strings.Contains(got, "NESTED-CHILD-REPORT") {
 		t.Errorf("the main agent was not given the child's report: %q", got)
 	}
-	for _, name := range []string{"design-bridge", "documentation-engineer"} {
-		want := "names WebSearch, which ralph does not have, so agent " + name + " goes without"
-		if n := strings.Count(r.stderr, want); n != 1 {
-			t.Errorf("%q said %d times, want once:\n%s", want, n, r.stderr)
-		}
+	if strings.Contains(r.stderr, "names WebSearch") {
+		t.Errorf("a definition naming WebSearch was warned of at the start:\n%s", r.stderr)
 	}
 }
 

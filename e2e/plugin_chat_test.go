@@ -70,7 +70,7 @@ func TestChatPluginInstallFromMarketplace(t *testing.T) {
 	c.tmux("send-keys", "-l", "/plugin install")
 	c.tmux("send-keys", "Enter")
 	c.waitFor("a missing name refused", 20*time.Second, func(s string) bool {
-		return strings.Contains(s, "✗ usage: /plugin install PATH|NAME@MARKETPLACE")
+		return strings.Contains(s, "✗ usage: /plugin install PATH|NAME[@MARKETPLACE]")
 	})
 	c.tmux("send-keys", "-l", "/help")
 	c.tmux("send-keys", "Enter")
