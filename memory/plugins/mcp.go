@@ -3,15 +3,11 @@ package plugins
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // A plugin's MCP servers are defined as Claude Code reads them: in
@@ -47,14 +43,11 @@ func (p Plugin) MCPFiles() ([]MCPFile, []string) {
 	var out []MCPFile
 	var problems []string
 	read := func(path string, mustExist bool) {
-		data, err := rootfs.ReadSmall(p.fsys, path, ManifestLimit)
+		data, problem := p.readFile(path, "MCP servers' file", mustExist)
 		switch {
-		case errors.Is(err, fs.ErrNotExist) && !mustExist:
-		case errors.Is(err, rootfs.ErrLinkOut), errors.Is(err, rootfs.ErrOutsideRoot):
-			problems = append(problems, fmt.Sprintf("its MCP servers' file %s is a link out of its directory, which ralph does not follow", path))
-		case err != nil:
-			problems = append(problems, fmt.Sprintf("its MCP servers' file %s is left out: %v", path, err))
-		default:
+		case problem != "":
+			problems = append(problems, problem)
+		case data != nil:
 			servers, err := serverMap(data)
 			if err != nil {
 				problems = append(problems, fmt.Sprintf("its MCP servers' file %s is left out: %v", path, err))

@@ -338,14 +338,11 @@ func (p Plugin) HookFiles() ([]HookFile, []string) {
 	var out []HookFile
 	var problems []string
 	read := func(path string, mustExist bool) {
-		data, err := rootfs.ReadSmall(p.fsys, path, ManifestLimit)
+		data, problem := p.readFile(path, "hooks file", mustExist)
 		switch {
-		case errors.Is(err, fs.ErrNotExist) && !mustExist:
-		case errors.Is(err, rootfs.ErrLinkOut), errors.Is(err, rootfs.ErrOutsideRoot):
-			problems = append(problems, fmt.Sprintf("its hooks file %s is a link out of its directory, which ralph does not follow", path))
-		case err != nil:
-			problems = append(problems, fmt.Sprintf("its hooks file %s is left out: %v", path, err))
-		default:
+		case problem != "":
+			problems = append(problems, problem)
+		case data != nil:
 			out = append(out, HookFile{Path: path, Data: data})
 		}
 	}
@@ -429,4 +426,24 @@ func (p Plugin) countMarkdown(dirs []string, deep bool) int {
 		walk(d)
 	}
 	return n
+}
+
+// readFile reads one of the plugin's files (what it is, for the person:
+// "hooks file") through the plugin's own door, which follows no link out
+// of its directory. It returns the file's bytes, or the one sentence that
+// says why it is left out; neither for a missing file that need not be.
+func (p Plugin) readFile(path, what string, mustExist bool) ([]byte, string) {
+	data, err := rootfs.ReadSmall(p.fsys, path, ManifestLimit)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !mustExist:
+		return nil, ""
+	case errors.Is(err, rootfs.ErrLinkOut), errors.Is(err, rootfs.ErrOutsideRoot):
+		return nil, fmt.Sprintf("its %s %s is a link out of its directory, which ralph does not follow", what, path)
+	case err != nil:
+		return nil, fmt.Sprintf("its %s %s is left out: %v", what, path, err)
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return data, ""
 }
