@@ -5,6 +5,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/sashabaranov/go-openai"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +29,19 @@ import (
 // progress entry finds the disk full — and then run ralph again: every
 // task is worked once and has one entry.
 
+// taskOfRequest is the id and title of the task a request's task prompt
+// names (the last one, as the agent was given it), "" for none.
+func taskOfRequest(msgs []openai.ChatCompletionMessage) (id, title string) {
+	for _, m := range msgs {
+		if m.Role == "user" {
+			if sm := taskPromptRe.FindStringSubmatch(m.Content); sm != nil {
+				id, title = sm[1], sm[2]
+			}
+		}
+	}
+	return id, title
+}
+
 // workModel scripts the task agents: each appends its task's title to
 // work.log whenever it is asked to work it (no check of what is there, so
 // work.log counts the attempts that did the work), then calls
@@ -36,14 +50,7 @@ import (
 func workModel(gate func(id string)) func(llmtest.RecordedRequest) llmtest.Response {
 	return func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
-		var id, title string
-		for _, m := range msgs {
-			if m.Role == "user" {
-				if sm := taskPromptRe.FindStringSubmatch(m.Content); sm != nil {
-					id, title = sm[1], sm[2]
-				}
-			}
-		}
+		id, title := taskOfRequest(msgs)
 		if id == "" {
 			return llmtest.Response{Text: "nothing to do"}
 		}

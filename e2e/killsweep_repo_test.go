@@ -100,14 +100,7 @@ func (w *workTally) reset() {
 func fileWorkModel(tally *workTally) func(llmtest.RecordedRequest) llmtest.Response {
 	return func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
-		var id, title string
-		for _, m := range msgs {
-			if m.Role == "user" {
-				if sm := taskPromptRe.FindStringSubmatch(m.Content); sm != nil {
-					id, title = sm[1], sm[2]
-				}
-			}
-		}
+		id, title := taskOfRequest(msgs)
 		if id == "" {
 			return llmtest.Response{Text: "nothing to do"}
 		}
