@@ -131,6 +131,11 @@ type Options struct {
 	// SessionStart hooks exported through CLAUDE_ENV_FILE only for those
 	// that run in the sandbox. Shared by the copies; nil adds nothing.
 	SessionEnv *childenv.Session
+	// Editor, when set, is where the file tools read and write a
+	// project file's text instead of the disk: an editor's buffers (ACP's
+	// fs/read_text_file and fs/write_text_file). Every guard of the disk
+	// route holds before it is asked (editorroute.go). nil is the disk.
+	Editor EditorFiles
 	// withheldOnce is shared by the copies, so the note is said once.
 	withheldOnce *sync.Once
 }

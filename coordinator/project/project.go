@@ -140,6 +140,11 @@ type Options struct {
 	// Plugins are the plugin directories whose hooks the session reads
 	// (memory/plugins lists them).
 	Plugins []Plugin
+	// Editor, when set, is the editor whose buffers the file tools read
+	// and write instead of the disk (ralph acp with a client that offers
+	// fs/read_text_file and fs/write_text_file): every Workspace of the
+	// session gets it, children's and the task loop's too. nil: the disk.
+	Editor workers.EditorFiles
 	// Conventions are the flags people bring from other agents.
 	Conventions
 }
@@ -478,7 +483,7 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 		Readable: cfg.SandboxReadable,
 		Notify:   opts.Notify, AddDirs: opts.AddDirs, Kept: Kept(), Door: p.Door,
 		Withheld: withheld, Settings: childenv.Settings(os.Environ(), withheld), WithheldGit: childenv.WithheldGit(os.Environ()),
-		SessionEnv: p.sessionEnv,
+		SessionEnv: p.sessionEnv, Editor: opts.Editor,
 	}})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
