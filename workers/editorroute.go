@@ -40,17 +40,23 @@ var ErrLinkInPath = errors.New("a symbolic link appeared in its path after ralph
 // EditorWait. Its sentence names the editor and says that nothing was
 // written to the disk instead.
 type EditorError struct {
-	Write   bool
-	Err     error
-	TimeOut bool
+	Write bool
+	Err   error
+	// TimeOut: the editor did not answer within EditorWait; Cancelled:
+	// the turn was cancelled before it answered.
+	TimeOut, Cancelled bool
 }
 
 func (e *EditorError) Error() string {
 	switch {
+	case e.Cancelled && e.Write:
+		return "the call was cancelled before the editor answered, so the editor may or may not have written it (ralph wrote nothing to the disk instead)"
+	case e.Cancelled:
+		return "the call was cancelled before the editor answered"
 	case e.TimeOut && e.Write:
-		return fmt.Sprintf("the editor did not answer within %s, so the write may not have happened (ralph wrote nothing to the disk instead)", EditorWait)
+		return fmt.Sprintf("the editor did not answer within %s, so it may or may not have written it (ralph wrote nothing to the disk instead)", editorWait)
 	case e.TimeOut:
-		return fmt.Sprintf("the editor did not answer within %s", EditorWait)
+		return fmt.Sprintf("the editor did not answer within %s", editorWait)
 	case e.Write:
 		return fmt.Sprintf("the editor refused to write it (%v), and ralph wrote nothing to the disk instead", e.Err)
 	}
@@ -62,6 +68,9 @@ func (e *EditorError) Unwrap() error { return e.Err }
 // editor is the editor the file tools read and write through, nil for the
 // disk.
 func (w *Workspace) editor() EditorFiles { return w.opts.Editor }
+
+// editorWait is EditorWait, shortened by the package's tests.
+var editorWait = EditorWait
 
 // Read returns the content of the target's existing file, at most
 // MaxEditFile of it (a larger one is a SizeError): the editor's text
@@ -159,12 +168,13 @@ func (w *Workspace) noLinkIn(abs string) error {
 	return nil
 }
 
-// askEditor runs one call of the editor, waiting at most EditorWait for
+// askEditor runs one call of the editor, waiting at most editorWait for
 // it. The call runs on a goroutine of its own so that an editor that
 // ignores its context still cannot hold the tool past the wait; that
 // goroutine ends when the editor answers (its answer then goes nowhere).
-func askEditor(ctx context.Context, write bool, call func(context.Context) (string, error)) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, EditorWait)
+// A call the turn cancelled says so rather than blaming the editor.
+func askEditor(parent context.Context, write bool, call func(context.Context) (string, error)) (string, error) {
+	ctx, cancel := context.WithTimeout(parent, editorWait)
 	defer cancel()
 	type answer struct {
 		s   string
@@ -175,18 +185,22 @@ func askEditor(ctx context.Context, write bool, call func(context.Context) (stri
 		s, err := call(ctx)
 		done <- answer{s, err}
 	}()
+	var a answer
 	select {
-	case a := <-done:
-		switch {
-		case a.err == nil, errors.Is(a.err, ErrEditorNoFile):
+	case a = <-done:
+		if a.err == nil || errors.Is(a.err, ErrEditorNoFile) {
 			return a.s, a.err
-		case errors.Is(a.err, context.DeadlineExceeded) && ctx.Err() != nil:
-			return "", &EditorError{Write: write, Err: a.err, TimeOut: true}
 		}
-		return "", &EditorError{Write: write, Err: a.err}
 	case <-ctx.Done():
-		return "", &EditorError{Write: write, Err: ctx.Err(), TimeOut: errors.Is(ctx.Err(), context.DeadlineExceeded)}
+		a.err = ctx.Err()
 	}
+	switch {
+	case parent.Err() != nil:
+		return "", &EditorError{Write: write, Err: parent.Err(), Cancelled: true}
+	case ctx.Err() != nil:
+		return "", &EditorError{Write: write, Err: a.err, TimeOut: true}
+	}
+	return "", &EditorError{Write: write, Err: a.err}
 }
 
 // sniffLen is how much of a file OpenText looks at to tell text from an
