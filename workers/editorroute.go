@@ -212,9 +212,10 @@ const sniffLen = 8 << 10
 // through every guard of OpenFile (beneath the root, not kept nor
 // denied, a regular file, a repository's configuration masked). With an
 // editor, a text file's content is then the editor's buffer, asked by
-// the path ralph resolved; an image, a binary file, a file in .git or
-// .ralph, and a masked configuration stay the disk's (an editor holds
-// text, and ralph's own state is no buffer of the person's).
+// the path ralph resolved; an image, a binary file, a file in .git,
+// .ralph or another git directory, and a masked configuration stay the
+// disk's (an editor holds text, and git's and ralph's own files are no
+// buffers of the person's).
 func (r *RootDir) OpenText(ctx context.Context, rel string) (io.ReadCloser, error) {
 	f, err := r.OpenFile(rel)
 	if err != nil {
@@ -261,6 +262,12 @@ func (r *RootDir) OpenText(ctx context.Context, rel string) (io.ReadCloser, erro
 func (w *Workspace) editorReadPath(f *os.File, rel string) (string, bool) {
 	abs, err := evalExisting(filepath.Join(w.root, rel))
 	if err != nil || !isInside(w.root, abs) || abs == w.root || IsProtected(w.RelSlash(abs)) || w.Kept(abs) {
+		return "", false
+	}
+	// A git directory of any name, and a file git reads as a
+	// configuration, is git's, not a buffer of the person's: read as the
+	// disk route reads it (masked where it masks).
+	if rel, _ := filepath.Rel(w.root, abs); w.gitDirCheck(filepath.Dir(rel), filepath.Base(rel)) != nil {
 		return "", false
 	}
 	opened, err := f.Stat()
