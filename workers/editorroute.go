@@ -34,7 +34,7 @@ import (
 // ErrLinkInPath is wrapped when a component of a resolved path became a
 // symbolic link (or another directory) after ralph checked it and before
 // the editor was asked: the editor would follow it, so it is not asked.
-var ErrLinkInPath = errors.New("a symbolic link appeared in its path after ralph checked it, so the editor was not asked")
+var ErrLinkInPath = errors.New("its path changed after ralph checked it (a link or another directory appeared in it), so the editor was not asked")
 
 // EditorError is an editor's call that failed or did not answer within
 // EditorWait. Its sentence names the editor and says that nothing was
@@ -67,7 +67,12 @@ func (e *EditorError) Unwrap() error { return e.Err }
 
 // editor is the editor the file tools read and write through, nil for the
 // disk.
-func (w *Workspace) editor() EditorFiles { return w.opts.Editor }
+func (w *Workspace) editor() EditorFiles {
+	if w == nil {
+		return nil
+	}
+	return w.opts.Editor
+}
 
 // editorWait is EditorWait, shortened by the package's tests.
 var editorWait = EditorWait
