@@ -222,6 +222,13 @@ func (s *Set) check(ctx context.Context, sv config.LSPServer, abs string, start 
 	}
 	version, since, err := c.sync(ctx, abs, languageID(abs), content)
 	if err != nil {
+		// A write that failed is most often a server that just died:
+		// its watcher says so as soon as its process is reaped.
+		select {
+		case <-c.done:
+		case <-time.After(time.Until(deadline)):
+		case <-ctx.Done():
+		}
 		if r, ok := s.stoppedReport(sv, c, rel); ok {
 			return r, true
 		}
