@@ -204,7 +204,13 @@ func (s *Set) check(ctx context.Context, sv config.LSPServer, abs string, start 
 	if first {
 		wait = s.first
 	}
+	// The wait runs from the edit; when getting the server took more
+	// than a second (the person was asked to approve a project's
+	// server), from then, so that the answer does not eat the wait.
 	deadline := start.Add(wait)
+	if now := time.Now(); now.Sub(start) > time.Second {
+		deadline = now.Add(wait)
+	}
 	noAnswer := Report{Server: sv.Name, File: rel, Outcome: NoAnswer, Wait: wait}
 	select {
 	case <-c.ready:
@@ -334,7 +340,11 @@ func (s *Set) clientFor(ctx context.Context, sv config.LSPServer, abs string) (c
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		go nc.shutdown()
+		// Close ran meanwhile: this server is stopped here, not left
+		// to a goroutine nobody waits for.
+		s.mu.Unlock()
+		nc.shutdown()
+		s.mu.Lock()
 		return nil, false, ""
 	}
 	e.client, e.why, e.said = nc, "", false
