@@ -300,6 +300,8 @@ type Config struct {
 	// NoAgentSettingsHooks: the person's config says claude_hooks = false, so
 	// ~/.claude/settings.json's hooks are not read.
 	NoAgentSettingsHooks bool
+	// LSP are the language servers' settings (lsp.go).
+	LSP LSP
 }
 
 // AgentKinds are the external agents a config may have a table for. The
@@ -424,6 +426,13 @@ type File struct {
 	// FallbackFile holds fallback_models and fallback_on_limit
 	// (fallback.go).
 	FallbackFile
+	// LSP are [lsp.NAME] tables; LSPEnabled (lsp_enabled = false turns
+	// every language server off), LSPWait and LSPFirstWait (seconds or
+	// durations) go with them (lsp.go).
+	LSP          map[string]LSPServerFile `toml:"lsp" key:"<name>"`
+	LSPEnabled   *bool                    `toml:"lsp_enabled"`
+	LSPWait      any                      `toml:"lsp_wait"`
+	LSPFirstWait any                      `toml:"lsp_first_wait"`
 }
 
 // RetentionFile is the [retention] table.
@@ -666,6 +675,9 @@ func Load(src Sources) (Config, error) {
 			c.AllowedCommands = append(c.AllowedCommands, f.AllowedCommands...)
 		}
 		if err := c.applyHooks(f, p, fromProject); err != nil {
+			return c, err
+		}
+		if err := c.applyLSP(f, p, fromProject); err != nil {
 			return c, err
 		}
 		getenv := src.Getenv

@@ -51,7 +51,7 @@ func generalKey(key string) string {
 		switch parts[0] {
 		case "agents":
 			parts[1] = "<kind>"
-		case "mcp_servers":
+		case "mcp_servers", "lsp":
 			parts[1] = "<name>"
 		}
 	}
