@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
+	"github.com/ralph-dev/ralph/memory/config"
 )
 
 // BenchmarkEditGoLSP: what gopls costs the model's edits of a Go file
@@ -17,9 +18,10 @@ import (
 // its turn's: from the model's answer holding the call to the request
 // carrying its result, which waits for the diagnostics. It reports the
 // medians of the cold first edit, the warm second and the edit without a
-// server, the paired ratios cold/none and warm/none, the wait's bound
-// (wait-bound-ms, the default lsp_wait) and how many cold edits gopls
-// answered within it (cold-answered, of 1).
+// server, the paired ratios cold/none and warm/none, the waits' bounds
+// (the defaults: first-wait-bound-ms, lsp_first_wait, which holds the
+// server's start; wait-bound-ms, lsp_wait) and how many cold edits gopls
+// answered within the first (cold-answered, of 1).
 func BenchmarkEditGoLSP(b *testing.B) {
 	needTool(b, "gopls", "a language server e2e/setup.sh installs")
 	srv := inlineServer(b, `{"name":"go_edits","loop":true,"responses":[
@@ -44,7 +46,7 @@ func BenchmarkEditGoLSP(b *testing.B) {
 		msgs := reqs[1].Request.Messages
 		return turnTime(reqs[0], reqs[1]), turnTime(reqs[1], reqs[2]), msgs[len(msgs)-1].Content
 	}
-	run(lspWaitConfig(lspContentWait)) // fills Go's build cache
+	run(lspWaitConfig(lspContentWait, lspContentWait)) // fills Go's build cache
 	n := trials(b, 8)
 	var cold, warm, none []time.Duration
 	var coldRatio, warmRatio []float64
@@ -73,7 +75,9 @@ func BenchmarkEditGoLSP(b *testing.B) {
 	b.ReportMetric(ms(percentile(none, 0.5)), "none-median-ms")
 	b.ReportMetric(median(coldRatio), "cold/none")
 	b.ReportMetric(median(warmRatio), "warm/none")
-	b.ReportMetric(ms(lspDefaultWait), "wait-bound-ms")
+	wait, first := config.LSP{}.Waits()
+	b.ReportMetric(ms(first), "first-wait-bound-ms")
+	b.ReportMetric(ms(wait), "wait-bound-ms")
 	b.ReportMetric(float64(answered)/float64(n), "cold-answered")
 }
 

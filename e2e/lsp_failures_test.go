@@ -51,12 +51,12 @@ while True:
 
 // serverConfig is the person's config of one language server named name
 // for .foo files, after the diagnostics wait line.
-func serverConfig(wait, name, command string, args ...string) string {
+func serverConfig(first, wait, name, command string, args ...string) string {
 	quoted := make([]string, len(args))
 	for i, a := range args {
 		quoted[i] = quoteJSON(a)
 	}
-	return lspWaitConfig(wait) + fmt.Sprintf("\n[lsp.%s]\ncommand = %s\nargs = [%s]\nfiletypes = [\"foo\"]\nroot_markers = [\"marker.txt\"]\n",
+	return lspWaitConfig(first, wait) + fmt.Sprintf("\n[lsp.%s]\ncommand = %s\nargs = [%s]\nfiletypes = [\"foo\"]\nroot_markers = [\"marker.txt\"]\n",
 		name, quoteJSON(command), strings.Join(quoted, ", "))
 }
 
@@ -88,7 +88,7 @@ func TestLSPBrokenServerDoesNotFailTheEdit(t *testing.T) {
 					args[i] = script
 				}
 			}
-			proj, env := lspProject(t, srv.URL, fooProject, serverConfig("20s", c.name, c.command, args...))
+			proj, env := lspProject(t, srv.URL, fooProject, serverConfig("20s", "20s", c.name, c.command, args...))
 			results := runEdits(t, srv, proj, env)
 			if got := readFileT(t, filepath.Join(proj, "a.foo")); got != "two\n" {
 				t.Fatalf("a.foo = %q, want the edit made", got)
@@ -111,26 +111,26 @@ func TestLSPBrokenServerDoesNotFailTheEdit(t *testing.T) {
 }
 
 // TestLSPHangingServerIsBounded: a server that answers initialize and
-// then never publishes diagnostics holds the edit's result no longer than
-// the configured wait (2s here), which the result names; the edit is
+// then never publishes diagnostics holds an edit's result no longer than
+// the configured wait, which the result names: the first edit's
+// lsp_first_wait (4s here), the second's lsp_wait (2s). The edits are
 // made.
 func TestLSPHangingServerIsBounded(t *testing.T) {
 	t.Parallel()
 	needTool(t, "python3", "the fake language server's interpreter")
-	const wait = 2 * time.Second
-	srv := editTurns(t, "hanging", "a.foo", [2]string{"one", "two"})
+	srv := editTurns(t, "hanging", "a.foo", [2]string{"one", "two"}, [2]string{"two", "three"})
 	script := writeScript(t, t.TempDir(), "server.py", fakeServer)
-	proj, env := lspProject(t, srv.URL, fooProject, serverConfig("2s", "hang", "python3", script, "hang"))
+	proj, env := lspProject(t, srv.URL, fooProject, serverConfig("4s", "2s", "hang", "python3", script, "hang"))
 	results := runEdits(t, srv, proj, env)
-	if got := readFileT(t, filepath.Join(proj, "a.foo")); got != "two\n" {
-		t.Fatalf("a.foo = %q, want the edit made", got)
+	if got := readFileT(t, filepath.Join(proj, "a.foo")); got != "three\n" {
+		t.Fatalf("a.foo = %q, want both edits made", got)
 	}
-	wantResult(t, "the edit", results[0], "diagnostics from hang for a.foo: no answer within 2s")
+	wantResult(t, "the first edit", results[0], "diagnostics from hang for a.foo: no answer within 4s")
+	wantResult(t, "the second edit", results[1], "diagnostics from hang for a.foo: no answer within 2s")
 	reqs := srv.Requests()
-	// The edit's turn: from the model's answer with the call (the first
-	// request served) to the request carrying its result.
-	took := reqs[1].Received.Sub(reqs[0].Received.Add(reqs[0].Served))
-	if took < wait || took > wait+15*time.Second {
-		t.Fatalf("the edit's turn took %s, want the %s wait and not much more", took, wait)
+	for i, wait := range []time.Duration{4 * time.Second, 2 * time.Second} {
+		if took := turnTime(reqs[i], reqs[i+1]); took < wait || took > wait+15*time.Second {
+			t.Fatalf("edit %d's turn took %s, want its %s wait and not much more", i+1, took, wait)
+		}
 	}
 }

@@ -31,7 +31,7 @@ func TestLSPGoEditBreaksAndMends(t *testing.T) {
 	t.Parallel()
 	needServer(t, "gopls")
 	srv := editTurns(t, "go-break-mend", "main.go", goBreak, goMend)
-	proj, env := lspProject(t, srv.URL, goProject, lspWaitConfig(lspContentWait))
+	proj, env := lspProject(t, srv.URL, goProject, lspWaitConfig(lspContentWait, lspContentWait))
 	results := runEdits(t, srv, proj, env)
 	if len(results) != 3 {
 		t.Fatalf("%d tool results, want 2 and the final answer's request", len(results))
@@ -60,7 +60,7 @@ func TestLSPGoDiagnosticsToolForTheWorkspace(t *testing.T) {
 		{{"diagnostics", `{}`}},
 		{{"diagnostics", `{"path":"main.go"}`}},
 	}, "Done."))
-	proj, env := lspProject(t, srv.URL, goProject, lspWaitConfig(lspContentWait))
+	proj, env := lspProject(t, srv.URL, goProject, lspWaitConfig(lspContentWait, lspContentWait))
 	results := runEdits(t, srv, proj, env)
 	if len(results) != 4 {
 		t.Fatalf("%d tool results, want 3 and the final answer's request", len(results))

@@ -16,7 +16,7 @@ func TestLSPPythonTypeErrorAndFix(t *testing.T) {
 	proj, env := lspProject(t, srv.URL, map[string]string{
 		"pyproject.toml": "[project]\nname = \"app\"\nversion = \"0.1.0\"\n",
 		"app.py":         "x: int = 1\nprint(x)\n",
-	}, lspWaitConfig(lspContentWait))
+	}, lspWaitConfig(lspContentWait, lspContentWait))
 	results := runEdits(t, srv, proj, env)
 	if len(results) != 3 {
 		t.Fatalf("%d tool results, want 2 and the final answer's request", len(results))

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
@@ -69,14 +68,15 @@ func lspProject(t testing.TB, url string, files map[string]string, config string
 	return proj, env
 }
 
-// lspDefaultWait is the diagnostics wait when no config sets one.
-const lspDefaultWait = 3 * time.Second
-
 // lspOffConfig is the config that turns every language server off.
-const lspOffConfig = "lsp = false\n"
+const lspOffConfig = "lsp_enabled = false\n"
 
-// lspWaitConfig is the config line that sets the diagnostics wait.
-func lspWaitConfig(wait string) string { return fmt.Sprintf("lsp_wait = %q\n", wait) }
+// lspWaitConfig is the config lines that set the diagnostics waits: the
+// first of each server (lsp_first_wait, which includes its start) and
+// every later one (lsp_wait).
+func lspWaitConfig(first, wait string) string {
+	return fmt.Sprintf("lsp_first_wait = %q\nlsp_wait = %q\n", first, wait)
+}
 
 // editTurns is the stand-in model's scenario: one edit_file call of path
 // per edit (old, new pairs), then a final answer.

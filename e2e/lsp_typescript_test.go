@@ -25,7 +25,7 @@ func TestLSPTypeScriptTypeErrorAndFix(t *testing.T) {
 		"tsconfig.json": `{"compilerOptions":{"strict":true,"noEmit":true,"target":"es2020","module":"commonjs"},"include":["*.ts"]}` + "\n",
 		"index.ts":      "export const n: number = 1;\n",
 		".gitignore":    "node_modules/\n",
-	}, lspWaitConfig(lspContentWait))
+	}, lspWaitConfig(lspContentWait, lspContentWait))
 	if err := os.MkdirAll(filepath.Join(proj, "node_modules"), 0o755); err != nil {
 		t.Fatal(err)
 	}
