@@ -78,7 +78,8 @@ func TestLSPGoDiagnosticsToolForTheWorkspace(t *testing.T) {
 func TestLSPDoctorListsGopls(t *testing.T) {
 	t.Parallel()
 	gopls := needServer(t, "gopls")
-	proj, env := lspProject(t, "http://127.0.0.1:9", goProject, "")
+	srv := inlineServer(t, `{"name":"doctor","loop":true,"responses":[{"text":"hi"}]}`)
+	proj, env := lspProject(t, srv.URL, goProject, "")
 	r := ralph(t, proj, env, nil, "doctor")
 	var line string
 	for _, l := range strings.Split(r.stdout, "\n") {
