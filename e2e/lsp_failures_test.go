@@ -134,3 +134,23 @@ func TestLSPHangingServerIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestLSPLandlockFallbackStopsTheServer: where user namespaces are off,
+// the Landlock-only sandbox cannot hold a program that lives across
+// commands, so gopls does not start; the edit is made all the same and
+// one line names gopls and says why.
+func TestLSPLandlockFallbackStopsTheServer(t *testing.T) {
+	t.Parallel()
+	needServer(t, "gopls")
+	srv := editTurns(t, "go-landlock", "main.go", goBreak)
+	proj, env := lspProject(t, srv.URL, goProject, lspWaitConfig(lspContentWait, lspContentWait))
+	env = append(env, "RALPH_SANDBOX_NO_USERNS=1")
+	results := runEdits(t, srv, proj, env)
+	if got := readFileT(t, filepath.Join(proj, "main.go")); !strings.Contains(got, "foo()") {
+		t.Fatalf("main.go = %q, want the edit made", got)
+	}
+	wantResult(t, "the edit", results[0], "edited main.go", "language server gopls stopped: ")
+	if !strings.Contains(results[0], "Landlock") {
+		t.Fatalf("the line does not say the Landlock-only sandbox is why:\n%s", results[0])
+	}
+}
