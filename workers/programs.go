@@ -50,6 +50,7 @@ const (
 	ProgramHook         Program = "hook"
 	ProgramGitHook      Program = "git hook of a commit ralph makes"
 	ProgramMarketClone  Program = "git clone of a plugin marketplace"
+	ProgramLangServer   Program = "language server"
 )
 
 // ProgramRule is one row of the decision table.
@@ -82,6 +83,8 @@ var ProgramRules = []ProgramRule{
 		"git runs no hook; ralph runs the person's pre-commit, prepare-commit-msg, commit-msg, post-commit and post-checkout for its own commits and worktrees in the sandbox, workspace-write like a verify command (RunHook), with the index and message file copied where the sandbox may write; under danger-full-access it runs as the model's commands do, outside"},
 	{ProgramMarketClone, "the person (the URL or owner/repo they gave `ralph plugin marketplace add`, or a url/github source of a marketplace they added); the repository's content is its authors'",
 		"the person's git (memory/git.Clone) with their transport and credentials, in ralph's plugin store under their home, never a project; no hook runs (core.hooksPath=/dev/null), no submodule is fetched, ext:: and fd:: are refused; only the newest commit; nothing cloned runs until a plugin added from it runs as the person's plugins do"},
+	{ProgramLangServer, "the person (the built-in table, their user config) or the model (a project's [lsp.NAME] table); the code it runs is the model's either way (gopls runs go list, typescript-language-server loads node_modules/typescript, rust-analyzer runs build.rs)",
+		"found once off the project's PATH entries (childenv.Program) and started in the sandbox of the session's mode with the network on, in the root it serves, with PersonEnv's environment (StartSandboxed, the door of a project's MCP server); one a project's config names starts only once the person approved it as a project's MCP server is; the Landlock-only fallback refuses it (ErrLivesAcrossCommands) and the session has no diagnostics (workers/lsp)"},
 }
 
 // AgentCommand is the command of an external agent (workers/agents),
@@ -152,6 +155,23 @@ func UserServerCommand(root, dir string, env []string, name string, args ...stri
 	}
 	cmd.Dir = dir
 	cmd.Env = env
+	return cmd
+}
+
+// LanguageServerCommand is a language server's command (workers/lsp):
+// its program found once off the project's PATH entries
+// (childenv.Program: never a node_modules/.bin or .venv/bin of the
+// project's), started in dir (the root it serves) with PersonEnv's
+// environment. It always runs in the sandbox (StartSandboxed), since it
+// runs the project's code whoever configured it.
+func LanguageServerCommand(dir string, env []string, name string, args ...string) *exec.Cmd {
+	path, err := childenv.Program(name)
+	cmd := exec.Command(path, args...)
+	if err != nil {
+		cmd.Err = err
+	}
+	cmd.Dir = dir
+	cmd.Env = PersonEnv(env, dir)
 	return cmd
 }
 

@@ -1,0 +1,154 @@
+package lsp
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The fake language server: the test binary run with RALPH_FAKELS set to
+// a mode (TestMain). It publishes a diagnostic for each line of a
+// document holding "ERR:" (an error) or "WARN:" (a warning), the rest of
+// the line its message, and misbehaves as its mode says:
+//
+//	ok        publishes with the document's version
+//	noversion publishes without a version
+//	stale     publishes an older version first, the right one 200ms later
+//	crash     exits on the first document, saying "boom" on stderr
+//	hang      never answers initialize
+//	flood     sends log messages without end once initialized
+//	silent    never publishes
+//	ask       asks workspace/configuration before it publishes
+//	slow      publishes 1.5s after each change
+
+const fakeEnv = "RALPH_FAKELS"
+
+func runFakeServer(mode string) {
+	r := bufio.NewReader(os.Stdin)
+	w := os.Stdout
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "Content-Length: %d\r\n\r\n%s", len(b), b)
+	}
+	publish := func(uri string, version int, text string, withVersion bool) {
+		var diags []map[string]any
+		for i, line := range strings.Split(text, "\n") {
+			for sev, mark := range map[int]string{1: "ERR:", 2: "WARN:"} {
+				if j := strings.Index(line, mark); j >= 0 {
+					diags = append(diags, map[string]any{"range": map[string]any{"start": map[string]int{"line": i, "character": j},
+						"end": map[string]int{"line": i, "character": len(line)}}, "severity": sev, "message": strings.TrimSpace(line[j+len(mark):])})
+				}
+			}
+		}
+		if diags == nil {
+			diags = []map[string]any{}
+		}
+		p := map[string]any{"uri": uri, "diagnostics": diags}
+		if withVersion {
+			p["version"] = version
+		}
+		send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": p})
+	}
+	for {
+		length := -1
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				os.Exit(0)
+			}
+			line = strings.TrimSpace(line)
+			if line == "" {
+				break
+			}
+			if v, ok := strings.CutPrefix(line, "Content-Length:"); ok {
+				length, _ = strconv.Atoi(strings.TrimSpace(v))
+			}
+		}
+		body := make([]byte, length)
+		if _, err := io.ReadFull(r, body); err != nil {
+			os.Exit(0)
+		}
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				TextDocument struct {
+					URI     string `json:"uri"`
+					Version int    `json:"version"`
+					Text    string `json:"text"`
+				} `json:"textDocument"`
+				ContentChanges []struct {
+					Text string `json:"text"`
+				} `json:"contentChanges"`
+			} `json:"params"`
+		}
+		_ = json.Unmarshal(body, &msg)
+		switch msg.Method {
+		case "initialize":
+			if mode == "hang" {
+				continue
+			}
+			send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": map[string]any{"capabilities": map[string]any{"textDocumentSync": 1}}})
+		case "initialized":
+			if mode == "flood" {
+				for {
+					send(map[string]any{"jsonrpc": "2.0", "method": "window/logMessage", "params": map[string]any{"type": 4, "message": strings.Repeat("x", 100)}})
+				}
+			}
+		case "shutdown":
+			send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": nil})
+		case "exit":
+			os.Exit(0)
+		case "textDocument/didOpen", "textDocument/didChange":
+			doc := msg.Params.TextDocument
+			text := doc.Text
+			if len(msg.Params.ContentChanges) > 0 {
+				text = msg.Params.ContentChanges[len(msg.Params.ContentChanges)-1].Text
+			}
+			switch mode {
+			case "crash":
+				fmt.Fprintln(os.Stderr, "boom")
+				os.Exit(3)
+			case "silent":
+			case "noversion":
+				publish(doc.URI, doc.Version, text, false)
+			case "stale":
+				publish(doc.URI, doc.Version-1, "ERR: stale\n", true)
+				go func() { time.Sleep(200 * time.Millisecond); publish(doc.URI, doc.Version, text, true) }()
+			case "slow":
+				go func() { time.Sleep(1500 * time.Millisecond); publish(doc.URI, doc.Version, text, true) }()
+			case "ask":
+				send(map[string]any{"jsonrpc": "2.0", "id": 99, "method": "workspace/configuration", "params": map[string]any{"items": []any{map[string]any{"section": "x"}}}})
+				// The answer comes back before the next message is read.
+				readAnswer(r)
+				publish(doc.URI, doc.Version, text, true)
+			default:
+				publish(doc.URI, doc.Version, text, true)
+			}
+		}
+	}
+}
+
+// readAnswer reads one message (the client's answer) and drops it.
+func readAnswer(r *bufio.Reader) {
+	length := 0
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			os.Exit(0)
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			break
+		}
+		if v, ok := strings.CutPrefix(line, "Content-Length:"); ok {
+			length, _ = strconv.Atoi(strings.TrimSpace(v))
+		}
+	}
+	_, _ = io.ReadFull(r, make([]byte, length))
+}
