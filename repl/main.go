@@ -81,7 +81,7 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 		hold = p.Hold
 	}
 	sh = New(Options{
-		Control: ctl, LoopQueue: loopQueue, MCP: p.MCP.Status, Hold: hold,
+		Control: ctl, LoopQueue: loopQueue, MCP: p.MCP.Status, LSP: p.Tools.LSP().States, Hold: hold,
 		Skills: func() *skills.Set { return p.Skills },
 		Undo: func(ctx context.Context, sel undo.Selection, force bool) (res *undo.Result, err error) {
 			err = sh.holding(func() error {

@@ -34,6 +34,7 @@ import (
 	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 	"github.com/ralph-dev/ralph/scripts/screen/view"
 	"github.com/ralph-dev/ralph/scripts/slash"
+	"github.com/ralph-dev/ralph/workers/lsp"
 	"github.com/ralph-dev/ralph/workers/mcp"
 )
 
@@ -118,6 +119,8 @@ type Options struct {
 	Undo func(ctx context.Context, sel undo.Selection, force bool) (*undo.Result, error)
 	// MCP lists the project's MCP servers for /mcp.
 	MCP func() []mcp.Status
+	// LSP lists the session's language servers for /lsp.
+	LSP func() []lsp.State
 	// Skills are the session's skills for /skills.
 	Skills func() *skills.Set
 	// Handoff serves /handoff.
@@ -625,7 +628,7 @@ func (s *Shell) host(out io.Writer) *slash.Host {
 	h := &slash.Host{
 		Fs: s.opts.Fs, Root: s.opts.Root, Door: s.opts.Door, Out: out, Markdown: s.scr.markdown, SessionID: s.opts.SessionID,
 		Agents: &s.agents, Busy: s.busy, Stop: s.hardStop, History: s.hist.last,
-		Loop: s.opts.Loop, RunArgs: s.opts.RunArgs, Undo: s.opts.Undo, MCP: s.opts.MCP, Skills: s.opts.Skills, Plan: s.opts.Plan, DropPlan: s.opts.DropPlan,
+		Loop: s.opts.Loop, RunArgs: s.opts.RunArgs, Undo: s.opts.Undo, MCP: s.opts.MCP, LSP: s.opts.LSP, Skills: s.opts.Skills, Plan: s.opts.Plan, DropPlan: s.opts.DropPlan,
 		Handoff: s.opts.Handoff,
 	}
 	if s.opts.Control != nil {

@@ -471,15 +471,16 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 	p.sessionEnv = personSessionEnv(loadedHooks.PersonEnv, opts.Notify)
 	addProjectEnv(p.sessionEnv, loadedHooks.ProjectEnvs, opts.Notify)
 	withheld := childenv.Withheld(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv)
-	p.Tools, err = tools.NewToolset(tools.Options{Approver: p.Approval, AutoApprove: opts.Yes, Redact: p.Redactor, Family: toolFamily(cfg.ToolFamily), WebFetchAllowPrivate: cfg.WebFetchAllowPrivate, Options: workers.Options{
-		Root: root, CommandTimeout: cfg.CommandTimeout,
-		Env:     childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv),
-		Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets,
-		Readable: cfg.SandboxReadable,
-		Notify:   opts.Notify, AddDirs: opts.AddDirs, Kept: Kept(), Door: p.Door,
-		Withheld: withheld, Settings: childenv.Settings(os.Environ(), withheld), WithheldGit: childenv.WithheldGit(os.Environ()),
-		SessionEnv: p.sessionEnv,
-	}})
+	p.Tools, err = tools.NewToolset(tools.Options{Approver: p.Approval, AutoApprove: opts.Yes, Redact: p.Redactor, Family: toolFamily(cfg.ToolFamily), WebFetchAllowPrivate: cfg.WebFetchAllowPrivate,
+		LSP: &cfg.LSP, ApproveLSP: p.approveLanguageServer, Options: workers.Options{
+			Root: root, CommandTimeout: cfg.CommandTimeout,
+			Env:     childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv),
+			Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets,
+			Readable: cfg.SandboxReadable,
+			Notify:   opts.Notify, AddDirs: opts.AddDirs, Kept: Kept(), Door: p.Door,
+			Withheld: withheld, Settings: childenv.Settings(os.Environ(), withheld), WithheldGit: childenv.WithheldGit(os.Environ()),
+			SessionEnv: p.sessionEnv,
+		}})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/ralph-dev/ralph/scripts/mcpserve"
 	"github.com/ralph-dev/ralph/scripts/slash"
 	"github.com/ralph-dev/ralph/workers/approval"
+	"github.com/ralph-dev/ralph/workers/lsp"
 	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
 )
@@ -460,6 +461,11 @@ func (m MCPCommands) Approve(names []string) error {
 				found = &cfg.MCPServers[i]
 			}
 		}
+		if found == nil {
+			// A project's language server (lsp.NAME) is approved as a
+			// project's MCP server is: workers/lsp asks under that name.
+			found = languageServerToApprove(cfg, name)
+		}
 		switch {
 		case found == nil:
 			return usagef("no MCP server %s is configured; ralph mcp list shows them", name)
@@ -487,6 +493,22 @@ func (m MCPCommands) Approve(names []string) error {
 		}
 		for _, f := range review.Shown {
 			fmt.Fprintln(m.Out, "  "+f)
+		}
+	}
+	return nil
+}
+
+// languageServerToApprove is the language server a project's config
+// names as lsp.NAME, as workers/lsp asks to approve it, or nil.
+func languageServerToApprove(cfg config.Config, name string) *config.MCPServer {
+	short, ok := strings.CutPrefix(name, "lsp.")
+	if !ok {
+		return nil
+	}
+	for _, s := range lsp.Resolve(cfg.LSP, func(string) bool { return false }) {
+		if s.Name == short {
+			m := s.AsMCPServer()
+			return &m
 		}
 	}
 	return nil

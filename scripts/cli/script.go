@@ -406,7 +406,7 @@ func ScriptMain(ctx context.Context, p *project.Project, in io.Reader, o ScriptO
 	undoHere := func(ctx context.Context, sel undo.Selection, force bool) (*undo.Result, error) {
 		return undo.InProject(ctx, p, sel, force)
 	}
-	sc.Host = &slash.Host{Fs: p.Fs, Root: p.Root, Door: p.Door, Coord: coord, SessionID: p.Session.ID, Undo: undoHere, MCP: p.MCP.Status, Models: models.ForConfig(p.Config),
+	sc.Host = &slash.Host{Fs: p.Fs, Root: p.Root, Door: p.Door, Coord: coord, SessionID: p.Session.ID, Undo: undoHere, MCP: p.MCP.Status, LSP: p.Tools.LSP().States, Models: models.ForConfig(p.Config),
 		History: func(n int) []string { return typed[max(0, len(typed)-n):] },
 		Handoff: func(ctx context.Context, goal string) (coordinator.Handoff, error) {
 			return assemble.Handoff(ctx, p, coord, goal)

@@ -136,6 +136,9 @@ func Run(ctx context.Context, e Setup) Report {
 		for _, ch := range mcpChecks(e) {
 			add(ch)
 		}
+		for _, ch := range lspChecks(e.Cfg) {
+			add(ch)
+		}
 	}
 	add(gitCheck(ctx))
 	for _, ch := range e.Plugins {

@@ -55,3 +55,33 @@ func TestEndpointFixNamesTheProvidersVariable(t *testing.T) {
 		}
 	}
 }
+
+// TestLSPChecksListServersWithoutRunningThem: doctor names each built-in
+// and configured language server with what it found on PATH; a
+// configured one that is missing is a warning, lsp_enabled = false one
+// line.
+func TestLSPChecksListServersWithoutRunningThem(t *testing.T) {
+	t.Parallel()
+	cfg := config.Config{LSP: config.LSP{Servers: []config.LSPServer{
+		{Name: "mine", Command: "no-such-language-server-here", Filetypes: []string{"zz"}, Source: "/u/config.toml"},
+		{Name: "clangd", Disabled: true, Source: "/u/config.toml"},
+	}}}
+	got := lspChecks(cfg)
+	var mine, clangd, gopls bool
+	for _, c := range got {
+		switch c.Name {
+		case "lsp mine":
+			mine = c.Status == StatusWarning && strings.Contains(c.Detail, ".zz files get no diagnostics")
+		case "lsp clangd":
+			clangd = strings.Contains(c.Detail, "turned off")
+		case "lsp gopls":
+			gopls = strings.Contains(c.Detail, ".go")
+		}
+	}
+	if !mine || !clangd || !gopls {
+		t.Fatalf("checks: %+v", got)
+	}
+	if off := lspChecks(config.Config{LSP: config.LSP{Off: true}}); len(off) != 1 || !strings.Contains(off[0].Detail, "lsp_enabled = false") {
+		t.Fatalf("off: %+v", off)
+	}
+}

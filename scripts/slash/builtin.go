@@ -39,6 +39,7 @@ func All() []Spec {
 		{"resume", "[N|id]", "pick a conversation of this project to go on with, like --resume (a paused task loop goes on with /run)", runResume},
 		{"model", "[name]", "show the model, or switch to another from the next step", runModel},
 		{"mcp", "", "the MCP servers: their state and tools", runMCP},
+		{"lsp", "", "the language servers: their state, open files and diagnostics counts", runLSP},
 		{"plugin", "[install NAME@MARKETPLACE|PATH | uninstall NAME | list | marketplace add|list|remove …]", "add, list and remove Claude Code plugins and marketplaces, like `ralph plugin` (/plugin alone lists them); a change takes effect when ralph starts again", runPlugin},
 		{"skills", "", "the skills the model may load, and where each came from, like `ralph skills`", runSkills},
 		{"retry", "", "send the last message the endpoint refused again (a refused message is set aside and left out of later requests)", runRetry},

@@ -21,6 +21,7 @@ import (
 	"github.com/ralph-dev/ralph/scripts/report"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/agentdefs"
+	"github.com/ralph-dev/ralph/workers/lsp"
 	"github.com/ralph-dev/ralph/workers/mcp"
 
 	"github.com/spf13/afero"
@@ -75,6 +76,9 @@ type Host struct {
 	DropPlan func() error
 	// MCP lists the project's MCP servers; nil makes /mcp unavailable.
 	MCP func() []mcp.Status
+	// LSP lists the session's language servers; nil makes /lsp
+	// unavailable.
+	LSP func() []lsp.State
 	// Plugin carries out /plugin ARGS as `ralph plugin ARGS` does,
 	// writing to out (cli.PluginLine); nil makes /plugin unavailable.
 	Plugin func(args string, out io.Writer) error

@@ -14,12 +14,12 @@ import (
 
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/lsp/lsptest"
 )
 
 func TestMain(m *testing.M) {
-	if mode := os.Getenv(fakeEnv); mode != "" {
-		runFakeServer(mode)
-		os.Exit(0)
+	if mode := os.Getenv(lsptest.Env); mode != "" {
+		lsptest.Serve(mode)
 	}
 	os.Exit(m.Run())
 }
@@ -53,7 +53,7 @@ func fakeSet(t *testing.T, mode string, edit func(*Options)) (*Set, string) {
 		Command: func(dir string, env []string, _ string, _ ...string) *exec.Cmd {
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			cmd.Dir = dir
-			cmd.Env = append(env, fakeEnv+"="+mode)
+			cmd.Env = append(env, lsptest.Env+"="+mode)
 			return cmd
 		},
 	}

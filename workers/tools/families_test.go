@@ -139,7 +139,7 @@ func TestCodexFamiliesAreCodexsTools(t *testing.T) {
 // ralphsOwn are the tools of ralph's any family is offered under ralph's
 // names: no family has a tool of its own for them.
 var ralphsOwn = []string{ToolRemember, ToolCompleteTask, ToolRecordDecision, ToolAskUser, ToolSkill, ToolSpawnAgent,
-	ToolReportFindings, ToolJudgeFindings, ToolFixesDone, ToolWebFetch, ToolWritePlan}
+	ToolReportFindings, ToolJudgeFindings, ToolFixesDone, ToolWebFetch, ToolWritePlan, ToolDiagnostics}
 
 // compareSchema checks ours (a JSON schema) against theirs (decoded):
 // every property of ours is theirs with the same type, and the required

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ralph-dev/ralph/workers/lsp/lsptest"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
@@ -13,6 +14,9 @@ import (
 func TestMain(m *testing.M) {
 	if sandbox.IsHelper(os.Args) {
 		os.Exit(sandbox.HelperMain(os.Args))
+	}
+	if mode := os.Getenv(lsptest.Env); mode != "" {
+		lsptest.Serve(mode)
 	}
 	// The sandbox's guards keep their records (sandbox.RecoverKilled)
 	// in ralph's state directory, sealed with the state key in its

@@ -30,7 +30,8 @@ type goldenTool struct {
 // run_command's sandbox sentence left out (danger-full-access adds none),
 // then the task loop's complete_task (the coordinator's claim tool),
 // spawn_agent (the coordinator's own), the review's three, and last
-// update_plan (built with the session's todo keeper).
+// update_plan (built with the session's todo keeper), and diagnostics
+// (offered only where a language server may start).
 func goldenDefs(t *testing.T) []ToolDef {
 	ts := newTestToolset(t, Options{Options: workers.Options{Sandbox: sandbox.FullAccess}})
 	defs := ts.Definitions()
@@ -47,6 +48,7 @@ func goldenDefs(t *testing.T) []ToolDef {
 		Def("judge_findings"),
 		Def("fixes_done"),
 		Def("update_plan"),
+		Def("diagnostics"),
 	)
 	return defs
 }

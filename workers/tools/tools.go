@@ -116,6 +116,13 @@ func init() {
 		{key: "apply_patch", name: ToolApplyPatch, params: ApplyPatchParams{}, roles: Doers,
 			info:  ToolInfo{WritesInProcess: true},
 			build: func(d Deps) Tool { return d.files((*Toolset).applyPatchTool) }},
+		// diagnostics is offered only to a session with a language server
+		// configured or found on PATH (diagnostics.go); it changes
+		// nothing, and reads only the project's files (not an --add-dir's:
+		// no Paths), by the path its links lead to.
+		{key: "diagnostics", name: ToolDiagnostics, params: DiagnosticsParams{}, roles: AllRoles,
+			info:  ToolInfo{ReadOnly: true},
+			build: func(d Deps) Tool { return d.files((*Toolset).diagnosticsTool) }},
 		{key: "list_files", name: ToolListFiles, params: ListFilesParams{}, roles: AllRoles,
 			info:  ToolInfo{ReadOnly: true, Paths: true},
 			build: func(d Deps) Tool { return d.files((*Toolset).listFilesTool) }},

@@ -22,6 +22,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/lsp"
 )
 
 // lineCount is how many lines s has, a last line without its newline
@@ -61,6 +62,14 @@ type Options struct {
 	// a command in the Landlock-only sandbox can read from .git/config
 	// itself. nil redacts nothing.
 	Redact *memory.Redactor
+	// LSP are the session's language-server settings (workers/lsp): the
+	// servers start on the first edit of a file they handle, and the
+	// edit tools' results carry their diagnostics. nil starts none.
+	LSP *lspSettings
+	// ApproveLSP decides whether a language server a project's config
+	// names may start, as a project's MCP server is approved; nil
+	// refuses them.
+	ApproveLSP func(ctx context.Context, s lspServer) error
 }
 
 const (
@@ -95,6 +104,10 @@ type Toolset struct {
 	// (families.go).
 	faces *Faces
 
+	// lsp is the session's language servers, nil when none may start
+	// (diagnostics.go).
+	lsp *lsp.Set
+
 	// todos is each agent's todo list as its last TodoWrite hook input
 	// had it ([]peerTodoItem by agent), for the next call's oldTodos.
 	todos sync.Map
@@ -119,6 +132,7 @@ func NewToolset(opts Options) (*Toolset, error) {
 	if t.approver == nil {
 		t.approver = refuseAll{}
 	}
+	t.lsp = newLSP(t, opts)
 	for _, b := range Build(Deps{Files: t}) {
 		t.Register(b)
 	}
@@ -166,6 +180,7 @@ func (t *Toolset) Mode() Mode {
 // Close stops the sandbox's helper process, if one was started; commands
 // still running are killed with it. The Toolset must not be used after.
 func (t *Toolset) Close() {
+	t.lsp.Close()
 	t.ws.Close()
 	for _, d := range t.added {
 		d.Close()
@@ -346,6 +361,7 @@ func (t *Toolset) call(ctx context.Context, name string, args json.RawMessage) w
 		return at.call(ctx, name, args)
 	}
 	res := t.stepped(name, func() workers.Result { return tool.Run(ctx, args) })
+	res = t.withDiagnostics(ctx, name, res)
 	res.Output = workers.TruncateMiddle(t.opts.Redact.Redact(res.Output), t.ws.MaxOutput()+resultSlack)
 	return res
 }

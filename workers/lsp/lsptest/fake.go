@@ -1,4 +1,7 @@
-package lsp
+// Package lsptest is a fake language server for tests: a test binary
+// whose TestMain calls Serve when the variable Env is set runs as one,
+// so a test starts it by running itself (os.Args[0]).
+package lsptest
 
 import (
 	"bufio"
@@ -11,8 +14,8 @@ import (
 	"time"
 )
 
-// The fake language server: the test binary run with RALPH_FAKELS set to
-// a mode (TestMain). It publishes a diagnostic for each line of a
+// The fake language server: the test binary run with Env set to a mode
+// (TestMain). It publishes a diagnostic for each line of a
 // document holding "ERR:" (an error) or "WARN:" (a warning), the rest of
 // the line its message, and misbehaves as its mode says:
 //
@@ -26,9 +29,17 @@ import (
 //	ask       asks workspace/configuration before it publishes
 //	slow      publishes 1.5s after each change
 
-const fakeEnv = "RALPH_FAKELS"
+// Env names the mode the fake server runs in.
+const Env = "RALPH_FAKELS"
 
-func runFakeServer(mode string) {
+// Serve runs the fake server in mode on stdin and stdout until its input
+// ends or it is told to exit; it exits the process.
+func Serve(mode string) {
+	serve(mode)
+	os.Exit(0)
+}
+
+func serve(mode string) {
 	r := bufio.NewReader(os.Stdin)
 	w := os.Stdout
 	send := func(v any) {
