@@ -135,22 +135,32 @@ func TestLSPHangingServerIsBounded(t *testing.T) {
 	}
 }
 
-// TestLSPLandlockFallbackStopsTheServer: where user namespaces are off,
+// TestLSPLandlockFallbackStartsNoServer: where user namespaces are off,
 // the Landlock-only sandbox cannot hold a program that lives across
-// commands, so gopls does not start; the edit is made all the same and
-// one line names gopls and says why.
-func TestLSPLandlockFallbackStopsTheServer(t *testing.T) {
+// commands, so gopls does not start: the person is told once, with why,
+// and the edits are made and their results carry no diagnostics.
+func TestLSPLandlockFallbackStartsNoServer(t *testing.T) {
 	t.Parallel()
 	needServer(t, "gopls")
-	srv := editTurns(t, "go-landlock", "main.go", goBreak)
+	srv := editTurns(t, "go-landlock", "main.go", goBreak, goMend)
 	proj, env := lspProject(t, srv.URL, goProject, lspWaitConfig(lspContentWait, lspContentWait))
 	env = append(env, "RALPH_SANDBOX_NO_USERNS=1")
-	results := runEdits(t, srv, proj, env)
-	if got := readFileT(t, filepath.Join(proj, "main.go")); !strings.Contains(got, "foo()") {
-		t.Fatalf("main.go = %q, want the edit made", got)
+	r := ralph(t, proj, env, nil, "-y", "edit the project")
+	if r.code != 0 {
+		t.Fatalf("ralph exited %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
-	wantResult(t, "the edit", results[0], "edited main.go", "language server gopls stopped: ")
-	if !strings.Contains(results[0], "Landlock") {
-		t.Fatalf("the line does not say the Landlock-only sandbox is why:\n%s", results[0])
+	if got := readFileT(t, filepath.Join(proj, "main.go")); !strings.Contains(got, `fmt.Println("mended")`) {
+		t.Fatalf("main.go = %q, want both edits made", got)
+	}
+	for i, req := range srv.Requests()[1:] {
+		msgs := req.Request.Messages
+		if last := msgs[len(msgs)-1].Content; !strings.HasPrefix(last, "edited main.go") || strings.Contains(last, "diagnostics") ||
+			strings.Contains(last, "language server") {
+			t.Fatalf("edit %d's result: %q, want the edit's own output alone", i+1, last)
+		}
+	}
+	const said = "ralph starts no language server here: the Landlock-only sandbox cannot hold"
+	if n := strings.Count(r.stdout+r.stderr, said); n != 1 {
+		t.Fatalf("the person was told %d times that no language server starts, want once:\nstdout:\n%s\nstderr:\n%s", n, r.stdout, r.stderr)
 	}
 }

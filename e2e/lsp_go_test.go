@@ -33,8 +33,8 @@ func TestLSPGoEditBreaksAndMends(t *testing.T) {
 	srv := editTurns(t, "go-break-mend", "main.go", goBreak, goMend)
 	proj, env := lspProject(t, srv.URL, goProject, lspWaitConfig(lspContentWait, lspContentWait))
 	results := runEdits(t, srv, proj, env)
-	if len(results) != 3 {
-		t.Fatalf("%d tool results, want 2 and the final answer's request", len(results))
+	if len(results) != 2 {
+		t.Fatalf("%d tool results, want 2", len(results))
 	}
 	wantResult(t, "the breaking edit", results[0], goUndefined)
 	if !strings.Contains(results[0], "diagnostics from gopls for main.go (errors first;") {
@@ -62,8 +62,8 @@ func TestLSPGoDiagnosticsToolForTheWorkspace(t *testing.T) {
 	}, "Done."))
 	proj, env := lspProject(t, srv.URL, goProject, lspWaitConfig(lspContentWait, lspContentWait))
 	results := runEdits(t, srv, proj, env)
-	if len(results) != 4 {
-		t.Fatalf("%d tool results, want 3 and the final answer's request", len(results))
+	if len(results) != 3 {
+		t.Fatalf("%d tool results, want 3", len(results))
 	}
 	wantResult(t, "the edit", results[0], goUndefined)
 	wantResult(t, "diagnostics for the workspace", results[1], goUndefined)

@@ -18,8 +18,8 @@ func TestLSPPythonTypeErrorAndFix(t *testing.T) {
 		"app.py":         "x: int = 1\nprint(x)\n",
 	}, lspWaitConfig(lspContentWait, lspContentWait))
 	results := runEdits(t, srv, proj, env)
-	if len(results) != 3 {
-		t.Fatalf("%d tool results, want 2 and the final answer's request", len(results))
+	if len(results) != 2 {
+		t.Fatalf("%d tool results, want 2", len(results))
 	}
 	wantResult(t, "the breaking edit", results[0],
 		"diagnostics from pyright for app.py (errors first;",

@@ -33,8 +33,8 @@ func TestLSPTypeScriptTypeErrorAndFix(t *testing.T) {
 		t.Fatal(err)
 	}
 	results := runEdits(t, srv, proj, env)
-	if len(results) != 3 {
-		t.Fatalf("%d tool results, want 2 and the final answer's request", len(results))
+	if len(results) != 2 {
+		t.Fatalf("%d tool results, want 2", len(results))
 	}
 	wantResult(t, "the breaking edit", results[0],
 		"diagnostics from typescript-language-server for index.ts (errors first;",
