@@ -103,6 +103,9 @@ func TestLSPBrokenServerDoesNotFailTheEdit(t *testing.T) {
 			if len(named) != 1 {
 				t.Fatalf("%d lines name the server, want one:\n%s", len(named), results[0])
 			}
+			if _, why, _ := strings.Cut(named[0], " stopped: "); strings.TrimSpace(why) == "" {
+				t.Fatalf("the line does not say why the server stopped: %q", named[0])
+			}
 			if c.name == "missing" && !strings.Contains(named[0], c.command) {
 				t.Fatalf("the line does not name the missing command %s: %q", c.command, named[0])
 			}
