@@ -6,6 +6,9 @@
 #
 #   - the agents' CLIs and the MCP servers from npm, installed with
 #     `npm install --prefix` into the cache (never -g);
+#   - the language servers: pyright and typescript-language-server (with
+#     the typescript it loads) from npm like the CLIs, gopls built once per
+#     version from the Go module proxy;
 #   - Beads' bd and the Temporal dev server, built once per version from
 #     the Go module proxy into the cache;
 #   - the system's programs (Chromium, bubblewrap, socat, jq, tmux,
@@ -28,6 +31,7 @@ cache="${RALPH_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ralph-test}"
 BD_VERSION=1.3.0
 TEMPORAL_CLI=github.com/temporalio/cli/cmd/temporal
 TEMPORAL_VERSION=1.5.1 # v1.9.1 cannot be built from the module proxy (its cliext replace names a module it lacks)
+GOPLS_VERSION=0.23.0 # gopls (TestLSPGo*); v0.24.0 needs a newer Go than the machines have
 NPM_PACKAGES=(
 	@anthropic-ai/claude-code@2.1.197 # claude (TestRunRealClaude*)
 	@openai/codex@0.169.0             # codex (TestRunRealCodex*)
@@ -36,9 +40,13 @@ NPM_PACKAGES=(
 	@modelcontextprotocol/server-filesystem@2026.8.31 # mcp-server-filesystem (TestMCPTrust*, TestMCPResults*)
 	@modelcontextprotocol/server-everything@2026.8.31 # mcp-server-everything (TestMCPRealServer*)
 	@modelcontextprotocol/inspector@2.12.0            # mcp-inspector (TestMCPServe*)
+	pyright@1.1.414                   # pyright-langserver (TestLSPPython*)
+	typescript-language-server@5.3.0  # (TestLSPTypeScript*); 6.x needs Node.js 22
+	typescript@5.9.3                  # tsc, the tsserver it loads, copied into the tests' projects; 7.x has no tsserver
 )
 # The programs of those packages the tests run, linked into bin/.
-NPM_BINS=(claude codex opencode gemini mcp-server-filesystem mcp-server-everything mcp-inspector)
+NPM_BINS=(claude codex opencode gemini mcp-server-filesystem mcp-server-everything mcp-inspector
+	pyright-langserver typescript-language-server tsc)
 # Reference copies of what the models' makers ship, read to check the
 # tools ralph offers each model family against theirs: codex 0.77.0 is the
 # last codex whose own table of models still names gpt-5-codex, gpt-5 and
@@ -175,3 +183,12 @@ build_temporal() {
 	rmdir "$gobin"
 }
 go_build "$cache/temporal-$TEMPORAL_VERSION" temporal build_temporal
+
+# gopls, the Go language server (e2e/lsp_*_test.go, BenchmarkEditGoLSP).
+build_gopls() {
+	local gobin="$cache/gopls-$GOPLS_VERSION/gobin"
+	(cd / && GOBIN="$gobin" go install "golang.org/x/tools/gopls@v$GOPLS_VERSION")
+	mv "$gobin/gopls" "$cache/gopls-$GOPLS_VERSION/gopls.tmp"
+	rmdir "$gobin"
+}
+go_build "$cache/gopls-$GOPLS_VERSION" gopls build_gopls
