@@ -208,6 +208,7 @@ func (r *RootDir) OpenFile(rel string) (*os.File, error) {
 // the bytes by renaming inside that directory, so a symlink swapped in at
 // the last moment is replaced, never followed out of the root.
 type Target struct {
+	w      *Workspace
 	dir    int    // the directory, opened beneath the root
 	dirRel string // that directory relative to the root, as the kernel sees it
 	name   string
@@ -242,7 +243,7 @@ func (r *RootDir) WriteTarget(rel string, create bool) (Target, error) {
 		if err != nil {
 			return Target{}, err
 		}
-		tg := Target{dir: dir, name: name, mode: 0o644, linked: hops > 0}
+		tg := Target{w: r.w, dir: dir, name: name, mode: 0o644, linked: hops > 0}
 		if tg.dirRel, err = r.where(dir, dirRel); err != nil {
 			tg.Close()
 			return Target{}, err
@@ -351,12 +352,13 @@ func (r *RootDir) openDir(rel string, create bool) (int, error) {
 	return r.open(rel, unix.O_RDONLY|unix.O_DIRECTORY)
 }
 
-// Write replaces the target's file with data so that readers see either
-// the old or the new content, never a partial file: a temporary file made
-// with O_EXCL|O_NOFOLLOW in the same directory is written, synced and
-// renamed over the name. The replaced file's permissions are kept.
-// Content above MaxEditFile is refused before anything is written.
-func (tg Target) Write(data []byte) (err error) {
+// writeDisk replaces the target's file with data so that readers see
+// either the old or the new content, never a partial file: a temporary
+// file made with O_EXCL|O_NOFOLLOW in the same directory is written,
+// synced and renamed over the name. The replaced file's permissions are
+// kept. Content above MaxEditFile is refused before anything is written.
+// The tools reach it only through Write (editorroute.go).
+func (tg Target) writeDisk(data []byte) (err error) {
 	if err := CheckWriteSize(len(data)); err != nil {
 		return err
 	}
@@ -407,11 +409,11 @@ func (tg Target) Remove() error {
 	return nil
 }
 
-// Read returns the content of the target's existing file, at most
-// MaxEditFile of it (a larger one is a SizeError), opened through
-// its directory without following a symlink swapped in since it was
-// resolved.
-func (tg Target) Read() ([]byte, error) {
+// readDisk returns the content of the target's existing file, at most
+// MaxEditFile of it (a larger one is a SizeError), opened through its
+// directory without following a symlink swapped in since it was
+// resolved. The tools reach it only through Read (editorroute.go).
+func (tg Target) readDisk() ([]byte, error) {
 	fd, err := unix.Openat(tg.dir, tg.name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if errors.Is(err, unix.ENXIO) {
 		return nil, ErrNotRegular
@@ -422,6 +424,17 @@ func (tg Target) Read() ([]byte, error) {
 	f := os.NewFile(uintptr(fd), tg.name)
 	defer f.Close()
 	return readRegular(f)
+}
+
+// sameDir reports whether the directory at abs (not followed if it is a
+// link) is the one the target holds open: a directory swapped since the
+// target was resolved is not.
+func (tg Target) sameDir(abs string) bool {
+	var open, now unix.Stat_t
+	if unix.Fstat(tg.dir, &open) != nil || unix.Lstat(abs, &now) != nil {
+		return false
+	}
+	return open.Dev == now.Dev && open.Ino == now.Ino
 }
 
 // beneathFS is the project as an fs.FS whose every Open resolves beneath

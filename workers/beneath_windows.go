@@ -95,6 +95,7 @@ func regularFile(rel string, fi fs.FileInfo) error {
 // in it, with links resolved. The bytes land by a rename inside the root's
 // handle (see write).
 type Target struct {
+	w      *Workspace
 	root   *os.Root
 	dirRel string // the directory relative to the root, links resolved
 	name   string
@@ -139,7 +140,7 @@ func (r *RootDir) WriteTarget(rel string, create bool) (Target, error) {
 	if err := r.w.gitDirCheck(filepath.Dir(realRel), filepath.Base(realRel)); err != nil {
 		return Target{}, err
 	}
-	tg := Target{root: r.root, dirRel: filepath.Dir(realRel), name: filepath.Base(realRel)}
+	tg := Target{w: r.w, root: r.root, dirRel: filepath.Dir(realRel), name: filepath.Base(realRel)}
 	if fi, err := r.root.Lstat(rel); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		tg.linked = true
 	}
@@ -161,11 +162,12 @@ func (r *RootDir) WriteTarget(rel string, create bool) (Target, error) {
 	return tg, nil
 }
 
-// Write replaces the target's file with data so that readers see either
-// the old or the new content, never a partial file: a new temporary file in
-// the same directory is written, synced and renamed over the name. Windows
-// keeps no Unix permission bits to carry over.
-func (tg Target) Write(data []byte) (err error) {
+// writeDisk replaces the target's file with data so that readers see
+// either the old or the new content, never a partial file: a new
+// temporary file in the same directory is written, synced and renamed
+// over the name. Windows keeps no Unix permission bits to carry over.
+// The tools reach it only through Write (editorroute.go).
+func (tg Target) writeDisk(data []byte) (err error) {
 	if err := CheckWriteSize(len(data)); err != nil {
 		return err
 	}
@@ -194,15 +196,25 @@ func (tg Target) Write(data []byte) (err error) {
 	return tg.root.Rename(tmp, filepath.Join(tg.dirRel, tg.name))
 }
 
-// Read returns the content of the target's existing file, at most
-// MaxEditFile of it (a larger one is a SizeError).
-func (tg Target) Read() ([]byte, error) {
+// readDisk returns the content of the target's existing file, at most
+// MaxEditFile of it (a larger one is a SizeError). The tools reach it
+// only through Read (editorroute.go).
+func (tg Target) readDisk() ([]byte, error) {
 	f, err := tg.root.Open(filepath.Join(tg.dirRel, tg.name))
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	return readRegular(f)
+}
+
+// sameDir reports whether the directory at abs is the one the target
+// names: the root's handle resolves every component again, so the name
+// is all there is to compare, and the links of the path are checked
+// component by component (noLinkIn) before the editor is asked.
+func (tg Target) sameDir(abs string) bool {
+	fi, err := tg.root.Lstat(tg.dirRel)
+	return err == nil && fi.IsDir()
 }
 
 // beneathFS is the project as an fs.FS whose every Open resolves beneath

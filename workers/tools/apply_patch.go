@@ -156,11 +156,11 @@ func (t *Toolset) applyHunk(ctx context.Context, root *workers.RootDir, h applyp
 		defer unlock()
 		change := workers.FileChange{Path: tg.Path(), Added: lineCount(h.Contents)}
 		if tg.Exists() {
-			if old, err := tg.Read(); err == nil {
+			if old, err := tg.Read(ctx); err == nil {
 				change.Deleted = lineCount(string(old))
 			}
 		}
-		if err := tg.Write([]byte(h.Contents)); err != nil {
+		if err := tg.Write(ctx, []byte(h.Contents)); err != nil {
 			return "", nil, refusal("write", p.asked, p.display, err)
 		}
 		return "A " + p.display, []workers.FileChange{change}, workers.Result{}
@@ -179,7 +179,7 @@ func (t *Toolset) applyHunk(ctx context.Context, root *workers.RootDir, h applyp
 		unlock := t.ws.Lock(tg)
 		defer unlock()
 		change := workers.FileChange{Path: tg.Path()}
-		if old, err := tg.Read(); err == nil {
+		if old, err := tg.Read(ctx); err == nil {
 			change.Deleted = lineCount(string(old))
 		}
 		if err := tg.Remove(); err != nil {
@@ -197,7 +197,7 @@ func (t *Toolset) applyHunk(ctx context.Context, root *workers.RootDir, h applyp
 	}
 	unlock := t.ws.Lock(src)
 	defer unlock()
-	data, err := src.Read()
+	data, err := src.Read(ctx)
 	if err != nil {
 		return "", nil, refusal("update", p.asked, p.display, err)
 	}
@@ -207,7 +207,7 @@ func (t *Toolset) applyHunk(ctx context.Context, root *workers.RootDir, h applyp
 	}
 	added, deleted := lineDiff(string(data), updated)
 	if h.MoveTo == "" {
-		if err := src.Write([]byte(updated)); err != nil {
+		if err := src.Write(ctx, []byte(updated)); err != nil {
 			return "", nil, refusal("update", p.asked, p.display, err)
 		}
 		return "M " + p.display, []workers.FileChange{{Path: src.Path(), Added: added, Deleted: deleted}}, workers.Result{}
@@ -231,7 +231,7 @@ func (t *Toolset) applyHunk(ctx context.Context, root *workers.RootDir, h applyp
 		unlockDst := t.ws.Lock(dst)
 		defer unlockDst()
 	}
-	if err := dst.Write([]byte(updated)); err != nil {
+	if err := dst.Write(ctx, []byte(updated)); err != nil {
 		return "", nil, refusal("write", d.asked, d.display, err)
 	}
 	if dst.Path() == src.Path() {

@@ -158,7 +158,7 @@ func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) workers.Res
 	// same file cannot be lost.
 	unlock := t.ws.Lock(tg)
 	defer unlock()
-	data, err := tg.Read()
+	data, err := tg.Read(ctx)
 	if err != nil {
 		return refusal("edit", a.Path, display, err)
 	}
@@ -172,7 +172,7 @@ func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) workers.Res
 		}
 		return errResult("%s", msg)
 	}
-	if err := tg.Write([]byte(updated)); err != nil {
+	if err := tg.Write(ctx, []byte(updated)); err != nil {
 		return refusal("edit", a.Path, display, err)
 	}
 	change := &workers.FileChange{Path: tg.Path()}

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 
@@ -31,9 +32,9 @@ type hookPiece struct {
 
 // hookPieces are the hook views of a call: one for most calls, one per
 // file for a patch.
-func (t *Toolset) hookPieces(name string, args json.RawMessage) []hookPiece {
+func (t *Toolset) hookPieces(ctx context.Context, name string, args json.RawMessage) []hookPiece {
 	if name == ToolApplyPatch {
-		if ps := t.patchPieces(args); len(ps) > 0 {
+		if ps := t.patchPieces(ctx, args); len(ps) > 0 {
 			return ps
 		}
 	}
@@ -43,7 +44,7 @@ func (t *Toolset) hookPieces(name string, args json.RawMessage) []hookPiece {
 // patchPieces are a patch's hook views (see above), nil when its input
 // is not a patch. Each file_path is the file the patch changes, its
 // links inside the project resolved (hookPath), as every tool's is.
-func (t *Toolset) patchPieces(args json.RawMessage) []hookPiece {
+func (t *Toolset) patchPieces(ctx context.Context, args json.RawMessage) []hookPiece {
 	var a ApplyPatchParams
 	if json.Unmarshal(args, &a) != nil {
 		return nil
@@ -77,7 +78,7 @@ func (t *Toolset) patchPieces(args json.RawMessage) []hookPiece {
 			}
 			if h.MoveTo != "" {
 				content := ""
-				if was, ok := t.fileText(file); ok {
+				if was, ok := t.fileText(ctx, file); ok {
 					if now, err := applypatch.Updated(h.Path, was, h.Chunks); err == nil {
 						content = now
 					}

@@ -24,7 +24,7 @@ const maxHookFile = 1 << 20
 // fileText is the text of the file at path (absolute, or relative to the
 // project) as it is now, read through the project's door, and whether
 // there is one that could be read.
-func (t *Toolset) fileText(path string) (string, bool) {
+func (t *Toolset) fileText(ctx context.Context, path string) (string, bool) {
 	rel, _, err := t.ws.Lexical(path)
 	if err != nil {
 		return "", false
@@ -33,7 +33,7 @@ func (t *Toolset) fileText(path string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	f, err := root.OpenFile(rel)
+	f, err := root.OpenText(ctx, rel)
 	root.Close()
 	if err != nil {
 		return "", false
@@ -73,7 +73,7 @@ func (t *Toolset) snapshot(ctx context.Context, hookName string, input map[strin
 	if p == "" {
 		return before{}
 	}
-	text, ok := t.fileText(p)
+	text, ok := t.fileText(ctx, p)
 	return before{text: text, existed: ok}
 }
 
@@ -105,7 +105,7 @@ func (t *Toolset) toolResponse(ctx context.Context, hookName string, input map[s
 			"originalFile": nil, "structuredPatch": []any{}, "userModified": false, "replaceAll": replaceAll}
 		if was.existed {
 			out["originalFile"] = was.text
-			if now, ok := t.fileText(path); ok {
+			if now, ok := t.fileText(ctx, path); ok {
 				out["structuredPatch"] = patch(was.text, now)
 			}
 		}
@@ -115,7 +115,7 @@ func (t *Toolset) toolResponse(ctx context.Context, hookName string, input map[s
 			"structuredPatch": []any{}, "userModified": false}
 		if was.existed {
 			out["originalFileContents"] = was.text
-			if now, ok := t.fileText(path); ok {
+			if now, ok := t.fileText(ctx, path); ok {
 				out["structuredPatch"] = patch(was.text, now)
 			}
 		}
@@ -133,7 +133,7 @@ func (t *Toolset) toolResponse(ctx context.Context, hookName string, input map[s
 			return map[string]any{"type": "image", "file": map[string]any{"base64": base64.StdEncoding.EncodeToString(img.Data),
 				"type": img.MediaType, "originalSize": len(img.Data)}}
 		}
-		text, _ := t.fileText(path)
+		text, _ := t.fileText(ctx, path)
 		return map[string]any{"type": "text", "file": readSlice(path, text, intArg(input["offset"]), intArg(input["limit"]))}
 	}
 	out := map[string]any{"output": res.Output, "success": !res.IsError}

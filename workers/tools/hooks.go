@@ -292,7 +292,7 @@ func hooked(ctx context.Context, h *HookCall, t *Toolset, name string, args json
 	root, approver := t.Root(), t.approver
 	// A call is one hook event a piece: one for most calls, one for each
 	// file a patch changes (hookpatch.go).
-	pieces := t.hookPieces(name, args)
+	pieces := t.hookPieces(ctx, name, args)
 	// The approval's permission hooks see the call as the tool hooks do.
 	pc := &permCall{h: h, name: pieces[0].name, t: t, tool: name, args: args}
 	ctx = withPermCall(ctx, pc)

@@ -50,7 +50,7 @@ func (t *Toolset) readFile(ctx context.Context, raw json.RawMessage) workers.Res
 	if err != nil {
 		return fsErrorResult("read", display, err)
 	}
-	f, err := root.OpenFile(rel)
+	f, err := root.OpenText(ctx, rel)
 	root.Close()
 	if errors.Is(err, syscall.EISDIR) {
 		return errResult("%s is a directory; use list_files to see its contents", display)

@@ -64,11 +64,11 @@ func (t *Toolset) writeFile(ctx context.Context, raw json.RawMessage) workers.Re
 	if tg.Exists() {
 		// The lines replaced, for files_changed outside git; a file
 		// that cannot be read counts none.
-		if old, err := tg.Read(); err == nil {
+		if old, err := tg.Read(ctx); err == nil {
 			change.Deleted = lineCount(string(old))
 		}
 	}
-	if err := tg.Write([]byte(a.Content)); err != nil {
+	if err := tg.Write(ctx, []byte(a.Content)); err != nil {
 		return refusal("write", a.Path, display, err)
 	}
 	return workers.Result{Output: fmt.Sprintf("wrote %s to %s", text.Counted(len(a.Content), "byte", "bytes"), display), Changed: change}
