@@ -15,6 +15,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/memory/config"
 )
 
 // client is a test's editor: it records every update and answers
@@ -105,6 +106,7 @@ func (c *client) kinds() []string {
 // harness is ralph acp in process against a stand-in model, and an
 // editor on the other end of two pipes.
 type harness struct {
+	mode   string
 	conn   *sdk.ClientSideConnection
 	c      *client
 	dir    string
@@ -112,7 +114,11 @@ type harness struct {
 	cancel func()
 }
 
-func start(t *testing.T, scenario string, fs bool) *harness {
+// fullAccess runs the model's commands without the sandbox, whose helper
+// is the ralph binary and so not this test's (the e2e tests run it).
+const fullAccess = "danger-full-access"
+
+func start(t *testing.T, scenario string, fs bool, mode ...string) *harness {
 	t.Helper()
 	sc, err := llmtest.ParseScenario([]byte(scenario))
 	if err != nil {
@@ -125,6 +131,12 @@ func start(t *testing.T, scenario string, fs bool) *harness {
 	open := func(ctx context.Context, r OpenRequest) (*project.Project, error) {
 		o := project.Options{Dir: r.Dir, Mode: project.ModeChat, Resume: r.Resume, SessionID: r.SessionID, Notify: r.Notify,
 			Getenv: func(k string) string { return vars[k] }}
+		if len(mode) > 0 {
+			o.Overrides.Apply = func(cfg *config.Config) error {
+				cfg.Sandbox = mode[0]
+				return nil
+			}
+		}
 		if r.Files != nil {
 			o.Editor = r.Files
 		}
@@ -133,7 +145,10 @@ func start(t *testing.T, scenario string, fs bool) *harness {
 	agentIn, clientOut := io.Pipe()
 	clientIn, agentOut := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &harness{c: &client{buffers: map[string]string{}}, dir: dir, done: make(chan error, 1), cancel: cancel}
+	h := &harness{mode: "workspace-write", c: &client{buffers: map[string]string{}}, dir: dir, done: make(chan error, 1), cancel: cancel}
+	if len(mode) > 0 {
+		h.mode = mode[0]
+	}
 	go func() {
 		h.done <- Serve(ctx, Options{In: agentIn, Out: agentOut, Log: io.Discard, Version: "test", Open: open})
 		agentOut.Close()
@@ -168,7 +183,7 @@ func (h *harness) newSession(t *testing.T) sdk.SessionId {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Modes == nil || s.Modes.CurrentModeId != "workspace-write" || len(s.Modes.AvailableModes) != 3 {
+	if s.Modes == nil || string(s.Modes.CurrentModeId) != h.mode || len(s.Modes.AvailableModes) != 3 {
 		t.Fatalf("modes = %+v", s.Modes)
 	}
 	return s.SessionId
@@ -234,5 +249,156 @@ func TestPromptStreamsToolCallAndDiff(t *testing.T) {
 	}
 	if text.String() != "I wrote hello.txt." {
 		t.Errorf("answer %q", text.String())
+	}
+}
+
+// updatesOf are the tool call updates' texts, joined.
+func (c *client) toolTexts() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var b strings.Builder
+	for _, n := range c.updates {
+		if u := n.Update.ToolCallUpdate; u != nil {
+			for _, ct := range u.Content {
+				if ct.Content != nil && ct.Content.Content.Text != nil {
+					b.WriteString(ct.Content.Content.Text.Text + "\n")
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+const touchScenario = `{"responses":[
+	{"tool_calls":[{"name":"run_command","arguments":"{\"command\":\"touch made\"}"}]},
+	{"text":"done"}]}`
+
+// TestPermissionAskedAndAnswered: a command the policy asks about is a
+// permission request naming the pending tool call, with Yes, Always
+// (the command's rule can form) and No; yes runs it, no and a cancelled
+// request do not.
+func TestPermissionAskedAndAnswered(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		answer string
+		runs   bool
+	}{{optionYes, true}, {optionNo, false}, {"", false}} {
+		h := start(t, touchScenario, false, fullAccess)
+		h.c.answer = tc.answer
+		id := h.newSession(t)
+		h.prompt(t, id, "touch it")
+		_, err := os.Stat(filepath.Join(h.dir, "made"))
+		if (err == nil) != tc.runs {
+			t.Errorf("answer %q: the command ran = %v; results: %s", tc.answer, err == nil, h.c.toolTexts())
+		}
+		h.c.mu.Lock()
+		if len(h.c.asked) != 1 {
+			t.Fatalf("answer %q: %d requests", tc.answer, len(h.c.asked))
+		}
+		q := h.c.asked[0]
+		var ids []string
+		for _, o := range q.Options {
+			ids = append(ids, string(o.OptionId)+":"+string(o.Kind))
+		}
+		if got := strings.Join(ids, " "); got != "yes:allow_once always:allow_always always-project:allow_always no:reject_once" {
+			t.Errorf("options %s", got)
+		}
+		var callID sdk.ToolCallId
+		for _, n := range h.c.updates {
+			if n.Update.ToolCall != nil {
+				callID = n.Update.ToolCall.ToolCallId
+				if n.Update.ToolCall.Status != sdk.ToolCallStatusPending || n.Update.ToolCall.Kind != sdk.ToolKindExecute {
+					t.Errorf("tool call %+v", n.Update.ToolCall)
+				}
+			}
+		}
+		if q.ToolCall.ToolCallId != callID || callID == "" {
+			t.Errorf("the request names %q, the call was %q", q.ToolCall.ToolCallId, callID)
+		}
+		h.c.mu.Unlock()
+	}
+}
+
+// TestCancelStopsTheTurn: session/cancel mid-command stops the turn hard:
+// the prompt answers cancelled long before the command would end.
+func TestCancelStopsTheTurn(t *testing.T) {
+	t.Parallel()
+	h := start(t, `{"responses":[
+		{"tool_calls":[{"name":"run_command","arguments":"{\"command\":\"sleep 60\"}"}]},
+		{"text":"done"}]}`, false, fullAccess)
+	h.c.answer = optionYes
+	id := h.newSession(t)
+	go func() {
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			h.c.mu.Lock()
+			asked := len(h.c.asked)
+			h.c.mu.Unlock()
+			if asked > 0 {
+				time.Sleep(300 * time.Millisecond)
+				_ = h.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: id})
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	began := time.Now()
+	if r := h.prompt(t, id, "wait"); r != sdk.StopReasonCancelled {
+		t.Fatalf("stop reason %q", r)
+	}
+	if d := time.Since(began); d > 30*time.Second {
+		t.Fatalf("the cancelled turn took %s", d)
+	}
+}
+
+// TestLoadReplaysTheSession: session/load of a session answered before
+// replays its conversation (the person's message, the tool call, the
+// answer) before it answers, and a prompt goes on from it.
+func TestLoadReplaysTheSession(t *testing.T) {
+	t.Parallel()
+	h := start(t, `{"responses":[
+		{"tool_calls":[{"name":"write_file","arguments":"{\"path\":\"a.txt\",\"content\":\"a\"}"}]},
+		{"text":"first answer"},
+		{"text":"second answer"}]}`, false)
+	id := h.newSession(t)
+	h.prompt(t, id, "first question")
+	h.c.mu.Lock()
+	h.c.updates = nil
+	h.c.mu.Unlock()
+	if _, err := h.conn.LoadSession(context.Background(), sdk.LoadSessionRequest{SessionId: id, Cwd: h.dir, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	kinds := strings.Join(h.c.kinds(), " ")
+	if !strings.HasPrefix(kinds, "user_message_chunk tool_call tool_call_update agent_message_chunk") {
+		t.Fatalf("replayed %s", kinds)
+	}
+	if r := h.prompt(t, id, "second question"); r != sdk.StopReasonEndTurn {
+		t.Fatalf("stop reason %q", r)
+	}
+}
+
+// TestClientFilesServeTheTools: with the client's fs offered, read_file
+// reads the editor's buffer (not the disk) and write_file writes through
+// fs/write_text_file.
+func TestClientFilesServeTheTools(t *testing.T) {
+	t.Parallel()
+	h := start(t, `{"responses":[
+		{"tool_calls":[{"name":"read_file","arguments":"{\"path\":\"a.txt\"}"}]},
+		{"tool_calls":[{"name":"write_file","arguments":"{\"path\":\"b.txt\",\"content\":\"new\\n\"}"}]},
+		{"text":"done"}]}`, true)
+	if err := os.WriteFile(filepath.Join(h.dir, "a.txt"), []byte("disk text\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.c.buffers[filepath.Join(h.dir, "a.txt")] = "buffer text\n"
+	h.c.answer = optionYes
+	id := h.newSession(t)
+	h.prompt(t, id, "read and write")
+	if out := h.c.toolTexts(); !strings.Contains(out, "buffer text") || strings.Contains(out, "disk text") {
+		t.Errorf("read_file's result: %s", out)
+	}
+	h.c.mu.Lock()
+	defer h.c.mu.Unlock()
+	if h.c.writes[filepath.Join(h.dir, "b.txt")] != "new\n" {
+		t.Errorf("writes %v", h.c.writes)
 	}
 }
