@@ -55,6 +55,8 @@ type acpStep struct {
 	ModeID                string           `json:"modeId,omitempty"`
 	McpServers            []map[string]any `json:"mcpServers,omitempty"`
 	CancelAfterToolCallMs *int             `json:"cancelAfterToolCallMs,omitempty"`
+	CancelWhenFile        string           `json:"cancelWhenFile,omitempty"`
+	Pattern               string           `json:"pattern,omitempty"`
 }
 
 // acpEntry is one line of the editor's log.

@@ -19,7 +19,7 @@
 // permission request, in order: yes, always, no, cancel, disconnect;
 // yes once they run out); steps, each {op: new|load|prompt|setMode, …}.
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync, createWriteStream } from "node:fs";
+import { readFileSync, writeFileSync, createWriteStream, existsSync, readdirSync } from "node:fs";
 import { Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 
@@ -146,7 +146,32 @@ async function run(ctx) {
       case "setMode":
         await call(ctx, acp.methods.agent.session.setMode, { sessionId, modeId: step.modeId });
         break;
+      case "procs": {
+        // The processes whose command line holds step.pattern, as a
+        // person would look for a command left running.
+        const found = [];
+        for (const pid of readdirSync("/proc")) {
+          if (!/^[0-9]+$/.test(pid)) continue;
+          try {
+            const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+            if (cmdline.includes(step.pattern) && !cmdline.includes("client.mjs")) found.push(`${pid} ${cmdline}`);
+          } catch {}
+        }
+        note({ event: "procs", result: found });
+        break;
+      }
       case "prompt": {
+        let poll = null;
+        if (step.cancelWhenFile !== undefined) {
+          // Cancel once the command shows it has started.
+          const id = sessionId;
+          poll = setInterval(() => {
+            if (!existsSync(step.cancelWhenFile)) return;
+            clearInterval(poll);
+            note({ event: "cancel" });
+            ctx.notify(acp.methods.agent.session.cancel, { sessionId: id });
+          }, 50);
+        }
         if (step.cancelAfterToolCallMs !== undefined) {
           const id = sessionId;
           onToolCall = () => {
@@ -159,6 +184,7 @@ async function run(ctx) {
         }
         await call(ctx, acp.methods.agent.session.prompt, { sessionId, prompt: step.prompt ?? [{ type: "text", text: step.text }] });
         onToolCall = null;
+        if (poll) clearInterval(poll);
         break;
       }
       default:
