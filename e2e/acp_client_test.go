@@ -299,3 +299,5 @@ func acpProject(t *testing.T, scenario string) (dir string, env []string, srv *l
 	srv = inlineServer(t, scenario)
 	return dir, cleanEnv(t, "OPENAI_BASE_URL="+srv.URL), srv
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
