@@ -69,6 +69,7 @@ type acpEntry struct {
 	Answer  string          `json:"answer"`
 	Message string          `json:"message"`
 	Code    *int            `json:"code"`
+	Data    json.RawMessage `json:"data"`
 }
 
 // acpSession is what one editor run left: its log, and ralph's output.
@@ -250,7 +251,7 @@ func (s acpSession) result(t *testing.T, method string, i int) map[string]any {
 			continue
 		}
 		if e.Event == "error" {
-			t.Fatalf("%s failed: %s\nralph's stderr:\n%s", method, e.Message, s.stderr)
+			t.Fatalf("%s failed: %s %s\nralph's stderr:\n%s", method, e.Message, e.Data, s.stderr)
 		}
 		var m map[string]any
 		_ = json.Unmarshal(e.Result, &m)

@@ -70,7 +70,11 @@ func (c *cli) openACP(ctx context.Context, r acp.OpenRequest) (*project.Project,
 					return err
 				}
 			}
-			cfg.MCPServers = append(cfg.MCPServers, r.MCP...)
+			var notes []string
+			cfg.MCPServers, notes = acp.WithClientServers(cfg.MCPServers, r.MCP)
+			for _, n := range notes {
+				r.Notify(n)
+			}
 			return nil
 		}
 	}
