@@ -106,6 +106,7 @@ func (c *client) kinds() []string {
 // harness is ralph acp in process against a stand-in model, and an
 // editor on the other end of two pipes.
 type harness struct {
+	srv    *llmtest.Server
 	mode   string
 	conn   *sdk.ClientSideConnection
 	c      *client
@@ -145,7 +146,7 @@ func start(t *testing.T, scenario string, fs bool, mode ...string) *harness {
 	agentIn, clientOut := io.Pipe()
 	clientIn, agentOut := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &harness{mode: "workspace-write", c: &client{buffers: map[string]string{}}, dir: dir, done: make(chan error, 1), cancel: cancel}
+	h := &harness{srv: srv, mode: "workspace-write", c: &client{buffers: map[string]string{}}, dir: dir, done: make(chan error, 1), cancel: cancel}
 	if len(mode) > 0 {
 		h.mode = mode[0]
 	}

@@ -74,3 +74,18 @@ func (a asker) Ask(ctx context.Context, q approval.Question) (approval.Answer, e
 	}
 	return approval.No, nil
 }
+
+// confirm asks the person a yes/no question that is about no tool call
+// (a slash command's: /init over an existing AGENTS.md) as a permission
+// request; anything but Yes is no.
+func (ss *session) confirm(ctx context.Context, question string) bool {
+	ss.out.flush()
+	id := fmt.Sprintf("ralph-question-%d", questionSeq.Add(1))
+	call := sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(id), Title: &question, Kind: new(sdk.ToolKindOther), Status: new(sdk.ToolCallStatusPending)}
+	opts := []sdk.PermissionOption{
+		{Kind: sdk.PermissionOptionKindAllowOnce, Name: "Yes", OptionId: optionYes},
+		{Kind: sdk.PermissionOptionKindRejectOnce, Name: "No", OptionId: optionNo},
+	}
+	resp, err := ss.srv.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(ss.id), ToolCall: call, Options: opts})
+	return err == nil && resp.Outcome.Selected != nil && string(resp.Outcome.Selected.OptionId) == optionYes
+}

@@ -117,7 +117,7 @@ func (s *Server) UnstableSetSessionModel(ctx context.Context, r sdk.UnstableSetS
 
 // builtins are the slash commands that make sense without a terminal:
 // they read or tell, or send the model a message.
-var builtins = []string{"init", "status", "tasks", "goals", "todo", "progress", "model", "mcp", "skills", "compact", "cost", "diff"}
+var builtins = []string{"init", "status", "tasks", "goals", "todo", "progress", "model", "mcp", "skills", "compact", "cost", "diff", "undo"}
 
 // commands are the built-ins above and the person's custom commands.
 func (ss *session) commands() []sdk.AvailableCommand {

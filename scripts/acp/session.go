@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -89,17 +90,35 @@ func (ss *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.P
 	if news != "" {
 		ss.srv.say(news)
 	}
-	coord := ss.at.Coord
-	if len(images) > 0 {
-		coord.AttachImages(images)
+	var res coordinator.Result
+	if line := commandLine(blocks); line != "" && ss.advertised(line) {
+		res = ss.runCommand(ctx, line)
+	} else {
+		coord := ss.at.Coord
+		if len(images) > 0 {
+			coord.AttachImages(images)
+		}
+		res = coord.Run(ctx, msg)
 	}
-	res := coord.Run(ctx, msg)
 	// Every update of the turn reaches the client before its answer.
 	ss.out.flush()
 	ss.mu.Lock()
 	stopped := ss.stopped
 	ss.mu.Unlock()
 	return sdk.PromptResponse{StopReason: stopReason(res, stopped || ctx.Err() != nil)}, nil
+}
+
+// commandLine is a prompt's text when it is text alone, as a slash
+// command is typed ("" otherwise).
+func commandLine(blocks []sdk.ContentBlock) string {
+	var b strings.Builder
+	for _, bl := range blocks {
+		if bl.Text == nil {
+			return ""
+		}
+		b.WriteString(bl.Text.Text)
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // stopReason is how a run ended, in the protocol's words.
