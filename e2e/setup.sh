@@ -56,6 +56,13 @@ NPM_BINS=(claude codex opencode gemini mcp-server-filesystem mcp-server-everythi
 # (TestClaudeFamilyMatchesTheSDKTypes), of which only that file is kept.
 CODEX_REFERENCE=0.77.0
 AGENT_SDK_REFERENCE=0.3.332
+# The libraries the tests load with node rather than run: the ACP client
+# library an editor embeds (e2e/acp_*_test.go drive ralph acp through it)
+# and its peer dependencies, which npm does not install by itself. No
+# program is linked for them; lib/node_modules in the cache points at
+# the prefix's node_modules, where the tests' scripts resolve them.
+NPM_LIBRARIES=(@agentclientprotocol/sdk@2.4.0 @modelcontextprotocol/server@2.4.0 zod@4.6.7)
+NPM_PACKAGES+=("${NPM_LIBRARIES[@]}")
 
 say() { echo "e2e/setup.sh: $*" >&2; }
 
@@ -128,6 +135,10 @@ for b in "${NPM_BINS[@]}"; do
 	[ -e "$npm_dir/node_modules/.bin/$b" ] || { say "npm installed no $b in $npm_dir"; exit 1; }
 	ln -sfn "$npm_dir/node_modules/.bin/$b" "$cache/bin/$b"
 done
+for l in "${NPM_LIBRARIES[@]}"; do
+	[ -d "$npm_dir/node_modules/${l%@*}" ] || { say "npm installed no ${l%@*} in $npm_dir"; exit 1; }
+done
+mkdir -p "$cache/lib" && ln -sfn "$npm_dir/node_modules" "$cache/lib/node_modules"
 
 # --- Reference copies (see CODEX_REFERENCE above) ------------------------
 ref_dir="$cache/codex-$CODEX_REFERENCE"

@@ -269,7 +269,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	c.addMCPCommands(root)
 	c.addPluginCommands(root)
 	c.addHooksCommands(root)
-	root.AddCommand(c.handoffCommand())
+	root.AddCommand(c.handoffCommand(), c.acpCommand())
 	root.AddCommand(c.doctorCommand(), c.configCommand(), c.modelsCommand(), c.skillsCommand())
 	c.addServeCommands(root)
 	c.addConventionFlags(root)
