@@ -59,15 +59,22 @@ func (e *EditorError) Error() string {
 
 func (e *EditorError) Unwrap() error { return e.Err }
 
-// editor is the editor the file tools read and write through, nil for the
-// disk.
-func (w *Workspace) editor() EditorFiles { return w.opts.Editor }
+// editor is the editor the file tools read (write false) or write (write
+// true) through, nil for the disk: an editor that does not offer that
+// method (EditorOffers) leaves it to the disk.
+func (w *Workspace) editor(write bool) EditorFiles {
+	ed := w.opts.Editor
+	if o, ok := ed.(EditorOffers); ok && !o.Offers(write) {
+		return nil
+	}
+	return ed
+}
 
 // Read returns the content of the target's existing file, at most
 // MaxEditFile of it (a larger one is a SizeError): the editor's text
 // when the Workspace has an editor, the disk's otherwise.
 func (tg Target) Read(ctx context.Context) ([]byte, error) {
-	ed := tg.w.editor()
+	ed := tg.w.editor(false)
 	if ed == nil {
 		return tg.readDisk()
 	}
@@ -96,7 +103,7 @@ func (tg Target) Write(ctx context.Context, data []byte) error {
 	if err := CheckWriteSize(len(data)); err != nil {
 		return err
 	}
-	ed := tg.w.editor()
+	ed := tg.w.editor(true)
 	if ed == nil {
 		return tg.writeDisk(data)
 	}
@@ -210,7 +217,7 @@ func (r *RootDir) OpenText(ctx context.Context, rel string) (io.ReadCloser, erro
 		io.Reader
 		io.Closer
 	}{bufio.NewReaderSize(f, sniffLen), f}
-	ed := r.w.editor()
+	ed := r.w.editor(false)
 	if ed == nil {
 		return disk, nil
 	}
