@@ -34,23 +34,29 @@ import (
 // ErrLinkInPath is wrapped when a component of a resolved path became a
 // symbolic link (or another directory) after ralph checked it and before
 // the editor was asked: the editor would follow it, so it is not asked.
-var ErrLinkInPath = errors.New("a symbolic link appeared in its path after ralph checked it, so the editor was not asked")
+var ErrLinkInPath = errors.New("its path changed after ralph checked it (a link or another directory appeared in it), so the editor was not asked")
 
 // EditorError is an editor's call that failed or did not answer within
 // EditorWait. Its sentence names the editor and says that nothing was
 // written to the disk instead.
 type EditorError struct {
-	Write   bool
-	Err     error
-	TimeOut bool
+	Write bool
+	Err   error
+	// TimeOut: the editor did not answer within EditorWait; Cancelled:
+	// the turn was cancelled before it answered.
+	TimeOut, Cancelled bool
 }
 
 func (e *EditorError) Error() string {
 	switch {
+	case e.Cancelled && e.Write:
+		return "the call was cancelled before the editor answered, so the editor may or may not have written it (ralph wrote nothing to the disk instead)"
+	case e.Cancelled:
+		return "the call was cancelled before the editor answered"
 	case e.TimeOut && e.Write:
-		return fmt.Sprintf("the editor did not answer within %s, so the write may not have happened (ralph wrote nothing to the disk instead)", EditorWait)
+		return fmt.Sprintf("the editor did not answer within %s, so it may or may not have written it (ralph wrote nothing to the disk instead)", editorWait)
 	case e.TimeOut:
-		return fmt.Sprintf("the editor did not answer within %s", EditorWait)
+		return fmt.Sprintf("the editor did not answer within %s", editorWait)
 	case e.Write:
 		return fmt.Sprintf("the editor refused to write it (%v), and ralph wrote nothing to the disk instead", e.Err)
 	}
@@ -63,12 +69,18 @@ func (e *EditorError) Unwrap() error { return e.Err }
 // true) through, nil for the disk: an editor that does not offer that
 // method (EditorOffers) leaves it to the disk.
 func (w *Workspace) editor(write bool) EditorFiles {
+	if w == nil {
+		return nil
+	}
 	ed := w.opts.Editor
 	if o, ok := ed.(EditorOffers); ok && !o.Offers(write) {
 		return nil
 	}
 	return ed
 }
+
+// editorWait is EditorWait, shortened by the package's tests.
+var editorWait = EditorWait
 
 // Read returns the content of the target's existing file, at most
 // MaxEditFile of it (a larger one is a SizeError): the editor's text
@@ -166,12 +178,13 @@ func (w *Workspace) noLinkIn(abs string) error {
 	return nil
 }
 
-// askEditor runs one call of the editor, waiting at most EditorWait for
+// askEditor runs one call of the editor, waiting at most editorWait for
 // it. The call runs on a goroutine of its own so that an editor that
 // ignores its context still cannot hold the tool past the wait; that
 // goroutine ends when the editor answers (its answer then goes nowhere).
-func askEditor(ctx context.Context, write bool, call func(context.Context) (string, error)) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, EditorWait)
+// A call the turn cancelled says so rather than blaming the editor.
+func askEditor(parent context.Context, write bool, call func(context.Context) (string, error)) (string, error) {
+	ctx, cancel := context.WithTimeout(parent, editorWait)
 	defer cancel()
 	type answer struct {
 		s   string
@@ -182,18 +195,22 @@ func askEditor(ctx context.Context, write bool, call func(context.Context) (stri
 		s, err := call(ctx)
 		done <- answer{s, err}
 	}()
+	var a answer
 	select {
-	case a := <-done:
-		switch {
-		case a.err == nil, errors.Is(a.err, ErrEditorNoFile):
+	case a = <-done:
+		if a.err == nil || errors.Is(a.err, ErrEditorNoFile) {
 			return a.s, a.err
-		case errors.Is(a.err, context.DeadlineExceeded) && ctx.Err() != nil:
-			return "", &EditorError{Write: write, Err: a.err, TimeOut: true}
 		}
-		return "", &EditorError{Write: write, Err: a.err}
 	case <-ctx.Done():
-		return "", &EditorError{Write: write, Err: ctx.Err(), TimeOut: errors.Is(ctx.Err(), context.DeadlineExceeded)}
+		a.err = ctx.Err()
 	}
+	switch {
+	case parent.Err() != nil:
+		return "", &EditorError{Write: write, Err: parent.Err(), Cancelled: true}
+	case ctx.Err() != nil:
+		return "", &EditorError{Write: write, Err: a.err, TimeOut: true}
+	}
+	return "", &EditorError{Write: write, Err: a.err}
 }
 
 // sniffLen is how much of a file OpenText looks at to tell text from an
@@ -205,9 +222,10 @@ const sniffLen = 8 << 10
 // through every guard of OpenFile (beneath the root, not kept nor
 // denied, a regular file, a repository's configuration masked). With an
 // editor, a text file's content is then the editor's buffer, asked by
-// the path ralph resolved; an image, a binary file, a file in .git or
-// .ralph, and a masked configuration stay the disk's (an editor holds
-// text, and ralph's own state is no buffer of the person's).
+// the path ralph resolved; an image, a binary file, a file in .git,
+// .ralph or another git directory, and a masked configuration stay the
+// disk's (an editor holds text, and git's and ralph's own files are no
+// buffers of the person's).
 func (r *RootDir) OpenText(ctx context.Context, rel string) (io.ReadCloser, error) {
 	f, err := r.OpenFile(rel)
 	if err != nil {
@@ -254,6 +272,12 @@ func (r *RootDir) OpenText(ctx context.Context, rel string) (io.ReadCloser, erro
 func (w *Workspace) editorReadPath(f *os.File, rel string) (string, bool) {
 	abs, err := evalExisting(filepath.Join(w.root, rel))
 	if err != nil || !isInside(w.root, abs) || abs == w.root || IsProtected(w.RelSlash(abs)) || w.Kept(abs) {
+		return "", false
+	}
+	// A git directory of any name, and a file git reads as a
+	// configuration, is git's, not a buffer of the person's: read as the
+	// disk route reads it (masked where it masks).
+	if rel, _ := filepath.Rel(w.root, abs); w.gitDirCheck(filepath.Dir(rel), filepath.Base(rel)) != nil {
 		return "", false
 	}
 	opened, err := f.Stat()
