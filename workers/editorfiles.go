@@ -13,6 +13,15 @@ type EditorFiles interface {
 	WriteTextFile(ctx context.Context, abs, content string) error
 }
 
+// EditorOffers is what an EditorFiles may also tell: whether the editor
+// offers reading files (write false) or writing them (write true). ACP
+// names its two methods apart (fs.readTextFile, fs.writeTextFile), and an
+// editor may offer one alone; the method it does not offer goes to the
+// disk, as with no editor. An EditorFiles without it offers both.
+type EditorOffers interface {
+	Offers(write bool) bool
+}
+
 // ErrEditorNoFile is what an EditorFiles' ReadTextFile returns when the
 // editor has no such file: the file tools answer as the disk answers a
 // missing file.

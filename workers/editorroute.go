@@ -65,13 +65,18 @@ func (e *EditorError) Error() string {
 
 func (e *EditorError) Unwrap() error { return e.Err }
 
-// editor is the editor the file tools read and write through, nil for the
-// disk.
-func (w *Workspace) editor() EditorFiles {
+// editor is the editor the file tools read (write false) or write (write
+// true) through, nil for the disk: an editor that does not offer that
+// method (EditorOffers) leaves it to the disk.
+func (w *Workspace) editor(write bool) EditorFiles {
 	if w == nil {
 		return nil
 	}
-	return w.opts.Editor
+	ed := w.opts.Editor
+	if o, ok := ed.(EditorOffers); ok && !o.Offers(write) {
+		return nil
+	}
+	return ed
 }
 
 // editorWait is EditorWait, shortened by the package's tests.
@@ -81,7 +86,7 @@ var editorWait = EditorWait
 // MaxEditFile of it (a larger one is a SizeError): the editor's text
 // when the Workspace has an editor, the disk's otherwise.
 func (tg Target) Read(ctx context.Context) ([]byte, error) {
-	ed := tg.w.editor()
+	ed := tg.w.editor(false)
 	if ed == nil {
 		return tg.readDisk()
 	}
@@ -110,7 +115,7 @@ func (tg Target) Write(ctx context.Context, data []byte) error {
 	if err := CheckWriteSize(len(data)); err != nil {
 		return err
 	}
-	ed := tg.w.editor()
+	ed := tg.w.editor(true)
 	if ed == nil {
 		return tg.writeDisk(data)
 	}
@@ -230,7 +235,7 @@ func (r *RootDir) OpenText(ctx context.Context, rel string) (io.ReadCloser, erro
 		io.Reader
 		io.Closer
 	}{bufio.NewReaderSize(f, sniffLen), f}
-	ed := r.w.editor()
+	ed := r.w.editor(false)
 	if ed == nil {
 		return disk, nil
 	}

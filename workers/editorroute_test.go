@@ -205,3 +205,43 @@ func TestEditorThatDoesNotAnswerFailsTheCall(t *testing.T) {
 		t.Errorf("the disk was written: %q", b)
 	}
 }
+
+// halfEditor is an editor that offers reading alone (write false) or
+// writing alone (write true).
+type halfEditor struct {
+	swapEditor
+	write bool
+}
+
+func (e *halfEditor) Offers(write bool) bool { return write == e.write }
+
+// TestEditorOffersOneMethod: an editor offering one of its two methods
+// (EditorOffers) is asked only that one; the file tools use the disk for
+// the other.
+func TestEditorOffersOneMethod(t *testing.T) {
+	t.Parallel()
+	for _, write := range []bool{false, true} {
+		ed := &halfEditor{write: write}
+		ed.text = map[string]string{}
+		w, _ := editorWorkspace(t, ed)
+		abs := filepath.Join(w.Root(), "d", "a.txt")
+		ed.text[abs] = "buffer\n"
+		tg := resolved(t, w)
+		got, err := tg.Read(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tg.Write(context.Background(), []byte("new\n")); err != nil {
+			t.Fatal(err)
+		}
+		disk, _ := os.ReadFile(abs)
+		calls := strings.Join(ed.made(), ", ")
+		if write {
+			if string(got) != "disk\n" || calls != "write "+abs || string(disk) != "disk\n" {
+				t.Errorf("writing alone: read %q, calls %q, disk %q", got, calls, disk)
+			}
+		} else if string(got) != "buffer\n" || calls != "read "+abs || string(disk) != "new\n" {
+			t.Errorf("reading alone: read %q, calls %q, disk %q", got, calls, disk)
+		}
+	}
+}

@@ -121,6 +121,13 @@ const fullAccess = "danger-full-access"
 
 func start(t *testing.T, scenario string, fs bool, mode ...string) *harness {
 	t.Helper()
+	return startOffering(t, scenario, fs, fs, mode...)
+}
+
+// startOffering is start with the client offering reading files (read)
+// and writing them (write) each on its own.
+func startOffering(t *testing.T, scenario string, read, write bool, mode ...string) *harness {
+	t.Helper()
 	sc, err := llmtest.ParseScenario([]byte(scenario))
 	if err != nil {
 		t.Fatal(err)
@@ -165,9 +172,7 @@ func start(t *testing.T, scenario string, fs bool, mode ...string) *harness {
 		cancel()
 	})
 	caps := sdk.ClientCapabilities{}
-	if fs {
-		caps.Fs = sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}
-	}
+	caps.Fs = sdk.FileSystemCapabilities{ReadTextFile: read, WriteTextFile: write}
 	init, err := h.conn.Initialize(context.Background(), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber, ClientCapabilities: caps})
 	if err != nil {
 		t.Fatal(err)

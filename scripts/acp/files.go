@@ -24,6 +24,15 @@ type ClientFiles struct {
 // ErrNoClientFS says the client does not offer the method asked of it.
 var ErrNoClientFS = errors.New("the editor does not offer this file method")
 
+// Offers says which methods the client offers (workers.EditorOffers):
+// the file tools use the disk for the other.
+func (f *ClientFiles) Offers(write bool) bool {
+	if write {
+		return f.write
+	}
+	return f.read
+}
+
 // ReadTextFile asks the client for a file's text.
 func (f *ClientFiles) ReadTextFile(ctx context.Context, abs string) (string, error) {
 	if !f.read {
