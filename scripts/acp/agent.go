@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory/text"
 	"io"
 	"log/slog"
 	"os"
@@ -104,7 +105,11 @@ func (s *Server) closeAll() {
 	s.wg.Wait()
 }
 
-func (s *Server) say(line string) { fmt.Fprintln(s.o.Log, "ralph acp: "+line) }
+// say writes a notice to the log (stderr). A notice may carry words the
+// model chose (a directory's name its command made), and an editor may
+// show stderr in a terminal panel, so control sequences are stripped as
+// every other face strips them.
+func (s *Server) say(line string) { fmt.Fprintln(s.o.Log, "ralph acp: "+text.StripControls(line)) }
 
 // Initialize answers with ralph's capabilities and keeps the client's.
 func (s *Server) Initialize(_ context.Context, r sdk.InitializeRequest) (sdk.InitializeResponse, error) {

@@ -54,3 +54,19 @@ func TestClientOfferingOneFileMethod(t *testing.T) {
 		}
 	}
 }
+
+// A notice can carry a name the model's command chose; the log (stderr,
+// which an editor may show in a terminal panel) gets it without its
+// control sequences, as the other faces write notices.
+func TestNoticesLoseTheirControlSequences(t *testing.T) {
+	t.Parallel()
+	var log strings.Builder
+	s := &Server{o: Options{Log: &log}}
+	s.say("warning: n\x1b]0;PWNTITLE\x07\x1b[2Jx/ is a git repository")
+	if strings.ContainsAny(log.String(), "\x1b\x07") {
+		t.Fatalf("the notice kept control sequences: %q", log.String())
+	}
+	if !strings.Contains(log.String(), "ralph acp: warning: n") {
+		t.Fatalf("the notice lost its words: %q", log.String())
+	}
+}
