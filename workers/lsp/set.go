@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -314,7 +315,8 @@ func (s *Set) clientFor(ctx context.Context, sv config.LSPServer, abs string) (c
 	if err := s.approve(ctx, sv); err != nil {
 		return s.failed(e, err.Error())
 	}
-	cmd := s.opts.Command(root, append(append([]string(nil), s.opts.Env...), envList(sv.Env)...), sv.Command, sv.Args...)
+	env := append(append(append([]string(nil), s.opts.Env...), goCache(sv, s.opts.Env)...), envList(sv.Env)...)
+	cmd := s.opts.Command(root, env, sv.Command, sv.Args...)
 	if cmd.Err != nil {
 		why := fmt.Sprintf("its command %s is not on your PATH (outside the project)", sv.Command)
 		if !errors.Is(cmd.Err, exec.ErrNotFound) && !errors.Is(cmd.Err, childenv.ErrInProject) {
@@ -399,6 +401,25 @@ func (s *Set) convert(abs string, diags []protoDiagnostic) []Diagnostic {
 			Severity: Severity(d.Severity), Message: d.Message})
 	}
 	return out
+}
+
+// goCache is GOCACHE for gopls when neither the environment nor the
+// server's env sets one: Go's default, ~/.cache/go-build, is not
+// writable in the sandbox's workspace-write (only the project and the
+// temporary directory are), and gopls then reports a failed cache read
+// as an error of every file. A directory of ralph's own under the
+// temporary directory is. Set GOCACHE (or list ~/.cache/go-build in
+// sandbox_writable and set GOCACHE to it) to share the usual cache.
+func goCache(sv config.LSPServer, env []string) []string {
+	if filepath.Base(sv.Command) != "gopls" || sv.Env["GOCACHE"] != "" {
+		return nil
+	}
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GOCACHE=") {
+			return nil
+		}
+	}
+	return []string{"GOCACHE=" + filepath.Join(os.TempDir(), fmt.Sprintf("ralph-gopls-%d", os.Getuid()), "go-build")}
 }
 
 // envList is a server's env table as NAME=value entries, in a stable order.
