@@ -365,3 +365,24 @@ func TestDeafServerDoesNotHoldTheEdit(t *testing.T) {
 		t.Fatalf("got %v", got)
 	}
 }
+
+// TestGoplsGetsAWritableCache: gopls gets GOCACHE under the temporary
+// directory unless the environment or its env sets one; other servers
+// get none.
+func TestGoplsGetsAWritableCache(t *testing.T) {
+	t.Parallel()
+	gopls := config.LSPServer{Name: "gopls", Command: "/opt/bin/gopls"}
+	if got := goCache(gopls, []string{"PATH=/bin"}); len(got) != 1 || !strings.HasPrefix(got[0], "GOCACHE="+os.TempDir()) {
+		t.Errorf("gopls: %q", got)
+	}
+	if got := goCache(gopls, []string{"GOCACHE=/c"}); got != nil {
+		t.Errorf("with GOCACHE set: %q", got)
+	}
+	gopls.Env = map[string]string{"GOCACHE": "/mine"}
+	if got := goCache(gopls, nil); got != nil {
+		t.Errorf("with its env's GOCACHE: %q", got)
+	}
+	if got := goCache(config.LSPServer{Command: "clangd"}, nil); got != nil {
+		t.Errorf("clangd: %q", got)
+	}
+}
