@@ -267,6 +267,7 @@ func (s *Set) stoppedReport(sv config.LSPServer, c *client, rel string) (Report,
 		}
 		e.said = true
 	}
+	s.tell(StoppedLine(sv.Name, c.reason()))
 	return Report{Server: sv.Name, File: rel, Outcome: Stopped, Why: c.reason()}, true
 }
 
@@ -359,7 +360,16 @@ func (s *Set) failed(e *entry, why string) (*client, bool, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e.why, e.said, e.starts = why, true, maxStarts
+	s.tell(StoppedLine(e.server.Name, why))
 	return nil, false, why
+}
+
+// tell says a line to the person too (Options.Notify), beside the
+// model's result.
+func (s *Set) tell(line string) {
+	if s.opts.Notify != nil {
+		s.opts.Notify(line)
+	}
 }
 
 // approve asks, once per server, whether a project's server may start.
