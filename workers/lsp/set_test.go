@@ -15,6 +15,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/lsp/lsptest"
+	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
 func TestMain(m *testing.M) {
@@ -332,7 +333,7 @@ func TestNoSandboxMeansNoDiagnostics(t *testing.T) {
 	var notes []string
 	s, root := fakeSet(t, "ok", func(o *Options) {
 		o.Start = func(context.Context, *exec.Cmd) (*workers.Group, error) {
-			return nil, fmt.Errorf("sandbox: %w", errLives)
+			return nil, fmt.Errorf("sandbox: %w", sandbox.ErrLivesAcrossCommands)
 		}
 		o.Notify = func(s string) { notes = append(notes, s) }
 	})
@@ -346,8 +347,6 @@ func TestNoSandboxMeansNoDiagnostics(t *testing.T) {
 		t.Fatalf("notes: %q", notes)
 	}
 }
-
-var errLives = sandboxErrLives()
 
 // TestDeafServerDoesNotHoldTheEdit: a server that stops reading its
 // input cannot hold an edit in a full pipe: the write is bounded, the
