@@ -53,6 +53,8 @@ type codec struct {
 
 type limits struct {
 	messages, bytes, message int
+	// write bounds one write to the server (writeTimeout).
+	write time.Duration
 }
 
 func newCodec(l limits) *codec {
@@ -64,6 +66,9 @@ func newCodec(l limits) *codec {
 	}
 	if l.message == 0 {
 		l.message = MaxMessage
+	}
+	if l.write == 0 {
+		l.write = writeTimeout
 	}
 	return &codec{limits: l}
 }
@@ -94,7 +99,7 @@ func (c *codec) ReadObject(stream *bufio.Reader, v any) error {
 		if ok && strings.EqualFold(strings.TrimSpace(k), "Content-Length") {
 			l, err := strconv.Atoi(strings.TrimSpace(val))
 			if err != nil || l < 0 {
-				return fmt.Errorf("a Content-Length of %q", text1(val))
+				return fmt.Errorf("a Content-Length of %q", quoteShort(val))
 			}
 			length = l
 		}
@@ -173,8 +178,8 @@ func (c *codec) flooded() error {
 	return c.tripped
 }
 
-// text1 is a short, printable excerpt of what a server wrote.
-func text1(s string) string {
+// quoteShort is a short, printable excerpt of what a server wrote.
+func quoteShort(s string) string {
 	if len(s) > 40 {
 		s = s[:40]
 	}

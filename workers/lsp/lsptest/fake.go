@@ -28,6 +28,7 @@ import (
 //	silent    never publishes
 //	ask       asks workspace/configuration before it publishes
 //	slow      publishes 1.5s after each change
+//	deaf      stops reading its input once initialized
 //	probe     tries to write .git/config of its working directory and
 //	          publishes "ERR: wrote .git/config" or "WARN: refused"
 
@@ -108,6 +109,9 @@ func serve(mode string) {
 			}
 			send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": map[string]any{"capabilities": map[string]any{"textDocumentSync": 1}}})
 		case "initialized":
+			if mode == "deaf" {
+				select {}
+			}
 			if mode == "flood" {
 				for {
 					send(map[string]any{"jsonrpc": "2.0", "method": "window/logMessage", "params": map[string]any{"type": 4, "message": strings.Repeat("x", 100)}})
@@ -134,12 +138,7 @@ func serve(mode string) {
 				publish(doc.URI, doc.Version-1, "ERR: stale\n", true)
 				go func() { time.Sleep(200 * time.Millisecond); publish(doc.URI, doc.Version, text, true) }()
 			case "probe":
-				msg := "WARN: refused\n"
-				if f, err := os.OpenFile(".git/config", os.O_WRONLY|os.O_APPEND, 0); err == nil {
-					f.Close()
-					msg = "ERR: wrote .git/config\n"
-				}
-				publish(doc.URI, doc.Version, msg, true)
+				publish(doc.URI, doc.Version, probeWrite(), true)
 			case "slow":
 				go func() { time.Sleep(1500 * time.Millisecond); publish(doc.URI, doc.Version, text, true) }()
 			case "ask":
@@ -171,4 +170,16 @@ func readAnswer(r *bufio.Reader) {
 		}
 	}
 	_, _ = io.ReadFull(r, make([]byte, length))
+}
+
+// probeWrite tries to open .git/config of the working directory (a
+// test's project) for writing, which the sandbox refuses, and says what
+// happened as a line the fake publishes.
+func probeWrite() string {
+	f, err := os.OpenFile(".git/config", os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return "WARN: refused\n"
+	}
+	f.Close()
+	return "ERR: wrote .git/config\n"
 }
