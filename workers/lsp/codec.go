@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // A language server is a program of the project's (it loads
@@ -101,7 +103,7 @@ func (c *codec) ReadObject(stream *bufio.Reader, v any) error {
 		return errors.New("a message without Content-Length")
 	}
 	if length > c.limits.message {
-		return c.trip(fmt.Errorf("%w: a message of %d bytes (at most %d)", ErrFlood, length, c.limits.message))
+		return c.trip(fmt.Errorf("%w: a message of %s (at most %d)", ErrFlood, text.Counted(length, "byte", "bytes"), c.limits.message))
 	}
 	if err := c.count(length); err != nil {
 		return err
@@ -126,7 +128,7 @@ func readLine(r *bufio.Reader) (string, error) {
 			return strings.TrimSuffix(string(b), "\r"), nil
 		}
 		if len(b) >= maxHeaderLine {
-			return "", fmt.Errorf("%w: a header line longer than %d bytes", ErrFlood, maxHeaderLine)
+			return "", fmt.Errorf("%w: a header line longer than %s", ErrFlood, text.Counted(maxHeaderLine, "byte", "bytes"))
 		}
 		b = append(b, c)
 	}
@@ -143,7 +145,7 @@ func (c *codec) count(n int) error {
 	c.msgs++
 	c.bytes += n
 	if c.msgs > c.limits.messages {
-		return c.tripLocked(fmt.Errorf("%w: more than %d messages in a second", ErrFlood, c.limits.messages))
+		return c.tripLocked(fmt.Errorf("%w: more than %s in a second", ErrFlood, text.Counted(c.limits.messages, "message", "messages")))
 	}
 	if c.bytes > c.limits.bytes {
 		return c.tripLocked(fmt.Errorf("%w: more than %d MB in a second", ErrFlood, c.limits.bytes>>20))

@@ -204,7 +204,13 @@ func (s *Set) check(ctx context.Context, sv config.LSPServer, abs string, start 
 	if first {
 		wait = s.first
 	}
+	// The wait runs from the edit; when getting the server took more
+	// than a second (the person was asked to approve a project's
+	// server), from then, so that the answer does not eat the wait.
 	deadline := start.Add(wait)
+	if now := time.Now(); now.Sub(start) > time.Second {
+		deadline = now.Add(wait)
+	}
 	noAnswer := Report{Server: sv.Name, File: rel, Outcome: NoAnswer, Wait: wait}
 	select {
 	case <-c.ready:
@@ -222,6 +228,13 @@ func (s *Set) check(ctx context.Context, sv config.LSPServer, abs string, start 
 	}
 	version, since, err := c.sync(ctx, abs, languageID(abs), content)
 	if err != nil {
+		// A write that failed is most often a server that just died:
+		// its watcher says so as soon as its process is reaped.
+		select {
+		case <-c.done:
+		case <-time.After(time.Until(deadline)):
+		case <-ctx.Done():
+		}
 		if r, ok := s.stoppedReport(sv, c, rel); ok {
 			return r, true
 		}
@@ -327,7 +340,11 @@ func (s *Set) clientFor(ctx context.Context, sv config.LSPServer, abs string) (c
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		go nc.shutdown()
+		// Close ran meanwhile: this server is stopped here, not left
+		// to a goroutine nobody waits for.
+		s.mu.Unlock()
+		nc.shutdown()
+		s.mu.Lock()
 		return nil, false, ""
 	}
 	e.client, e.why, e.said = nc, "", false

@@ -3,8 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,17 +21,13 @@ type DiagnosticsParams struct {
 	Path string `json:"path" description:"File to check, relative to the project root. Leave it out for what the running language servers reported of every file."`
 }
 
-// maxServerFile is the most of a file a language server is sent: a
-// source file larger than this is not one a server reads usefully.
-const maxServerFile = 8 << 20
-
 // newLSP is the session's language servers for t, or nil when the
 // session has none (no settings, or lsp_enabled = false and nothing
 // found). The one door between the edit tools and the servers is
 // Toolset.call, where every tool's Result.Changed and Result.Changes are
 // known after its step, whichever tool (write_file, edit_file,
 // apply_patch in any family's form) wrote them; the servers start in the
-// sandbox (Workspace.StartSandboxed) and read through lspFiles.
+// sandbox (Workspace.StartSandboxed) and read through workers.ServerFiles.
 func newLSP(t *Toolset, opts Options) *lsp.Set {
 	if opts.LSP == nil {
 		return nil
@@ -43,7 +37,7 @@ func newLSP(t *Toolset, opts Options) *lsp.Set {
 		env = os.Environ()
 	}
 	s := lsp.New(lsp.Options{Root: t.ws.Root(), Config: *opts.LSP, Env: env, Start: t.ws.StartSandboxed,
-		Files: lspFiles{t.ws}, Approve: opts.ApproveLSP, Notify: opts.Notify})
+		Files: workers.ServerFiles{W: t.ws}, Approve: opts.ApproveLSP, Notify: opts.Notify})
 	if !s.Available() {
 		return nil
 	}
@@ -52,50 +46,6 @@ func newLSP(t *Toolset, opts Options) *lsp.Set {
 
 // LSP is the session's language servers (nil when it has none), for /lsp.
 func (t *Toolset) LSP() *lsp.Set { return t.lsp }
-
-// lspFiles reads a server's files through the file tools' door.
-type lspFiles struct{ ws *workers.Workspace }
-
-func (f lspFiles) open(abs string) (*os.File, error) {
-	rel, err := filepath.Rel(f.ws.Root(), abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return nil, errors.New("outside the project")
-	}
-	if f.ws.Kept(abs) {
-		return nil, errors.New("kept")
-	}
-	root, err := f.ws.OpenRoot()
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	return root.OpenFile(rel)
-}
-
-func (f lspFiles) ReadFile(_ context.Context, abs string) (string, error) {
-	file, err := f.open(abs)
-	if err != nil {
-		return "", err
-	}
-	defer file.Close()
-	b, err := io.ReadAll(io.LimitReader(file, maxServerFile+1))
-	if err != nil {
-		return "", err
-	}
-	if len(b) > maxServerFile {
-		return "", errors.New("too large for a language server")
-	}
-	return string(b), nil
-}
-
-func (f lspFiles) Exists(abs string) bool {
-	file, err := f.open(abs)
-	if err != nil {
-		return false
-	}
-	file.Close()
-	return true
-}
 
 // withDiagnostics adds to a tool's result what the language servers say
 // of the files it changed, and tells them of what a command may have
@@ -167,7 +117,7 @@ func (t *Toolset) diagnostics(ctx context.Context, raw json.RawMessage) workers.
 	if err != nil {
 		return pathResult(a.Path, err)
 	}
-	if !(lspFiles{t.ws}).Exists(abs) {
+	if !(workers.ServerFiles{W: t.ws}).Exists(abs) {
 		return errResult("%s is not a file of the project ralph may read", display)
 	}
 	reports := t.lsp.Edited(ctx, []string{abs})

@@ -93,3 +93,28 @@ func TestNoServerNoTool(t *testing.T) {
 		}
 	}
 }
+
+// TestLanguageServerRunsInTheSandbox: under workspace-write a language
+// server is held as the model's commands are: it cannot write the
+// project's .git/config.
+func TestLanguageServerRunsInTheSandbox(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".git", "config"), []byte("[core]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	ts := newTestToolset(t, Options{Options: workers.Options{Root: root, Notify: func(s string) { notes = append(notes, s) }},
+		LSP: &config.LSP{Wait: 10 * time.Second, Servers: []config.LSPServer{{Name: "fake", Command: os.Args[0], Args: []string{"-test.run=^$"},
+			Filetypes: []string{"go"}, Env: map[string]string{lsptest.Env: "probe"}}}}})
+	r := lspCall(t, ts, ToolWriteFile, map[string]any{"path": "a.go", "content": "package a\n"})
+	if len(notes) > 0 && strings.Contains(strings.Join(notes, "\n"), "starts no language server") {
+		t.Skipf("the Landlock-only fallback starts no language server: %q", notes)
+	}
+	if !strings.Contains(r.Output, "a.go:1:1: warning: refused") {
+		t.Fatalf("the server was not held by the sandbox: %s (notes %q)", r.Output, notes)
+	}
+}

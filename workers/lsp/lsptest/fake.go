@@ -28,6 +28,8 @@ import (
 //	silent    never publishes
 //	ask       asks workspace/configuration before it publishes
 //	slow      publishes 1.5s after each change
+//	probe     tries to write .git/config of its working directory and
+//	          publishes "ERR: wrote .git/config" or "WARN: refused"
 
 // Env names the mode the fake server runs in.
 const Env = "RALPH_FAKELS"
@@ -131,6 +133,13 @@ func serve(mode string) {
 			case "stale":
 				publish(doc.URI, doc.Version-1, "ERR: stale\n", true)
 				go func() { time.Sleep(200 * time.Millisecond); publish(doc.URI, doc.Version, text, true) }()
+			case "probe":
+				msg := "WARN: refused\n"
+				if f, err := os.OpenFile(".git/config", os.O_WRONLY|os.O_APPEND, 0); err == nil {
+					f.Close()
+					msg = "ERR: wrote .git/config\n"
+				}
+				publish(doc.URI, doc.Version, msg, true)
 			case "slow":
 				go func() { time.Sleep(1500 * time.Millisecond); publish(doc.URI, doc.Version, text, true) }()
 			case "ask":
