@@ -124,7 +124,9 @@ func startClient(ctx context.Context, name, root string, cmd *exec.Cmd, start st
 		defer close(drained)
 		_, _ = io.Copy(c.stderr, errR)
 	}()
-	stream := jsonrpc2.NewBufferedStream(pipeRW{r: outR, w: inW}, c.codec)
+	rw := pipeRW{r: outR, w: inW, timeout: c.codec.limits.write}
+	rw.stuck = func() { c.stop(fmt.Sprintf("it read nothing ralph sent for %s", waitWords(c.codec.limits.write))) }
+	stream := jsonrpc2.NewBufferedStream(rw, c.codec)
 	c.conn = jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.HandlerWithError(c.handle),
 		jsonrpc2.SetLogger(log.New(io.Discard, "", 0)))
 	// The watcher owns the process: when it exits, or the connection
@@ -165,14 +167,31 @@ func (c *client) reasonLocked(how string) string {
 	return why
 }
 
+// writeTimeout bounds one write to a server: one that stops reading its
+// input would otherwise hold the edit tool in a full pipe.
+const writeTimeout = 10 * time.Second
+
 // pipeRW is the server's stdout and stdin as one stream; Close closes both.
 type pipeRW struct {
 	r *os.File
 	w *os.File
+	// stuck stops the server when a write to it takes longer than
+	// timeout.
+	stuck   func()
+	timeout time.Duration
 }
 
-func (p pipeRW) Read(b []byte) (int, error)  { return p.r.Read(b) }
-func (p pipeRW) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p pipeRW) Read(b []byte) (int, error) { return p.r.Read(b) }
+
+func (p pipeRW) Write(b []byte) (int, error) {
+	_ = p.w.SetWriteDeadline(time.Now().Add(p.timeout))
+	n, err := p.w.Write(b)
+	if errors.Is(err, os.ErrDeadlineExceeded) && p.stuck != nil {
+		p.stuck()
+	}
+	return n, err
+}
+
 func (p pipeRW) Close() error {
 	err := p.w.Close()
 	if e := p.r.Close(); err == nil {

@@ -53,6 +53,8 @@ type codec struct {
 
 type limits struct {
 	messages, bytes, message int
+	// write bounds one write to the server (writeTimeout).
+	write time.Duration
 }
 
 func newCodec(l limits) *codec {
@@ -64,6 +66,9 @@ func newCodec(l limits) *codec {
 	}
 	if l.message == 0 {
 		l.message = MaxMessage
+	}
+	if l.write == 0 {
+		l.write = writeTimeout
 	}
 	return &codec{limits: l}
 }

@@ -348,3 +348,20 @@ func TestNoSandboxMeansNoDiagnostics(t *testing.T) {
 }
 
 var errLives = sandboxErrLives()
+
+// TestDeafServerDoesNotHoldTheEdit: a server that stops reading its
+// input cannot hold an edit in a full pipe: the write is bounded, the
+// server stopped and named.
+func TestDeafServerDoesNotHoldTheEdit(t *testing.T) {
+	t.Parallel()
+	s, root := fakeSet(t, "deaf", func(o *Options) { o.limits = limits{write: 300 * time.Millisecond} })
+	f := write(t, filepath.Join(root, "a.go"), strings.Repeat("x", 1<<20))
+	start := time.Now()
+	got := s.Edited(context.Background(), []string{f})
+	if d := time.Since(start); d > 4*time.Second {
+		t.Fatalf("the edit waited %s", d)
+	}
+	if len(got) != 1 || got[0].String() != "language server fake stopped: it read nothing ralph sent for 300ms" {
+		t.Fatalf("got %v", got)
+	}
+}

@@ -28,6 +28,7 @@ import (
 //	silent    never publishes
 //	ask       asks workspace/configuration before it publishes
 //	slow      publishes 1.5s after each change
+//	deaf      stops reading its input once initialized
 //	probe     tries to write .git/config of its working directory and
 //	          publishes "ERR: wrote .git/config" or "WARN: refused"
 
@@ -108,6 +109,9 @@ func serve(mode string) {
 			}
 			send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": map[string]any{"capabilities": map[string]any{"textDocumentSync": 1}}})
 		case "initialized":
+			if mode == "deaf" {
+				select {}
+			}
 			if mode == "flood" {
 				for {
 					send(map[string]any{"jsonrpc": "2.0", "method": "window/logMessage", "params": map[string]any{"type": 4, "message": strings.Repeat("x", 100)}})
