@@ -50,6 +50,7 @@ var allowed = map[string]string{
 	"coordinator/llm/llmtest/scenario.go:LoadScenario": "the stand-in model's scenario file, named by a test",
 	"coordinator/llm/llmtest/replay.go:readRecording":  "a recorded model response the stand-in replays (testdata/anthropic), named by a test",
 	"workers/workerstest/workerstest.go:WriteFile":     "a test's own file, in its temporary directory",
+	"workers/lsp/lsptest/fake.go:probeWrite":           "the fake language server's attempt on a test project's .git/config, which the sandbox must refuse",
 	"workers/workerstest/workerstest.go:ReadFile":      "a test's own file, in its temporary directory",
 	"workers/workerstest/workerstest.go:OutsideDir":    "a test's directory outside the temporary one",
 	"workers/workerstest/workerstest.go:StandInOnPath": "a test's stand-in program, in its temporary directory",

@@ -99,7 +99,7 @@ func (c *codec) ReadObject(stream *bufio.Reader, v any) error {
 		if ok && strings.EqualFold(strings.TrimSpace(k), "Content-Length") {
 			l, err := strconv.Atoi(strings.TrimSpace(val))
 			if err != nil || l < 0 {
-				return fmt.Errorf("a Content-Length of %q", text1(val))
+				return fmt.Errorf("a Content-Length of %q", quoteShort(val))
 			}
 			length = l
 		}
@@ -178,8 +178,8 @@ func (c *codec) flooded() error {
 	return c.tripped
 }
 
-// text1 is a short, printable excerpt of what a server wrote.
-func text1(s string) string {
+// quoteShort is a short, printable excerpt of what a server wrote.
+func quoteShort(s string) string {
 	if len(s) > 40 {
 		s = s[:40]
 	}

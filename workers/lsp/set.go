@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -266,6 +267,7 @@ func (s *Set) stoppedReport(sv config.LSPServer, c *client, rel string) (Report,
 		}
 		e.said = true
 	}
+	s.tell(StoppedLine(sv.Name, c.reason()))
 	return Report{Server: sv.Name, File: rel, Outcome: Stopped, Why: c.reason()}, true
 }
 
@@ -314,7 +316,8 @@ func (s *Set) clientFor(ctx context.Context, sv config.LSPServer, abs string) (c
 	if err := s.approve(ctx, sv); err != nil {
 		return s.failed(e, err.Error())
 	}
-	cmd := s.opts.Command(root, append(append([]string(nil), s.opts.Env...), envList(sv.Env)...), sv.Command, sv.Args...)
+	env := append(append(append([]string(nil), s.opts.Env...), goCache(sv, s.opts.Env)...), envList(sv.Env)...)
+	cmd := s.opts.Command(root, env, sv.Command, sv.Args...)
 	if cmd.Err != nil {
 		why := fmt.Sprintf("its command %s is not on your PATH (outside the project)", sv.Command)
 		if !errors.Is(cmd.Err, exec.ErrNotFound) && !errors.Is(cmd.Err, childenv.ErrInProject) {
@@ -357,7 +360,16 @@ func (s *Set) failed(e *entry, why string) (*client, bool, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e.why, e.said, e.starts = why, true, maxStarts
+	s.tell(StoppedLine(e.server.Name, why))
 	return nil, false, why
+}
+
+// tell says a line to the person too (Options.Notify), beside the
+// model's result.
+func (s *Set) tell(line string) {
+	if s.opts.Notify != nil {
+		s.opts.Notify(line)
+	}
 }
 
 // approve asks, once per server, whether a project's server may start.
@@ -399,6 +411,25 @@ func (s *Set) convert(abs string, diags []protoDiagnostic) []Diagnostic {
 			Severity: Severity(d.Severity), Message: d.Message})
 	}
 	return out
+}
+
+// goCache is GOCACHE for gopls when neither the environment nor the
+// server's env sets one: Go's default, ~/.cache/go-build, is not
+// writable in the sandbox's workspace-write (only the project and the
+// temporary directory are), and gopls then reports a failed cache read
+// as an error of every file. A directory of ralph's own under the
+// temporary directory is. Set GOCACHE (or list ~/.cache/go-build in
+// sandbox_writable and set GOCACHE to it) to share the usual cache.
+func goCache(sv config.LSPServer, env []string) []string {
+	if filepath.Base(sv.Command) != "gopls" || sv.Env["GOCACHE"] != "" {
+		return nil
+	}
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GOCACHE=") {
+			return nil
+		}
+	}
+	return []string{"GOCACHE=" + filepath.Join(os.TempDir(), fmt.Sprintf("ralph-gopls-%d", os.Getuid()), "go-build")}
 }
 
 // envList is a server's env table as NAME=value entries, in a stable order.

@@ -15,6 +15,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/lsp/lsptest"
+	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
 func TestMain(m *testing.M) {
@@ -332,7 +333,7 @@ func TestNoSandboxMeansNoDiagnostics(t *testing.T) {
 	var notes []string
 	s, root := fakeSet(t, "ok", func(o *Options) {
 		o.Start = func(context.Context, *exec.Cmd) (*workers.Group, error) {
-			return nil, fmt.Errorf("sandbox: %w", errLives)
+			return nil, fmt.Errorf("sandbox: %w", sandbox.ErrLivesAcrossCommands)
 		}
 		o.Notify = func(s string) { notes = append(notes, s) }
 	})
@@ -346,8 +347,6 @@ func TestNoSandboxMeansNoDiagnostics(t *testing.T) {
 		t.Fatalf("notes: %q", notes)
 	}
 }
-
-var errLives = sandboxErrLives()
 
 // TestDeafServerDoesNotHoldTheEdit: a server that stops reading its
 // input cannot hold an edit in a full pipe: the write is bounded, the
@@ -363,5 +362,26 @@ func TestDeafServerDoesNotHoldTheEdit(t *testing.T) {
 	}
 	if len(got) != 1 || got[0].String() != "language server fake stopped: it read nothing ralph sent for 300ms" {
 		t.Fatalf("got %v", got)
+	}
+}
+
+// TestGoplsGetsAWritableCache: gopls gets GOCACHE under the temporary
+// directory unless the environment or its env sets one; other servers
+// get none.
+func TestGoplsGetsAWritableCache(t *testing.T) {
+	t.Parallel()
+	gopls := config.LSPServer{Name: "gopls", Command: "/opt/bin/gopls"}
+	if got := goCache(gopls, []string{"PATH=/bin"}); len(got) != 1 || !strings.HasPrefix(got[0], "GOCACHE="+os.TempDir()) {
+		t.Errorf("gopls: %q", got)
+	}
+	if got := goCache(gopls, []string{"GOCACHE=/c"}); got != nil {
+		t.Errorf("with GOCACHE set: %q", got)
+	}
+	gopls.Env = map[string]string{"GOCACHE": "/mine"}
+	if got := goCache(gopls, nil); got != nil {
+		t.Errorf("with its env's GOCACHE: %q", got)
+	}
+	if got := goCache(config.LSPServer{Command: "clangd"}, nil); got != nil {
+		t.Errorf("clangd: %q", got)
 	}
 }

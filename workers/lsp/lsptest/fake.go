@@ -138,12 +138,7 @@ func serve(mode string) {
 				publish(doc.URI, doc.Version-1, "ERR: stale\n", true)
 				go func() { time.Sleep(200 * time.Millisecond); publish(doc.URI, doc.Version, text, true) }()
 			case "probe":
-				msg := "WARN: refused\n"
-				if f, err := os.OpenFile(".git/config", os.O_WRONLY|os.O_APPEND, 0); err == nil {
-					f.Close()
-					msg = "ERR: wrote .git/config\n"
-				}
-				publish(doc.URI, doc.Version, msg, true)
+				publish(doc.URI, doc.Version, probeWrite(), true)
 			case "slow":
 				go func() { time.Sleep(1500 * time.Millisecond); publish(doc.URI, doc.Version, text, true) }()
 			case "ask":
@@ -175,4 +170,16 @@ func readAnswer(r *bufio.Reader) {
 		}
 	}
 	_, _ = io.ReadFull(r, make([]byte, length))
+}
+
+// probeWrite tries to open .git/config of the working directory (a
+// test's project) for writing, which the sandbox refuses, and says what
+// happened as a line the fake publishes.
+func probeWrite() string {
+	f, err := os.OpenFile(".git/config", os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return "WARN: refused\n"
+	}
+	f.Close()
+	return "ERR: wrote .git/config\n"
 }
