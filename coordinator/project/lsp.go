@@ -3,7 +3,6 @@ package project
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/ralph-dev/ralph/memory/config"
 )
@@ -18,7 +17,5 @@ func (p *Project) approveLanguageServer(ctx context.Context, s config.LSPServer)
 	if d.Allowed {
 		return nil
 	}
-	// The approval names servers as MCP servers; this one is a language
-	// server, approved under lsp.NAME.
-	return errors.New(strings.Replace(d.Reason, `MCP server "lsp.`+s.Name+`"`, `language server "`+s.Name+`"`, 1))
+	return errors.New(d.Reason)
 }

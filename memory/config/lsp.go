@@ -95,7 +95,7 @@ func (s LSPServer) Runs() string { return strings.Join(append([]string{s.Command
 // "lsp.NAME", which no MCP server can have.
 func (s LSPServer) AsMCPServer() MCPServer {
 	m := MCPServer{Name: "lsp." + s.Name, Transport: TransportStdio, Command: s.Command, Args: s.Args, Env: s.Env,
-		Enabled: !s.Disabled, Source: s.Source, FromProject: s.FromProject}
+		Enabled: !s.Disabled, Source: s.Source, FromProject: s.FromProject, language: true}
 	m.written = MCPDefinition{Transport: TransportStdio, Command: s.Command, Args: s.Args, Env: s.Env}
 	return m
 }

@@ -90,6 +90,19 @@ type MCPServer struct {
 	// are expanded: what a person approves, and what the fingerprint
 	// identifies, so an approval lapses when the definition changes.
 	written MCPDefinition
+	// language marks a language server ([lsp.NAME]) approved as a
+	// project's MCP server is (AsMCPServer): the person is asked about it
+	// in its own words.
+	language bool
+}
+
+// Noun is what the server is, as a question or a refusal names it: "MCP
+// server", or "language server" for an [lsp.NAME] table.
+func (s MCPServer) Noun() string {
+	if s.language {
+		return "language server"
+	}
+	return "MCP server"
 }
 
 // MCPDefinition is everything that decides what a server runs or reaches,

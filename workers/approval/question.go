@@ -150,6 +150,17 @@ type ServerStart struct {
 	// Review is everything that decides what it runs, and what changed
 	// since the person last approved it.
 	Review ServerReview
+	// Noun is what the server is ("MCP server", "language server"); ""
+	// reads as an MCP server.
+	Noun string
+}
+
+// noun is what the server is, as the question names it.
+func (s *ServerStart) noun() string {
+	if s.Noun == "" {
+		return "MCP server"
+	}
+	return s.Noun
 }
 
 // maxShownArgs bounds the arguments of an MCP call shown in a question;
@@ -163,7 +174,7 @@ func (q Question) What() string {
 	case q.MCP != nil:
 		return "call " + text.Visible(q.MCP.Name)
 	case q.Server != nil:
-		return "start MCP server `" + text.Visible(q.Server.Name) + "`"
+		return "start " + q.Server.noun() + " `" + text.Visible(q.Server.Name) + "`"
 	case q.Hook != nil:
 		return "run the " + text.Visible(q.Hook.Hook.Event) + " hook `" + text.Visible(q.Hook.Hook.Command) + "`"
 	}
@@ -361,12 +372,12 @@ func (q Question) mcpText() string {
 // define: the person, not the repository, decides what runs as them.
 func (q Question) serverText() string {
 	s := q.Server
-	verb := "start MCP server `%s` from %s: `%s`? %s\n"
+	verb := "start %s `%s` from %s: `%s`? %s\n"
 	if s.HTTP {
-		verb = "connect to MCP server `%s` from %s at `%s`? %s\n"
+		verb = "connect to %s `%s` from %s at `%s`? %s\n"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, verb, text.Visible(s.Name), text.Visible(s.Source), text.Visible(s.Runs), q.Choices())
+	fmt.Fprintf(&b, verb, s.noun(), text.Visible(s.Name), text.Visible(s.Source), text.Visible(s.Runs), q.Choices())
 	// Every field that decides what runs is shown, and a change first:
 	// a definition that changed only its environment must not read like
 	// the one approved before.
@@ -386,7 +397,11 @@ func (q Question) serverText() string {
 			b.WriteString("    " + f + "\n")
 		}
 	}
-	b.WriteString("  the project's files, not yours, define this server, and it runs as you, outside the sandbox; " +
+	where := "it runs as you, outside the sandbox"
+	if s.Noun == "language server" {
+		where = "it runs in the sandbox, where it reads the project and may run its code (a build script, a package's own compiler)"
+	}
+	b.WriteString("  the project's files, not yours, define this server, and " + where + "; " +
 		"[a]lways approves this definition on this machine until it changes (as `ralph mcp approve " + text.Visible(s.Name) + "` does)")
 	return b.String()
 }

@@ -107,20 +107,21 @@ func (p *Policy) ApproveServer(ctx context.Context, s config.MCPServer) tools.De
 		return tools.Decision{Allowed: true}
 	}
 	review := ReviewServer(p.user, p.userDir, p.root, s, p.redactor)
-	refusal := fmt.Sprintf("MCP server %q is defined by the project's %s and was not approved on this machine; "+
-		"approve it with `ralph mcp approve %s`", s.Name, relTo(p.root, s.Source), s.Name)
+	noun := s.Noun()
+	refusal := fmt.Sprintf("%s %q is defined by the project's %s and was not approved on this machine; "+
+		"approve it with `ralph mcp approve %s`", noun, s.Name, relTo(p.root, s.Source), s.Name)
 	if review.Earlier {
 		// Nobody may be asked, so the refusal itself says what changed:
 		// the person reads it before approving again.
-		refusal = fmt.Sprintf("MCP server %q is defined by the project's %s and was not approved on this machine as it is now: %s; "+
-			"approve it again with `ralph mcp approve %s` if that is what you want to run", s.Name, relTo(p.root, s.Source), review.Changed(), s.Name)
+		refusal = fmt.Sprintf("%s %q is defined by the project's %s and was not approved on this machine as it is now: %s; "+
+			"approve it again with `ralph mcp approve %s` if that is what you want to run", noun, s.Name, relTo(p.root, s.Source), review.Changed(), s.Name)
 	}
 	asker := p.currentAsker()
 	if asker == nil {
 		return tools.Decision{Reason: refusal}
 	}
 	q := Question{Server: &ServerStart{Name: s.Name, Source: relTo(p.root, s.Source), Runs: p.redactor.Redact(s.Runs()), HTTP: s.Transport != config.TransportStdio,
-		Review: review}, Remember: []string{serverEntry(s)}}
+		Review: review, Noun: noun}, Remember: []string{serverEntry(s)}}
 	ans, err := p.ask(ctx, asker, only(q), nil)
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -130,17 +131,17 @@ func (p *Policy) ApproveServer(ctx context.Context, s config.MCPServer) tools.De
 	case ans.Remembers():
 		note := noter(asker)
 		if p.fs == nil {
-			note("MCP server `"+s.Name+"` approved until ralph exits", false)
+			note(noun+" `"+s.Name+"` approved until ralph exits", false)
 		} else if err := TrustServer(p.user, p.userDir, p.root, s, p.redactor); err != nil {
-			note(fmt.Sprintf("could not record the approval of MCP server `%s` (%v); approved until ralph exits", s.Name, err), true)
+			note(fmt.Sprintf("could not record the approval of %s `%s` (%v); approved until ralph exits", noun, s.Name, err), true)
 		} else {
-			note("MCP server `"+s.Name+"` approved on this machine", false)
+			note(noun+" `"+s.Name+"` approved on this machine", false)
 		}
 		return tools.Decision{Allowed: true}
 	case ans == Yes:
 		return tools.Decision{Allowed: true}
 	}
-	return tools.Decision{Reason: declined("the user declined to start MCP server "+s.Name, ans)}
+	return tools.Decision{Reason: declined("the user declined to start "+noun+" "+s.Name, ans)}
 }
 
 // relTo is path relative to root when it is inside it.
