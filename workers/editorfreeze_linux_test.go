@@ -185,3 +185,116 @@ func TestEditorRaceWithTheModelsSwapper(t *testing.T) {
 	}
 	t.Logf("the editor was asked %d times of %d calls", ed.calls.Load(), calls)
 }
+
+// stoppedState reports whether every thread of pid is stopped, from
+// /proc/PID/task/*/stat.
+func stoppedState(t *testing.T, pid int) bool {
+	t.Helper()
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tids, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tid := range tids {
+		n, _ := strconv.Atoi(tid.Name())
+		b, err := os.ReadFile(dir + "/" + tid.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		if p, ok := parseProcStat(n, b); ok && p.state != 'T' && p.state != 't' {
+			return false
+		}
+	}
+	return true
+}
+
+// readCount reads the swap helper's count.
+func readCount(path string) int {
+	b, _ := os.ReadFile(path)
+	n, _ := strconv.Atoi(string(b))
+	return n
+}
+
+// TestEditorCallHoldsOnlyRalphsProcesses: while the editor is asked,
+// ralph's descendants are stopped and neither ralph's parent (the editor
+// that started it) nor ralph itself is; after the call the descendants
+// run again, and one that was stopped before the call (by someone else)
+// stays stopped.
+func TestEditorCallHoldsOnlyRalphsProcesses(t *testing.T) {
+	t.Parallel()
+	ed := &slowEditor{delay: 20 * time.Millisecond}
+	w, _ := swapProject(t, ed)
+	// The swapper runs on a directory of its own here: the call's path
+	// must stay put for the test to see the editor asked.
+	other := t.TempDir()
+	if err := os.Mkdir(filepath.Join(other, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(other, filepath.Join(other, "d.l")); err != nil {
+		t.Fatal(err)
+	}
+	swapper, count := startSwapper(t, other)
+	paused := exec.Command("sleep", "60")
+	if err := paused.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = paused.Process.Kill()
+		_ = paused.Wait()
+	})
+	if err := paused.Process.Signal(unix.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); !stoppedState(t, paused.Process.Pid); {
+		if time.Now().After(deadline) {
+			t.Fatal("the paused process did not stop")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for deadline := time.Now().Add(10 * time.Second); readCount(count) == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the swapper made no progress")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	var sawSwapper, sawParent, sawSelf, sawPaused atomic.Bool
+	ed.during = func() {
+		sawSwapper.Store(stoppedState(t, swapper.Process.Pid))
+		sawParent.Store(stoppedState(t, os.Getppid()))
+		sawSelf.Store(stoppedState(t, os.Getpid()))
+		sawPaused.Store(stoppedState(t, paused.Process.Pid))
+	}
+	r, err := w.OpenRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	tg, err := r.WriteTarget(filepath.Join("d", "a.txt"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	if err := tg.Write(context.Background(), []byte("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	if !sawSwapper.Load() {
+		t.Error("ralph's child ran while the editor was asked")
+	}
+	if sawParent.Load() || sawSelf.Load() {
+		t.Errorf("the editor's side was stopped: ralph's parent %v, ralph %v", sawParent.Load(), sawSelf.Load())
+	}
+	if !sawPaused.Load() {
+		t.Error("the process stopped before the call ran during it")
+	}
+	before := readCount(count)
+	for deadline := time.Now().Add(10 * time.Second); readCount(count) <= before; {
+		if time.Now().After(deadline) {
+			t.Fatal("the swapper made no progress after the call: it was not continued")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if !stoppedState(t, paused.Process.Pid) {
+		t.Error("the process stopped before the call was continued by it")
+	}
+}

@@ -177,16 +177,19 @@ func Descendants(pid int) []int {
 type thread struct {
 	state    byte
 	switches uint64
+	inClone  bool // in clone, clone3 or vfork (read only for a thread in state D)
 }
 
 // still: the thread runs no code until someone continues it (stopped,
-// stopped by a tracer) or ever again (a zombie, dead).
+// stopped by a tracer), ever again (a zombie, dead), or until its child
+// execs or exits (a parent in vfork, which waits uninterruptibly for its
+// child: once the walk stopped that child, the parent waits too).
 func (t thread) still() bool {
 	switch t.state {
 	case 'T', 't', 'Z', 'X', 'x':
 		return true
 	}
-	return false
+	return t.state == 'D' && t.inClone
 }
 
 // readThreads reads the state and context switches of each thread of pid
@@ -203,9 +206,28 @@ func readThreads(pid int) (map[int]thread, bool) {
 		if err != nil {
 			continue // exited meanwhile
 		}
-		out[tid] = parseStatus(b)
+		th := parseStatus(b)
+		if th.state == 'D' {
+			th.inClone = inClone(dir + "/" + strconv.Itoa(tid) + "/syscall")
+		}
+		out[tid] = th
 	}
 	return out, true
+}
+
+// inClone reads /proc/PID/task/TID/syscall: whether the thread is blocked
+// in clone, clone3 or vfork.
+func inClone(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	f := bytes.Fields(b)
+	if len(f) == 0 {
+		return false
+	}
+	n, err := strconv.Atoi(string(f[0]))
+	return err == nil && (n == unix.SYS_CLONE || n == unix.SYS_CLONE3 || n == vforkSyscall)
 }
 
 // parseStatus reads "State:", "voluntary_ctxt_switches:" and
