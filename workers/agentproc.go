@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/ralph-dev/ralph/workers/proctree"
 )
 
 // This file is the process side of an external agent (see workers/agents):
@@ -57,7 +59,9 @@ func StartAgent(cmd *exec.Cmd, prompt string, onStdout, onStderr func([]byte)) (
 		f[2*i], f[2*i+1] = r, w
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = f[0], f[3], f[5]
+	started := proctree.Starting() // not while an editor's call holds (holdStill)
 	err := cmd.Start()
+	started()
 	if err == nil {
 		err = joinGroup(cmd)
 	}
@@ -73,6 +77,7 @@ func StartAgent(cmd *exec.Cmd, prompt string, onStdout, onStderr func([]byte)) (
 		exited:     make(chan struct{}),
 		outputDone: make(chan struct{}),
 	}
+	trackLive(p.exited)
 
 	go func() {
 		defer close(p.stdinDone)

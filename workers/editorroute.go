@@ -27,9 +27,11 @@ import (
 // absolute path ralph resolved, whose every component is checked again
 // with lstat just before the call: the editor follows links when it
 // writes, so a link swapped in since the check refuses the call instead
-// of leading the editor out of the project. What remains is the window
-// between that last check and the editor's own open, which only a racing
-// local process could use, as on the disk route without openat2.
+// of leading the editor out of the project. From before that last check
+// until the editor answers (or EditorWait ends), every process ralph
+// started is stopped (holdStill, editorhold.go), so none of the model's
+// can swap a link in between the check and the editor's own open. Only a
+// process ralph did not start (the person's own) can still race it.
 
 // ErrLinkInPath is wrapped when a component of a resolved path became a
 // symbolic link (or another directory) after ralph checked it and before
@@ -90,6 +92,14 @@ func (tg Target) Read(ctx context.Context) ([]byte, error) {
 	if ed == nil {
 		return tg.readDisk()
 	}
+	thaw, err := holdStill()
+	if errors.Is(err, errUseDisk) {
+		return tg.readDisk()
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer thaw()
 	abs, err := tg.editorPath()
 	if err != nil {
 		return nil, err
@@ -119,6 +129,14 @@ func (tg Target) Write(ctx context.Context, data []byte) error {
 	if ed == nil {
 		return tg.writeDisk(data)
 	}
+	thaw, err := holdStill()
+	if errors.Is(err, errUseDisk) {
+		return tg.writeDisk(data)
+	}
+	if err != nil {
+		return err
+	}
+	defer thaw()
 	abs, err := tg.editorPath()
 	if err != nil {
 		return err
@@ -243,6 +261,15 @@ func (r *RootDir) OpenText(ctx context.Context, rel string) (io.ReadCloser, erro
 	if images.Sniff(head) != "" || bytes.IndexByte(head, 0) >= 0 {
 		return disk, nil
 	}
+	thaw, err := holdStill()
+	if errors.Is(err, errUseDisk) {
+		return disk, nil
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	defer thaw()
 	abs, ok := r.w.editorReadPath(f, rel)
 	if !ok {
 		return disk, nil

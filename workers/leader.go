@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"syscall"
 
+	"github.com/ralph-dev/ralph/workers/proctree"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
@@ -35,13 +36,19 @@ type localLeader struct {
 }
 
 func startLocal(cmd *exec.Cmd) (*localLeader, error) {
-	if err := cmd.Start(); err != nil {
+	// Not while an editor's call holds ralph's processes still (see
+	// holdStill).
+	started := proctree.Starting()
+	err := cmd.Start()
+	started()
+	if err != nil {
 		return nil, err
 	}
 	if err := joinGroup(cmd); err != nil {
 		return nil, err
 	}
 	l := &localLeader{cmd: cmd, done: make(chan struct{})}
+	trackLive(l.done)
 	go func() {
 		defer close(l.done)
 		// If the platform cannot wait without reaping, reap here and keep

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ralph-dev/ralph/workers/proctree"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
@@ -169,5 +170,15 @@ func (w *Workspace) start(ctx context.Context, c sandbox.Command) (*sandbox.Proc
 		return nil, err
 	}
 	c.Env = w.tempEnv(c.Env)
-	return w.runner.Start(ctx, c)
+	// Not while an editor's call holds ralph's processes still (see
+	// holdStill); this covers the sandbox's helper when this start is
+	// the one that starts it.
+	started := proctree.Starting()
+	p, err := w.runner.Start(ctx, c)
+	started()
+	if err != nil {
+		return nil, err
+	}
+	trackLive(p.Exited())
+	return p, nil
 }

@@ -1,0 +1,44 @@
+package proctree
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// TestFreezeHoldsAForkingTreeStill: a shell that forks without pause is
+// held still with every process it started, and runs again after Thaw.
+// Not parallel: a freeze stops every process the test binary started.
+func TestFreezeHoldsAForkingTreeStill(t *testing.T) {
+	cmd := exec.Command("sh", "-c", `while :; do sh -c 'sleep 0.01' & sleep 0.001; done`)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	for range 20 {
+		h, err := Freeze()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range descendants(os.Getpid()) {
+			threads, ok := readThreads(p.pid)
+			for tid, th := range threads {
+				if ok && !th.still() {
+					t.Errorf("process %d (thread %d) runs during the freeze: state %c", p.pid, tid, th.state)
+				}
+			}
+		}
+		if len(h.Stopped()) == 0 {
+			t.Error("the freeze stopped nothing")
+		}
+		h.Thaw()
+		if threads, _ := readThreads(cmd.Process.Pid); threads[cmd.Process.Pid].state == 'T' {
+			// SIGCONT is delivered at once; give the scheduler no slack
+			// to hide a missing one.
+			t.Error("the shell is still stopped after the thaw")
+		}
+	}
+}
