@@ -31,8 +31,11 @@ type acpPlan struct {
 	FS        acpFS             `json:"fs"`
 	Buffers   map[string]string `json:"buffers,omitempty"`
 	WriteDisk bool              `json:"writeDisk"`
-	Answers   []string          `json:"answers,omitempty"`
-	Steps     []acpStep         `json:"steps"`
+	// FSDelayMs is how long the editor takes over each fs/* request
+	// before it opens the path.
+	FSDelayMs int       `json:"fsDelayMs,omitempty"`
+	Answers   []string  `json:"answers,omitempty"`
+	Steps     []acpStep `json:"steps"`
 }
 
 type acpAgent struct {

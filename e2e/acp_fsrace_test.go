@@ -57,7 +57,10 @@ func TestACPEditorRaceWithTheModelsBackgroundCommand(t *testing.T) {
 	dir, env, _ := acpProject(t, toolScenario(t, "acp-fsrace", turns, "done"))
 	mustWrite(t, filepath.Join(dir, "swap.py"), acpSwapScript)
 	s := acpEditor(t, dir, env, acpPlan{
-		FS: acpFS{Read: true, Write: true}, WriteDisk: true,
+		// An editor that takes 40 ms before it opens the path leaves
+		// the swapper time to put a link in: before the freeze, about
+		// half of the writes landed outside.
+		FS: acpFS{Read: true, Write: true}, WriteDisk: true, FSDelayMs: 40,
 		Steps: []acpStep{{Op: "new", Cwd: dir}, {Op: "prompt", Text: "swap and write"}},
 	})
 	if got := readFileT(t, filepath.Join(victim, "v.txt")); got != "untouched\n" {

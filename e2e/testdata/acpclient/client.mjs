@@ -15,7 +15,9 @@
 // for the agent's raw output); fs {read, write} (the capabilities
 // offered); buffers {abs path: text} (the editor's unsaved buffers,
 // served instead of the disk); writeDisk (whether fs/write_text_file
-// writes the disk, as an editor saving would); answers (one per
+// writes the disk, as an editor saving would); fsDelayMs (how long the
+// editor takes over each fs/* request before it opens the path, as a
+// busy editor does); answers (one per
 // permission request, in order: yes, always, no, cancel, disconnect;
 // yes once they run out); steps, each {op: new|load|prompt|setMode, …}.
 import { spawn } from "node:child_process";
@@ -28,6 +30,7 @@ const plan = JSON.parse(readFileSync(planPath, "utf8"));
 const began = Date.now();
 const log = [];
 const note = (e) => log.push({ ms: Date.now() - began, ...e });
+const pause = () => new Promise((resolve) => setTimeout(resolve, plan.fsDelayMs || 0));
 
 const child = spawn(plan.agent.command, plan.agent.args ?? [], {
   cwd: plan.agent.cwd,
@@ -90,6 +93,7 @@ const app = acp
   })
   .onRequest(acp.methods.client.fs.readTextFile, async ({ params }) => {
     note({ event: "request", method: "fs/read_text_file", params });
+    await pause();
     if (Object.hasOwn(buffers, params.path)) return { content: buffers[params.path] };
     try {
       return { content: readFileSync(params.path, "utf8") };
@@ -99,6 +103,7 @@ const app = acp
   })
   .onRequest(acp.methods.client.fs.writeTextFile, async ({ params }) => {
     note({ event: "request", method: "fs/write_text_file", params });
+    await pause();
     buffers[params.path] = params.content;
     if (plan.writeDisk) writeFileSync(params.path, params.content);
     return {};
