@@ -214,7 +214,7 @@ func (c *client) initialize() {
 		}
 	}()
 	u := fileURI(c.root)
-	params := initializeParams{ProcessID: os.Getpid(), ClientInfo: clientInfo{Name: "ralph"}, RootURI: u, RootPath: c.root,
+	params := initializeParams{ClientInfo: clientInfo{Name: "ralph"}, RootURI: u, RootPath: c.root,
 		WorkspaceFolders: []workspaceFolder{{URI: u, Name: filepath.Base(c.root)}},
 		Capabilities: clientCaps{
 			Workspace: workspaceCaps{Configuration: true, WorkspaceFolders: true,

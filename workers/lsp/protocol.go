@@ -23,7 +23,13 @@ type workspaceFolder struct {
 }
 
 type initializeParams struct {
-	ProcessID        int               `json:"processId"`
+	// ProcessID is always null: a server in the sandbox's PID namespace
+	// cannot see ralph's pid, and one built on vscode-languageserver
+	// (typescript-language-server, pyright) that is given it checks it
+	// every few seconds and exits with status 1 when kill(pid, 0) fails.
+	// The server dies with ralph anyway, with its process group and the
+	// sandbox's helper.
+	ProcessID        *int              `json:"processId"`
 	ClientInfo       clientInfo        `json:"clientInfo"`
 	RootURI          string            `json:"rootUri"`
 	RootPath         string            `json:"rootPath"`
