@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -38,9 +37,6 @@ const (
 	// publishes.
 	maxURIs        = 5000
 	maxDiagsPerURI = 1000
-	// stderrTail is how much of a server's error output is kept, for the
-	// line that says why it stopped.
-	stderrTail = 2048
 )
 
 // startFunc starts a server's command: in the sandbox (Workspace.StartSandboxed).
@@ -65,7 +61,7 @@ type client struct {
 	codec      *codec
 	group      *workers.Group
 	conn       *jsonrpc2.Conn
-	stderr     *tail
+	stderr     *workers.ErrTail
 	// ready is closed when initialize was answered (or the server
 	// stopped first); done when the server has stopped.
 	ready, done chan struct{}
@@ -87,36 +83,18 @@ type client struct {
 // startClient starts the server's process and, in a goroutine the client
 // owns, initializes it. cmd's pipes are set here.
 func startClient(ctx context.Context, name, root string, cmd *exec.Cmd, start startFunc, l limits) (*client, error) {
-	inR, inW, err := os.Pipe()
+	p, err := workers.NewServerPipes()
 	if err != nil {
 		return nil, err
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		return nil, err
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		outR.Close()
-		outW.Close()
-		return nil, err
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.ChildIn, p.ChildOut, p.ChildErr
 	g, err := start(ctx, cmd)
-	inR.Close()
-	outW.Close()
-	errW.Close()
+	p.Started(err)
 	if err != nil {
-		inW.Close()
-		outR.Close()
-		errR.Close()
 		return nil, err
 	}
-	c := &client{name: name, root: root, codec: newCodec(l), group: g, stderr: &tail{max: stderrTail},
+	inW, outR, errR := p.In, p.Out, p.Err
+	c := &client{name: name, root: root, codec: newCodec(l), group: g, stderr: &workers.ErrTail{},
 		ready: make(chan struct{}), done: make(chan struct{}), started: time.Now(),
 		docs: map[string]*doc{}, pubs: map[string]*published{}, changed: make(chan struct{})}
 	drained := make(chan struct{})
@@ -161,7 +139,7 @@ func (c *client) reasonLocked(how string) string {
 		return err.Error()
 	}
 	why := "it " + how
-	if last := c.stderr.last(); last != "" {
+	if last := c.stderr.Last(); last != "" {
 		why += " (it said: " + last + ")"
 	}
 	return why
@@ -480,29 +458,4 @@ func uriPath(u string) string {
 		return ""
 	}
 	return filepath.FromSlash(p.Path)
-}
-
-// tail keeps the last bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = append([]byte(nil), t.b[len(t.b)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-// last is the last non-empty line written, made one safe line.
-func (t *tail) last() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	lines := strings.Split(strings.TrimSpace(string(t.b)), "\n")
-	return text.Clip(text.OneLine(text.StripControls(lines[len(lines)-1])), 200)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,7 +26,7 @@ type conn struct {
 	session *sdk.ClientSession
 	group   *workers.Group // stdio only
 	stdin   io.Closer      // stdio only: closing it asks the server to exit
-	stderr  *tail
+	stderr  *workers.ErrTail
 	tasks   *taskWatch // stdio only: the tools that need MCP tasks
 	done    chan struct{}
 	how     string      // how it ended; set before done closes
@@ -61,7 +60,7 @@ func connect(ctx context.Context, client *sdk.Client, s config.MCPServer, start 
 	if err != nil {
 		return nil, err
 	}
-	c := &conn{session: session, done: make(chan struct{}), stderr: &tail{}}
+	c := &conn{session: session, done: make(chan struct{}), stderr: &workers.ErrTail{}}
 	go func() {
 		err := session.Wait()
 		c.how = "its connection closed"
@@ -74,38 +73,19 @@ func connect(ctx context.Context, client *sdk.Client, s config.MCPServer, start 
 }
 
 func connectStdio(ctx context.Context, client *sdk.Client, s config.MCPServer, start func(context.Context, config.MCPServer, serverPipes) (*workers.Group, error), notify func(string)) (*conn, error) {
-	inR, inW, err := os.Pipe()
+	p, err := workers.NewServerPipes()
 	if err != nil {
 		return nil, err
 	}
-	outR, outW, err := os.Pipe()
+	// Where and how the server starts is workers/programs.go's decision
+	// (Manager.start).
+	g, err := start(ctx, s, serverPipes{in: p.ChildIn, out: p.ChildOut, err: p.ChildErr})
+	p.Started(err)
 	if err != nil {
-		inR.Close()
-		inW.Close()
 		return nil, err
 	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		outR.Close()
-		outW.Close()
-		return nil, err
-	}
-	// The server's ends are files, so os/exec copies nothing and Wait
-	// waits for no copy a lingering grandchild could hold open; where and
-	// how it starts is workers/programs.go's decision (Manager.start).
-	g, err := start(ctx, s, serverPipes{in: inR, out: outW, err: errW})
-	inR.Close()
-	outW.Close()
-	errW.Close()
-	if err != nil {
-		inW.Close()
-		outR.Close()
-		errR.Close()
-		return nil, err
-	}
-	c := &conn{group: g, stdin: inW, stderr: &tail{}, done: make(chan struct{})}
+	inW, outR, errR := p.In, p.Out, p.Err
+	c := &conn{group: g, stdin: inW, stderr: &workers.ErrTail{}, done: make(chan struct{})}
 	drained := make(chan struct{})
 	go func() {
 		defer close(drained)
@@ -138,7 +118,7 @@ func connectStdio(ctx context.Context, client *sdk.Client, s config.MCPServer, s
 	session, err := client.Connect(ctx, c.tasks, nil)
 	if err != nil {
 		c.close()
-		if last := c.stderr.last(); last != "" {
+		if last := c.stderr.Last(); last != "" {
 			err = fmt.Errorf("%w (it said: %s)", err, last)
 		}
 		return nil, err
@@ -218,51 +198,4 @@ func envList(m map[string]string) []string {
 		out = append(out, k+"="+v)
 	}
 	return out
-}
-
-// tail keeps the end of what a server writes to stderr, for the sentence
-// that says why it failed.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-const tailMax = 4 << 10
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > tailMax {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailMax:]...)
-	}
-	return len(p), nil
-}
-
-// last is the last line the server wrote to stderr that says something,
-// clipped and without control characters.
-func (t *tail) last() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	lines := strings.Split(strings.ToValidUTF8(string(t.buf), "\uFFFD"), "\n")
-	if said := npmSaid(lines); said != "" {
-		return text.ClipRunes(said, 300, "…")
-	}
-	last := ""
-	for i := len(lines) - 1; i >= 0; i-- {
-		l := strings.TrimSpace(text.StripControls(lines[i]))
-		if l == "" {
-			continue
-		}
-		if last == "" {
-			last = l
-		}
-		// A crash's stack trace ends in frames; the line that says what
-		// went wrong is above them.
-		if strings.HasPrefix(l, "panic:") || strings.HasPrefix(l, "fatal error:") {
-			last = l
-			break
-		}
-	}
-	return text.ClipRunes(last, 200, "…")
 }

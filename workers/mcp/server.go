@@ -260,7 +260,7 @@ func (s *server) watch(c *conn, handled chan struct{}) {
 	s.conn = nil
 	s.crashes++
 	how := c.how
-	if last := c.stderr.last(); last != "" {
+	if last := c.stderr.Last(); last != "" {
 		how += "; it said: " + last
 	}
 	if s.crashes == 1 {

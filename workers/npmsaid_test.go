@@ -1,4 +1,4 @@
-package mcp
+package workers
 
 import (
 	"strings"
@@ -29,9 +29,9 @@ npm error A complete log of this run can be found in: /tmp/x.log
 `, "npm ENOTFOUND: network request to https://packages.example/x failed, reason: getaddrinfo ENOTFOUND packages.example network This is a problem related to network connectivity."},
 		{"Traceback (most recent call last):\nModuleNotFoundError: No module named 'mcp'\n", "ModuleNotFoundError: No module named 'mcp'"},
 	} {
-		tl := &tail{}
+		tl := &ErrTail{}
 		_, _ = tl.Write([]byte(c.stderr))
-		if got := tl.last(); got != c.want {
+		if got := tl.Last(); got != c.want {
 			t.Errorf("got  %q\nwant %q", got, c.want)
 		}
 	}
