@@ -71,11 +71,13 @@ func (t *translator) event(ev coordinator.Event) []sdk.SessionUpdate {
 			return []sdk.SessionUpdate{plan(*ev.Todo)}
 		}
 	case coordinator.EventError:
-		if main {
-			return []sdk.SessionUpdate{sdk.UpdateAgentMessageText("\n\n✗ " + ev.Text + "\n")}
+		if l, ok := eventwords.EventLine(ev); ok && main {
+			return []sdk.SessionUpdate{sdk.UpdateAgentMessageText("\n\n" + l.String() + "\n")}
 		}
 	case coordinator.EventWarning:
-		t.ss.srv.say("warning: " + ev.Text)
+		if l, ok := eventwords.EventLine(ev); ok {
+			t.ss.srv.say(l.String())
+		}
 	}
 	return nil
 }
