@@ -3,6 +3,7 @@ package workers
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/ralph-dev/ralph/workers/proctree"
 )
@@ -28,11 +29,11 @@ var errUseDisk = errors.New("a process ralph started runs, so the call takes the
 // it runs as the person, who could write the file anyway.
 
 // holdStill stops every process ralph started (proctree.Freeze) and
-// returns the func that continues them, to be deferred before the path's
-// last check. Freezes are serialised: a second editor call waits for the
-// first to thaw. Where no process tree can be walked (not Linux), it
-// answers errUseDisk while a process ralph started runs.
-func holdStill() (thaw func(), err error) {
+// returns the hold that continues them, whose release is to be deferred
+// before the path's last check. Freezes are serialised: a second editor
+// call waits for the first to thaw. Where no process tree can be walked
+// (not Linux), it answers errUseDisk while a process ralph started runs.
+func holdStill() (*hold, error) {
 	h, err := proctree.Freeze()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotHeldStill, err)
@@ -41,5 +42,45 @@ func holdStill() (thaw func(), err error) {
 		h.Thaw()
 		return nil, errUseDisk
 	}
-	return h.Thaw, nil
+	return &hold{thaw: h.Thaw}, nil
+}
+
+// hold is one editor call's freeze. An editor that has not answered when
+// ralph stops waiting for it may still open the path later, so the
+// processes stay stopped until it answers (keepUntil), not only until
+// ralph gives up on it: a swap the model's command makes after the wait
+// would otherwise lead that late open out of the project.
+type hold struct {
+	mu   sync.Mutex
+	thaw func()
+	kept bool
+}
+
+// release continues the processes, unless keepUntil took that over.
+func (h *hold) release() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.kept || h.thaw == nil {
+		return
+	}
+	h.thaw()
+	h.thaw = nil
+}
+
+// keepUntil continues the processes when answered is closed (the
+// editor's call returned: an answer, or the connection's end) instead of
+// at release. The goroutine it starts ends then.
+func (h *hold) keepUntil(answered <-chan struct{}) {
+	h.mu.Lock()
+	h.kept = true
+	h.mu.Unlock()
+	go func() {
+		<-answered
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.thaw != nil {
+			h.thaw()
+			h.thaw = nil
+		}
+	}()
 }

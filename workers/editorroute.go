@@ -49,16 +49,19 @@ type EditorError struct {
 	TimeOut, Cancelled bool
 }
 
+// heldUntil says why commands wait after an editor that did not answer.
+const heldUntil = "the commands ralph started stay stopped, and no new one starts, until the editor answers, since it may still open the path"
+
 func (e *EditorError) Error() string {
 	switch {
 	case e.Cancelled && e.Write:
-		return "the call was cancelled before the editor answered, so the editor may or may not have written it (ralph wrote nothing to the disk instead)"
+		return "the call was cancelled before the editor answered, so the editor may or may not have written it (ralph wrote nothing to the disk instead); " + heldUntil
 	case e.Cancelled:
-		return "the call was cancelled before the editor answered"
+		return "the call was cancelled before the editor answered; " + heldUntil
 	case e.TimeOut && e.Write:
-		return fmt.Sprintf("the editor did not answer within %s, so it may or may not have written it (ralph wrote nothing to the disk instead)", editorWait)
+		return fmt.Sprintf("the editor did not answer within %s, so it may or may not have written it (ralph wrote nothing to the disk instead); %s", editorWait, heldUntil)
 	case e.TimeOut:
-		return fmt.Sprintf("the editor did not answer within %s", editorWait)
+		return fmt.Sprintf("the editor did not answer within %s; %s", editorWait, heldUntil)
 	case e.Write:
 		return fmt.Sprintf("the editor refused to write it (%v), and ralph wrote nothing to the disk instead", e.Err)
 	}
@@ -92,19 +95,19 @@ func (tg Target) Read(ctx context.Context) ([]byte, error) {
 	if ed == nil {
 		return tg.readDisk()
 	}
-	thaw, err := holdStill()
+	held, err := holdStill()
 	if errors.Is(err, errUseDisk) {
 		return tg.readDisk()
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer thaw()
+	defer held.release()
 	abs, err := tg.editorPath()
 	if err != nil {
 		return nil, err
 	}
-	s, err := askEditor(ctx, false, func(ctx context.Context) (string, error) { return ed.ReadTextFile(ctx, abs) })
+	s, err := askEditor(ctx, false, held, func(ctx context.Context) (string, error) { return ed.ReadTextFile(ctx, abs) })
 	if errors.Is(err, ErrEditorNoFile) {
 		return nil, &fs.PathError{Op: "open", Path: tg.name, Err: syscall.ENOENT}
 	}
@@ -129,19 +132,19 @@ func (tg Target) Write(ctx context.Context, data []byte) error {
 	if ed == nil {
 		return tg.writeDisk(data)
 	}
-	thaw, err := holdStill()
+	held, err := holdStill()
 	if errors.Is(err, errUseDisk) {
 		return tg.writeDisk(data)
 	}
 	if err != nil {
 		return err
 	}
-	defer thaw()
+	defer held.release()
 	abs, err := tg.editorPath()
 	if err != nil {
 		return err
 	}
-	_, err = askEditor(ctx, true, func(ctx context.Context) (string, error) {
+	_, err = askEditor(ctx, true, held, func(ctx context.Context) (string, error) {
 		return "", ed.WriteTextFile(ctx, abs, string(data))
 	})
 	return err
@@ -197,11 +200,14 @@ func (w *Workspace) noLinkIn(abs string) error {
 }
 
 // askEditor runs one call of the editor, waiting at most editorWait for
-// it. The call runs on a goroutine of its own so that an editor that
-// ignores its context still cannot hold the tool past the wait; that
-// goroutine ends when the editor answers (its answer then goes nowhere).
-// A call the turn cancelled says so rather than blaming the editor.
-func askEditor(parent context.Context, write bool, call func(context.Context) (string, error)) (string, error) {
+// it. The call runs on a goroutine of its own, with a context no wait
+// ends, so that an editor that ignores its context still cannot hold the
+// tool past the wait; that goroutine ends when the editor answers or the
+// connection ends (its answer then goes nowhere). Until then the
+// processes ralph started stay stopped (held.keepUntil): an editor that
+// answers late opens the path late. A call the turn cancelled says so
+// rather than blaming the editor.
+func askEditor(parent context.Context, write bool, held *hold, call func(context.Context) (string, error)) (string, error) {
 	ctx, cancel := context.WithTimeout(parent, editorWait)
 	defer cancel()
 	type answer struct {
@@ -209,8 +215,10 @@ func askEditor(parent context.Context, write bool, call func(context.Context) (s
 		err error
 	}
 	done := make(chan answer, 1)
+	answered := make(chan struct{})
 	go func() {
-		s, err := call(ctx)
+		defer close(answered)
+		s, err := call(context.WithoutCancel(parent))
 		done <- answer{s, err}
 	}()
 	var a answer
@@ -221,6 +229,7 @@ func askEditor(parent context.Context, write bool, call func(context.Context) (s
 		}
 	case <-ctx.Done():
 		a.err = ctx.Err()
+		held.keepUntil(answered)
 	}
 	switch {
 	case parent.Err() != nil:
@@ -261,7 +270,7 @@ func (r *RootDir) OpenText(ctx context.Context, rel string) (io.ReadCloser, erro
 	if images.Sniff(head) != "" || bytes.IndexByte(head, 0) >= 0 {
 		return disk, nil
 	}
-	thaw, err := holdStill()
+	held, err := holdStill()
 	if errors.Is(err, errUseDisk) {
 		return disk, nil
 	}
@@ -269,7 +278,7 @@ func (r *RootDir) OpenText(ctx context.Context, rel string) (io.ReadCloser, erro
 		f.Close()
 		return nil, err
 	}
-	defer thaw()
+	defer held.release()
 	abs, ok := r.w.editorReadPath(f, rel)
 	if !ok {
 		return disk, nil
@@ -279,7 +288,7 @@ func (r *RootDir) OpenText(ctx context.Context, rel string) (io.ReadCloser, erro
 		return nil, err
 	}
 	f.Close()
-	s, err := askEditor(ctx, false, func(ctx context.Context) (string, error) { return ed.ReadTextFile(ctx, abs) })
+	s, err := askEditor(ctx, false, held, func(ctx context.Context) (string, error) { return ed.ReadTextFile(ctx, abs) })
 	if errors.Is(err, ErrEditorNoFile) {
 		return nil, &fs.PathError{Op: "open", Path: rel, Err: syscall.ENOENT}
 	}

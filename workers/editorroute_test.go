@@ -5,6 +5,7 @@ package workers
 import (
 	"context"
 	"errors"
+	"github.com/ralph-dev/ralph/workers/proctree"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -186,7 +187,8 @@ func TestEditorThatDoesNotAnswerFailsTheCall(t *testing.T) {
 	editorWait = 50 * time.Millisecond
 	t.Cleanup(func() { editorWait = saved })
 	ed := &swapEditor{block: make(chan struct{})}
-	t.Cleanup(func() { close(ed.block) })
+	answered := sync.OnceFunc(func() { close(ed.block) })
+	t.Cleanup(answered)
 	w, _ := editorWorkspace(t, ed)
 	tg := resolved(t, w)
 	start := time.Now()
@@ -203,6 +205,26 @@ func TestEditorThatDoesNotAnswerFailsTheCall(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(w.Root(), "d", "a.txt")); string(b) != "disk\n" {
 		t.Errorf("the disk was written: %q", b)
+	}
+	// The editor may still open the path: until it answers, ralph starts
+	// nothing and what it started stays stopped (the red team's late
+	// editor wrote through a link swapped in after the wait).
+	started := make(chan struct{})
+	go func() {
+		done := proctree.Starting()
+		done()
+		close(started)
+	}()
+	select {
+	case <-started:
+		t.Fatal("a process could start while the editor that did not answer may still open the path")
+	case <-time.After(200 * time.Millisecond):
+	}
+	answered()
+	select {
+	case <-started:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the hold outlived the editor's answer")
 	}
 }
 

@@ -17,8 +17,14 @@ import (
 // continuing each other).
 var ErrNotStill = errors.New("ralph could not hold the processes it started still")
 
-// freezeRounds bounds Freeze's walks of /proc.
-const freezeRounds = 50
+// freezeRounds bounds Freeze's walks of /proc, and freezeBudget their
+// time: a tree of tens of thousands of processes (a command that forks
+// and exits in a loop leaves zombies by the thousand) makes each walk
+// slow, and the editor's call is not worth more than this.
+const (
+	freezeRounds = 50
+	freezeBudget = 2 * time.Second
+)
 
 // Held is a freeze: the processes Freeze stopped itself, which Thaw
 // continues, and nothing else.
@@ -47,7 +53,11 @@ func Freeze() (*Held, error) {
 	h := &Held{stopped: map[int]uint64{}}
 	self := os.Getpid()
 	var prev map[int]thread
+	began := time.Now()
 	for round := range freezeRounds {
+		if time.Since(began) > freezeBudget {
+			break
+		}
 		procs := descendants(self)
 		if len(procs) == 0 {
 			// None can be started while the gate is held.
