@@ -79,15 +79,31 @@ func Serve(ctx context.Context, o Options) error {
 		o.Log = io.Discard
 	}
 	s := &Server{o: o, sessions: map[string]*session{}}
-	s.conn = sdk.NewAgentSideConnection(s, o.Out, o.In)
+	// The connection starts reading as it is made, and its handlers use
+	// s.conn and its logger: the client's first byte is read only once
+	// both are set.
+	ready := make(chan struct{})
+	s.conn = sdk.NewAgentSideConnection(s, o.Out, gatedReader{r: o.In, ready: ready})
 	// The connection's own diagnostics go to stderr, never to stdout.
 	s.conn.SetLogger(slog.New(slog.NewTextHandler(o.Log, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	close(ready)
 	select {
 	case <-s.conn.Done():
 	case <-ctx.Done():
 	}
 	s.closeAll()
 	return nil
+}
+
+// gatedReader reads r once ready is closed.
+type gatedReader struct {
+	r     io.Reader
+	ready <-chan struct{}
+}
+
+func (g gatedReader) Read(p []byte) (int, error) {
+	<-g.ready
+	return g.r.Read(p)
 }
 
 // closeAll stops every session's turn and closes its project.
