@@ -100,16 +100,7 @@ func TestEco3PersonClaudeMdBeforeTheProjects(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	reqs := srv.Requests()
-	if len(reqs) == 0 {
-		t.Fatal("no request reached the model")
-	}
-	var system string
-	for _, m := range reqs[0].Request.Messages {
-		if m.Role == "system" {
-			system += m.Content
-		}
-	}
+	system := systemPrompt(t, srv)
 	i, j := strings.Index(system, "PERSON-RULE-7"), strings.Index(system, "PROJECT-RULE-9")
 	if i < 0 || j < 0 || i > j {
 		t.Fatalf("the person's rule at %d, the project's at %d in the system prompt: want both, the person's first", i, j)

@@ -45,16 +45,7 @@ func TestEco3RulesReachTheSystemPrompt(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	reqs := srv.Requests()
-	if len(reqs) == 0 {
-		t.Fatal("no request reached the model")
-	}
-	var system string
-	for _, m := range reqs[0].Request.Messages {
-		if m.Role == "system" {
-			system += m.Content
-		}
-	}
+	system := systemPrompt(t, srv)
 	last := -1
 	for _, w := range []string{"PERSON-MEMORY-1", "PERSON-LINKED-RULE-3", "PERSON-RULE-2", "PROJECT-MEMORY-4", "PROJECT-RULE-5"} {
 		i := strings.Index(system, w)
