@@ -273,6 +273,17 @@ func (w *Workspace) StartSandboxed(ctx context.Context, cmd *exec.Cmd) (*Group, 
 	return w.startInSandbox(ctx, cmd, true)
 }
 
+// StartLanguageServer starts a language server in the sandbox as
+// StartSandboxed starts a project's MCP server, beside the commands, but
+// with the session's network as the commands have it: a server runs the
+// project's code (typescript-language-server loads the project's own
+// node_modules/typescript, rust-analyzer its build scripts), which the
+// model may have written, so it must not reach a network the model's
+// commands are denied.
+func (w *Workspace) StartLanguageServer(ctx context.Context, cmd *exec.Cmd) (*Group, error) {
+	return w.startProgram(ctx, cmd, true)
+}
+
 // StartHook starts a hook's command (HookCommand) in the sandbox as
 // StartSandboxed starts a project's MCP server, but as one of the
 // commands rather than beside them: a hook lives for one event, so the
@@ -296,6 +307,13 @@ func (w *Workspace) startInSandbox(ctx context.Context, cmd *exec.Cmd, lives boo
 			return nil, err
 		}
 	}
+	return ws.startProgram(ctx, cmd, lives)
+}
+
+// startProgram starts cmd in w's sandbox as it is (its network too);
+// lives marks a program that runs beside the commands.
+func (w *Workspace) startProgram(ctx context.Context, cmd *exec.Cmd, lives bool) (*Group, error) {
+	ws := w
 	if !ws.policy.Confines() {
 		return StartGroup(cmd)
 	}

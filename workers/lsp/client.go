@@ -39,7 +39,7 @@ const (
 	maxDiagsPerURI = 1000
 )
 
-// startFunc starts a server's command: in the sandbox (Workspace.StartSandboxed).
+// startFunc starts a server's command: in the sandbox (Workspace.StartLanguageServer).
 type startFunc func(ctx context.Context, cmd *exec.Cmd) (*workers.Group, error)
 
 // doc is an open document: the version and text the server was last sent.

@@ -38,7 +38,7 @@ type Options struct {
 	// through PersonEnv (workers.LanguageServerCommand) with its own env.
 	Env []string
 	// Start starts a server's command in the sandbox
-	// (Workspace.StartSandboxed).
+	// (Workspace.StartLanguageServer).
 	Start func(ctx context.Context, cmd *exec.Cmd) (*workers.Group, error)
 	// Files reads what the servers are sent.
 	Files Files

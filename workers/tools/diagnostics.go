@@ -27,7 +27,7 @@ type DiagnosticsParams struct {
 // Toolset.call, where every tool's Result.Changed and Result.Changes are
 // known after its step, whichever tool (write_file, edit_file,
 // apply_patch in any family's form) wrote them; the servers start in the
-// sandbox (Workspace.StartSandboxed) and read through workers.ServerFiles.
+// sandbox (Workspace.StartLanguageServer) and read through workers.ServerFiles.
 func newLSP(t *Toolset, opts Options) *lsp.Set {
 	if opts.LSP == nil {
 		return nil
@@ -36,7 +36,7 @@ func newLSP(t *Toolset, opts Options) *lsp.Set {
 	if env == nil {
 		env = os.Environ()
 	}
-	s := lsp.New(lsp.Options{Root: t.ws.Root(), Config: *opts.LSP, Env: env, Start: t.ws.StartSandboxed,
+	s := lsp.New(lsp.Options{Root: t.ws.Root(), Config: *opts.LSP, Env: env, Start: t.ws.StartLanguageServer,
 		Files: workers.ServerFiles{W: t.ws}, Approve: opts.ApproveLSP, Notify: opts.Notify})
 	if !s.Available() {
 		return nil

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,5 +117,38 @@ func TestLanguageServerRunsInTheSandbox(t *testing.T) {
 	}
 	if !strings.Contains(r.Output, "a.go:1:1: warning: refused") {
 		t.Fatalf("the server was not held by the sandbox: %s (notes %q)", r.Output, notes)
+	}
+}
+
+// TestLanguageServerHasTheCommandsNetwork: a language server runs the
+// project's code (a node_modules/typescript the model may have written),
+// so with the network off for the commands it has none either, where a
+// project's MCP server gets it.
+func TestLanguageServerHasTheCommandsNetwork(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	var notes []string
+	ts := newTestToolset(t, Options{Options: workers.Options{Root: t.TempDir(), NoNetwork: true, Notify: func(s string) { notes = append(notes, s) }},
+		LSP: &config.LSP{Wait: 10 * time.Second, Servers: []config.LSPServer{{Name: "fake", Command: os.Args[0], Args: []string{"-test.run=^$"},
+			Filetypes: []string{"go"}, Env: map[string]string{lsptest.Env: "netprobe", "RALPH_FAKE_LSP_DIAL": ln.Addr().String()}}}}})
+	r := lspCall(t, ts, ToolWriteFile, map[string]any{"path": "a.go", "content": "package a\n"})
+	if len(notes) > 0 && strings.Contains(strings.Join(notes, "\n"), "starts no language server") {
+		t.Skipf("the Landlock-only fallback starts no language server: %q", notes)
+	}
+	if !strings.Contains(r.Output, "a.go:1:1: warning: no network") {
+		t.Fatalf("the server reached the network the commands are denied: %s (notes %q)", r.Output, notes)
 	}
 }

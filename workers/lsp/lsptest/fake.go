@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -147,6 +148,8 @@ func serve(mode string) {
 				go func() { time.Sleep(200 * time.Millisecond); publish(doc.URI, doc.Version, text, true) }()
 			case "probe":
 				publish(doc.URI, doc.Version, probeWrite(), true)
+			case "netprobe":
+				publish(doc.URI, doc.Version, probeNet(), true)
 			case "slow":
 				go func() { time.Sleep(1500 * time.Millisecond); publish(doc.URI, doc.Version, text, true) }()
 			case "ask":
@@ -183,6 +186,17 @@ func readAnswer(r *bufio.Reader) {
 // probeWrite tries to open .git/config of the working directory (a
 // test's project) for writing, which the sandbox refuses, and says what
 // happened as a line the fake publishes.
+// probeNet dials the address in RALPH_FAKE_LSP_DIAL: a server the
+// sandbox holds without network cannot reach it.
+func probeNet() string {
+	c, err := net.DialTimeout("tcp", os.Getenv("RALPH_FAKE_LSP_DIAL"), 2*time.Second)
+	if err != nil {
+		return "WARN: no network\n"
+	}
+	c.Close()
+	return "ERR: reached the network\n"
+}
+
 func probeWrite() string {
 	f, err := os.OpenFile(".git/config", os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
