@@ -158,6 +158,7 @@ func (c *Client) attemptChat(ctx context.Context, req Request, slot *attemptSlot
 	}
 	out.Reasoning = reasoning.String()
 	out.Message.Content = text.String()
+	out.Constrained = req.Schema != nil
 	for i, call := range calls {
 		if call.ID == "" {
 			call.ID = fmt.Sprintf("call_%d", i)

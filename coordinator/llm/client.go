@@ -106,6 +106,9 @@ type Client struct {
 	// the name of a tool message.
 	noStreamOptions atomic.Bool
 	noToolName      atomic.Bool
+	// looseSchema: the endpoint refused an output schema's strict form,
+	// which goes as given with strict off from then on (learn.go).
+	looseSchema atomic.Bool
 	// tokensField is which field carries MaxOutputTokens (wire.go).
 	tokensField atomic.Int32
 	// ollama is set once an answer carried Ollama's system fingerprint;

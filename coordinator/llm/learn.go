@@ -2,6 +2,7 @@ package llm
 
 import (
 	"regexp"
+	"strings"
 	"sync"
 )
 
@@ -31,6 +32,8 @@ func (c *Client) learn(req Request, f *failure) bool {
 	}
 	msg := f.server.message
 	switch {
+	case c.learnLooseSchema(req, f):
+		return true
 	case !c.noStreamOptions.Load() && streamOptionsRe().MatchString(msg):
 		c.noStreamOptions.Store(true)
 		return true
@@ -54,4 +57,28 @@ func hasToolName(req Request) bool {
 		}
 	}
 	return false
+}
+
+// learnLooseSchema reports a 400 that refused a request's schema in
+// strict mode ("Invalid schema for response_format 'final_answer': In
+// context=(), …"), which ralph made strict where it judged the meaning
+// kept: from then on the schema goes as the person gave it with strict
+// off, and the answer is still validated against it (coordinator).
+func (c *Client) learnLooseSchema(req Request, f *failure) bool {
+	sc := req.Schema
+	if f.status != 400 || sc == nil || !sc.Strict || sc.Given == nil || c.looseSchema.Load() ||
+		!strings.Contains(f.server.message, "Invalid schema for response_format") {
+		return false
+	}
+	c.looseSchema.Store(true)
+	return true
+}
+
+// sentSchema is the schema as this client sends it: strict, or as given
+// once the endpoint refused its strict form.
+func (c *Client) sentSchema(sc *OutputSchema) OutputSchema {
+	if sc.Strict && sc.Given != nil && c.looseSchema.Load() {
+		return OutputSchema{Name: sc.Name, Schema: sc.Given}
+	}
+	return *sc
 }

@@ -91,6 +91,9 @@ func (c *Client) attemptMessages(ctx context.Context, req Request, slot *attempt
 		if stop != "pause_turn" || pause == maxPauses {
 			// A turn paused once too often ends as one cut short
 			// (finishReason).
+			if req.Answer && req.Schema != nil {
+				whole = answerOf(whole)
+			}
 			return whole, nil
 		}
 		// The API paused a long turn (its own server tools'): sent back

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -25,7 +26,16 @@ type messagesRequest struct {
 	Thinking  *thinkingOption `json:"thinking,omitempty"`
 	System    []mBlock        `json:"system,omitempty"`
 	Tools     json.RawMessage `json:"tools,omitempty"`
-	Messages  []mMessage      `json:"messages"`
+	// ToolChoice forces the answer tool (Request.Answer); nil leaves the
+	// API's default, auto.
+	ToolChoice *toolChoice `json:"tool_choice,omitempty"`
+	Messages   []mMessage  `json:"messages"`
+}
+
+// toolChoice is {"type":"tool","name":…}: the answer must call that tool.
+type toolChoice struct {
+	Type string `json:"type"`
+	Name string `json:"name"`
 }
 
 type thinkingOption struct {
@@ -151,7 +161,11 @@ func (c *Client) messagesBody(req Request) ([]byte, error) {
 	body := messagesRequest{Model: req.Model, Stream: true}
 	body.System, body.Messages = c.messagesOf(shownImages(req.Messages, AcceptsImages(req.Model)))
 	var budget int
-	body.MaxTokens, budget = c.tokenLimits(req.Model, thinkingFits(body.Messages))
+	// Anthropic refuses a forced tool_choice with extended thinking
+	// ("Thinking may not be enabled when tool_choice forces tool use."):
+	// the request that asks for the answer goes without it.
+	answer := req.Answer && req.Schema != nil
+	body.MaxTokens, budget = c.tokenLimits(req.Model, thinkingFits(body.Messages) && !answer)
 	if budget > 0 {
 		body.Thinking = &thinkingOption{Type: "enabled", BudgetTokens: budget}
 	}
@@ -168,6 +182,13 @@ func (c *Client) messagesBody(req Request) ([]byte, error) {
 			return nil, err
 		}
 		body.Tools = tools
+	}
+	if answer {
+		tools, err := withAnswerTool(body.Tools, req.Schema)
+		if err != nil {
+			return nil, err
+		}
+		body.Tools, body.ToolChoice = tools, &toolChoice{Type: "tool", Name: AnswerTool}
 	}
 	if n := len(body.System); n > 0 {
 		body.System[n-1].CacheControl = ephemeral
@@ -421,4 +442,48 @@ func objectArguments(args string) (json.RawMessage, bool) {
 		return json.RawMessage(s), true
 	}
 	return json.RawMessage(`{}`), false
+}
+
+// withAnswerTool is a request's encoded tools with the answer tool last:
+// the tool whose input is the final answer, its input schema the output
+// schema (Request.Answer).
+func withAnswerTool(tools json.RawMessage, sc *OutputSchema) (json.RawMessage, error) {
+	// The schema as the person gave it: Anthropic has no strict form.
+	input := sc.Schema
+	if sc.Given != nil {
+		input = sc.Given
+	}
+	at, err := json.Marshal(messagesTool{Name: AnswerTool, InputSchema: input,
+		Description: "Give your final answer with this tool: its input is the answer, in the JSON the output schema requires."})
+	if err != nil {
+		return nil, fmt.Errorf("encode the answer tool: %w", err)
+	}
+	rest := bytes.TrimSpace(tools)
+	if len(rest) < 2 || string(rest) == "null" || string(rest) == "[]" {
+		return append(append([]byte{'['}, at...), ']'), nil
+	}
+	out := make([]byte, 0, len(rest)+len(at)+1)
+	out = append(out, rest[:len(rest)-1]...)
+	return append(append(append(out, ','), at...), ']'), nil
+}
+
+// answerOf is a turn that called the answer tool as the answer: its
+// input as the text, and no tool call.
+func answerOf(out Response) Response {
+	for i, call := range out.Message.ToolCalls {
+		if call.Name != AnswerTool {
+			continue
+		}
+		out.Message.Content = call.Arguments
+		out.Message.ToolCalls = append(out.Message.ToolCalls[:i:i], out.Message.ToolCalls[i+1:]...)
+		if len(out.Message.ToolCalls) == 0 {
+			out.Message.ToolCalls = nil
+		}
+		out.Constrained = true
+		if out.FinishReason == "tool_calls" {
+			out.FinishReason = "stop"
+		}
+		return out
+	}
+	return out
 }

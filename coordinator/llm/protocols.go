@@ -184,7 +184,7 @@ func (responsesWire) notAPI(ctx context.Context, c *Client, where string) string
 // endpoint could not verify, and the reasoning summary of an
 // organisation the API does not give one (responses_wire.go).
 func (responsesWire) learn(c *Client, req Request, f *failure, _ func(Delta)) bool {
-	return c.learnUnverified(req, f) || c.learnNoSummary(f)
+	return c.learnLooseSchema(req, f) || c.learnUnverified(req, f) || c.learnNoSummary(f)
 }
 
 func (responsesWire) surelyKey() bool { return false }

@@ -112,5 +112,6 @@ func (c *Client) attemptResponses(ctx context.Context, req Request, slot *attemp
 	if !turn.sawUsage {
 		out.Usage = estimateUsage(req, out.Message, out.Reasoning)
 	}
+	out.Constrained = req.Schema != nil
 	return out, nil
 }

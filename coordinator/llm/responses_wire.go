@@ -62,6 +62,20 @@ type responsesOptions struct {
 	Include           []string         `json:"include,omitempty"`
 	PromptCacheKey    string           `json:"prompt_cache_key,omitempty"`
 	MaxOutputTokens   int              `json:"max_output_tokens,omitempty"`
+	Text              *responsesText   `json:"text,omitempty"`
+}
+
+// responsesText asks for the answer in a JSON Schema (Request.Schema):
+// {"format":{"type":"json_schema","name",…,"schema",…,"strict":…}}.
+type responsesText struct {
+	Format responsesFormat `json:"format"`
+}
+
+type responsesFormat struct {
+	Type   string          `json:"type"`
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+	Strict bool            `json:"strict"`
 }
 
 // reasoningOption asks a reasoning model for its effort ("" for the
@@ -237,6 +251,15 @@ func (c *Client) responsesBody(req Request) ([]byte, error) {
 	}
 	if len(tools) > 0 {
 		opts.ToolChoice, opts.ParallelToolCalls = "auto", true
+	}
+	if req.Schema != nil {
+		// The Responses API takes a schema beside tools, as codex exec
+		// --output-schema sends it: on every request of the turn.
+		sc := c.sentSchema(req.Schema)
+		opts.Text = &responsesText{Format: responsesFormat{Type: "json_schema", Name: sc.Name, Schema: sc.Schema, Strict: sc.Strict}}
+		if req.Answer && len(tools) > 0 {
+			opts.ToolChoice, opts.ParallelToolCalls = "none", false
+		}
 	}
 
 	var b bytes.Buffer

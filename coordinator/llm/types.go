@@ -13,6 +13,7 @@
 package llm
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -35,7 +36,37 @@ type Request struct {
 	// where the client offers it (Config.WebSearch): an agent whose
 	// definition's tools do not name WebSearch, a prompt hook's question.
 	NoWebSearch bool
+	// Schema, when set, is the JSON Schema the final answer must conform
+	// to (--output-schema): sent as the provider's structured-output mode
+	// where the wire has one beside tools (chat completions'
+	// response_format, the Responses API's text.format), on every request,
+	// so the model's final text is the schema's JSON (Response.Constrained).
+	Schema *OutputSchema
+	// Answer asks for the final answer in Schema now, with no tool call:
+	// on the Messages API a forced call of AnswerTool, whose input is the
+	// answer, with thinking off for the request (Anthropic refuses a
+	// forced tool_choice with extended thinking); on OpenAI's wires
+	// tool_choice "none". The answer comes back as the message's text.
+	Answer bool
 }
+
+// OutputSchema is a JSON Schema a request's answer must conform to.
+type OutputSchema struct {
+	// Name is the schema's name on the wire (OpenAI requires one).
+	Name string
+	// Schema is the JSON Schema as it is sent.
+	Schema json.RawMessage
+	// Strict turns OpenAI's strict mode on: Schema is then in the form
+	// strict mode requires (every property required, no additional ones).
+	Strict bool
+	// Given is the schema as the person gave it, sent with strict off
+	// once the endpoint refused the strict form (learnLooseSchema).
+	Given json.RawMessage
+}
+
+// AnswerTool is the tool whose input is the final answer on the Messages
+// API (Request.Answer), under the name Claude Code gives its own.
+const AnswerTool = "StructuredOutput"
 
 // ToolFaces is how a model is offered ralph's tools: under the names,
 // descriptions and input shapes its family was trained on (Claude Code's
@@ -73,6 +104,10 @@ type Response struct {
 	// Model is the fallback model that answered, "" when the requested
 	// one did.
 	Model string
+	// Constrained says the request carried Request.Schema as the
+	// provider's structured-output mode, or asked for the Answer: the
+	// text is the answer in the schema, not prose to be asked again.
+	Constrained bool
 	// read is the prompt tokens the server reported, 0 when it did not.
 	read int
 }

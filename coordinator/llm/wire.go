@@ -111,6 +111,16 @@ func (c *Client) toOpenAI(req Request) openai.ChatCompletionRequest {
 	if len(images) > 0 {
 		o.Messages = append(o.Messages, openai.ChatCompletionMessage{Role: conversation.RoleUser, MultiContent: images})
 	}
+	if req.Schema != nil {
+		// OpenAI takes a schema beside tools: the turns that call tools
+		// call them, and the final text is the schema's JSON.
+		sc := c.sentSchema(req.Schema)
+		o.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: sc.Name, Schema: sc.Schema, Strict: sc.Strict}}
+		if req.Answer && len(req.Tools) > 0 {
+			o.ToolChoice = "none"
+		}
+	}
 	// The tools are not here: they are encoded once and added to the
 	// request's body on its way out (tools.go).
 	return o

@@ -120,6 +120,8 @@ func checkMessages(req *messagesRequest, body []byte, beta bool, replayed func(s
 			return "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at " + thinkingDocs + "#max-tokens-and-context-window-size"
 		case req.Temperature != nil && *req.Temperature != 1:
 			return "`temperature` may only be set to 1 when thinking is enabled. Please consult our documentation at " + thinkingDocs + "#feature-compatibility"
+		case req.forcedTool() != "":
+			return thinkingForcedTool
 		}
 	}
 	system, err := req.systemBlocks()

@@ -60,6 +60,9 @@ func (x *exchange) respond(resp Response) {
 		writeScriptedError(x.w, resp)
 		return
 	}
+	if x.msg != nil {
+		resp = x.msg.forced(resp)
+	}
 	rp := x.s.newReply(&x.rec, resp)
 	if f := resp.Failure; f != nil && resp.StreamError == "" {
 		switch x.api.(type) {

@@ -563,6 +563,10 @@ func (responsesAPI) check(x *exchange, body []byte) (int, string) {
 	if err := json.Unmarshal(body, &req); err != nil {
 		return http.StatusBadRequest, "fake model: cannot decode request: " + err.Error()
 	}
+	if msg, errBody := responsesSchemaRefusal(body); msg != "" {
+		x.errBody = errBody
+		return http.StatusBadRequest, msg
+	}
 	if r := x.s.checkResponses(&req, body); r != nil {
 		x.errBody = r.body
 		return r.status, r.message

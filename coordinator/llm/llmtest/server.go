@@ -320,6 +320,8 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 			rej = &rejection{status: st, body: b}
 		} else if s.isOllama() && emptyAssistant(body) {
 			rej = &rejection{status: http.StatusBadRequest, body: ollamaEmptyContent()}
+		} else if schemaRefused := chatSchemaRefusal(body); schemaRefused != "" {
+			rej = &rejection{status: http.StatusBadRequest, body: schemaRefused}
 		} else if s.scenario != nil && s.scenario.Alternate && !alternates(&x.rec) {
 			st, b := s.alternationRefusal()
 			rej = &rejection{status: st, body: b}
