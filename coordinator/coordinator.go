@@ -13,6 +13,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
+	"github.com/ralph-dev/ralph/coordinator/schema"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -216,6 +217,11 @@ type Coordinator struct {
 	// hooks is what the conversation's hooks keep between events
 	// (hooks.go).
 	hooks hookState
+	// schema is the output schema of the runs (SetOutputSchema), nil for
+	// none; guarded by mu. answering says the next request asks for the
+	// final answer in it (structured.go); the run's goroutine's alone.
+	schema    *schema.Schema
+	answering bool
 }
 
 // New returns a coordinator; it does no I/O.
@@ -582,6 +588,8 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 	// stopKeeps counts the times Stop hooks kept this run going: the
 	// turn limit's error names them when it ends such a run.
 	stopKeeps := 0
+	var structured schemaState
+	c.answering = false
 	c.saveStart()
 	// compacted says the conversation was compacted after a context-length
 	// refusal in this run: once per message, so a refusal after it ends
@@ -637,8 +645,8 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		}
 		c.addUsage(resp.Usage)
 		// The model answered a request that held every message
-		// delivered so far.
-		c.unheard = nil
+		// delivered so far, the ask for a structured answer among them.
+		c.unheard, c.answering = nil, false
 		if t := resp.Truncation; t != nil {
 			c.warn("truncated_prompt", t.Sentence(model))
 		}
@@ -657,6 +665,19 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		if len(msg.ToolCalls) == 0 {
 			if c.stopHook(ctx, msg.Content, &stopKeeps) {
 				continue
+			}
+			if sc := c.outputSchema(); sc != nil {
+				res, again := c.structuredAnswer(sc, resp, &structured)
+				if again {
+					continue
+				}
+				if res.IsError {
+					return res
+				}
+				if failed, bad := c.answerUnrecorded(res.Text); bad {
+					return failed
+				}
+				return res
 			}
 			if res, failed := c.answerUnrecorded(msg.Content); failed {
 				return res

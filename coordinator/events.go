@@ -307,6 +307,9 @@ type Result struct {
 	// nothing did. A task's checkpoint then looks at these paths alone
 	// instead of walking the whole work tree.
 	Written []string `json:"-"`
+	// Structured is the final answer as the JSON value the output schema
+	// asked for (SetOutputSchema), nil without one.
+	Structured json.RawMessage `json:"structured_output,omitempty"`
 }
 
 // Denial is one call refused for want of approval: a command, or the

@@ -139,6 +139,9 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 			Reason: fmt.Sprintf("the conversation is larger than the input budget of %d tokens (the model's window less its tools and its answer); the oldest tool output goes first, the system prompt and the latest turn stay", budget)})
 	}
 	req := llm.Request{Model: model, Messages: msgs, Tools: tools, CacheKey: c.opts.SessionID, NoWebSearch: !c.searches()}
+	if sc := c.outputSchema(); sc != nil {
+		req.Schema, req.Answer = sc.Wire(), c.answering
+	}
 	if faces != nil {
 		// The model is offered the tools as its family was trained on
 		// them, and its calls come back under ralph's names (the client
