@@ -109,6 +109,7 @@ var allowed = map[string]string{
 	"scripts/cli/plan.go:editFile":                   "/dev/tty for the person's editor",
 	"scripts/cli/cli.go:cli.addConversationCommands": "ralph script FILE: a file the person names",
 	"scripts/cli/cli.go:cli.addRecordCommands":       "ralph tasks import FILE: a file the person names",
+	"scripts/cli/schemaflag.go:readSchemaFile":       "--output-schema FILE: a file the person names",
 	"scripts/mcpserve/background.go:startRun":        "the started run's log, a temporary file of its own",
 	// ralph-temporal: the worker's own directories (its clones and
 	// worktrees, outside any person's project) and its start file.

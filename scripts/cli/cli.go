@@ -68,6 +68,10 @@ type flags struct {
 	answers        project.Answers
 	// conv are the flags people bring from Claude Code and codex.
 	conv conventionFlags
+	// outputSchemaFile and jsonSchema are --output-schema FILE and
+	// --json-schema JSON, the one-shot's output schema (schemaflag.go).
+	outputSchemaFile string
+	jsonSchema       string
 }
 
 // exitError carries an exit code out of cobra.
@@ -240,6 +244,8 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	pf.BoolVar(&f.json, "json", false, "shorthand for --output-format json")
 	root.Flags().BoolVarP(&f.cont, "continue", "c", false, "continue the latest session with this follow-up")
 	root.Flags().StringVar(&f.session, "session", "", "continue the session with this id (or a unique part of it)")
+	root.Flags().StringVar(&f.outputSchemaFile, outputSchemaFlag, "", "a JSON Schema `FILE` the final answer must conform to: printed as that JSON, and structured_output in --json's result (as codex exec)")
+	root.Flags().StringVar(&f.jsonSchema, jsonSchemaFlag, "", "the output schema as inline `JSON` instead of a file (as claude -p)")
 	pf.IntVar(&f.parallel, "parallel", 0, "child agents at once (default 4); with run: tasks at once (default 1)")
 	pf.BoolVar(&f.force, "force", false, "take over the project: stop a hung ralph on this host, or displace one on another host")
 	pf.StringVarP(&f.sandbox, "sandbox", "s", "", "what the model's commands may change: read-only, workspace-write (default) or danger-full-access")
@@ -408,6 +414,11 @@ func (c *cli) task(ctx context.Context, task string) int {
 		return code
 	}
 	face.Verbose = c.f.conv.verbose
+	sc, err := c.f.outputSchema()
+	if err != nil {
+		return face.Fail(ExitUsage, err)
+	}
+	face.Schema = sc
 	stdin, piped, err := ReadPipedStdin(os.Stdin)
 	if err != nil {
 		return face.Fail(ExitUsage, err)

@@ -46,6 +46,9 @@ func (c *cli) addValueCompletions(root *cobra.Command) {
 		"session":  c.sessionCompletions,
 		"model":    c.modelCompletions,
 		"provider": fixed(providers.Names()...),
+		// --output-schema names a JSON file; --json-schema is the JSON.
+		outputSchemaFlag: cobra.FixedCompletions([]string{"json"}, cobra.ShellCompDirectiveFilterFileExt),
+		jsonSchemaFlag:   cobra.NoFileCompletions,
 	}
 	// --resume takes its id as the next word (resumeArgs), so the word
 	// after a bare --resume completes as one.

@@ -12,6 +12,7 @@
 package cli
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -30,6 +31,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/schema"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -98,6 +100,9 @@ type OneShot struct {
 	// Verbose (-v) shows each step on stderr where no progress display
 	// does (stderr not a terminal), as plain lines for a log.
 	Verbose bool
+	// Schema is the output schema the final answer must conform to
+	// (--output-schema, --json-schema), nil for none.
+	Schema *schema.Schema
 	// verbose is -v's rule for which events get a line, the progress
 	// display's.
 	verbose eventwords.Feed
@@ -313,6 +318,10 @@ type ResultJSON struct {
 	// name), so a script reads the steps the model meant to take and how
 	// far it got without following the event stream.
 	Todo *memory.TodoList `json:"todo,omitempty"`
+	// StructuredOutput is the final answer as the JSON value the output
+	// schema asked for (--output-schema, --json-schema), when the run
+	// succeeded with one; result holds the same JSON as text.
+	StructuredOutput json.RawMessage `json:"structured_output,omitempty"`
 }
 
 // Denial is a tool call refused for want of approval: a command, or an
@@ -331,7 +340,8 @@ func NewResultJSON(res coordinator.Result) ResultJSON {
 	r := ResultJSON{Type: "result", Subtype: res.Subtype, IsError: res.IsError, Result: res.Text,
 		SessionID: res.SessionID, NumTurns: res.NumTurns, DurationMS: res.Duration.Milliseconds(),
 		Usage: res.Usage, TotalCostUSD: res.CostUSD, CacheSavedUSD: res.CacheSavedUSD,
-		SessionNumTurns: res.SessionTurns, SessionUsage: res.SessionUsage, SessionTotalCostUSD: res.SessionCostUSD}
+		SessionNumTurns: res.SessionTurns, SessionUsage: res.SessionUsage, SessionTotalCostUSD: res.SessionCostUSD,
+		StructuredOutput: res.Structured}
 	for _, d := range res.Denied {
 		r.PermissionDenials = append(r.PermissionDenials, Denial{ToolName: d.Tool, Command: d.Command, Arguments: d.Args})
 	}
@@ -425,9 +435,12 @@ func (o *OneShot) Finish(res coordinator.Result) int {
 		// still the answer: printed, then the error.
 		partial := res.Subtype == coordinator.SubtypeMaxTurns || res.Subtype == coordinator.SubtypeMaxTokens ||
 			errors.Is(res.Err, coordinator.ErrCheckpoint)
-		if res.IsError && partial && res.Text != "" {
+		switch {
+		case res.IsError && partial && res.Text != "":
 			o.writeAnswer(res.Text)
-		} else if !res.IsError {
+		case !res.IsError && res.Structured != nil:
+			o.writeStructured(res.Structured)
+		case !res.IsError:
 			o.writeAnswer(res.Text)
 		}
 	}
@@ -559,6 +572,19 @@ func (o *OneShot) writeAnswer(md string) {
 	_, _ = io.WriteString(o.Stdout, md)
 }
 
+// writeStructured writes a structured answer: the JSON as it is for a
+// script, indented in a code block for a person at a terminal.
+func (o *OneShot) writeStructured(value json.RawMessage) {
+	if o.StdoutTTY {
+		var pretty bytes.Buffer
+		if json.Indent(&pretty, value, "", "  ") == nil {
+			o.writeAnswer("```json\n" + pretty.String() + "\n```")
+			return
+		}
+	}
+	_, _ = o.Stdout.Write(append(append([]byte(nil), value...), '\n'))
+}
+
 // quoteList shows commands in one line of a message: exactly, with every
 // control character visible and line breaks as \n.
 func quoteList(cmds []string) string {
@@ -633,6 +659,7 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 	// only about leaving the sandbox), and through ralph answer.
 	at := p.Attach(ctx, project.Face{Handle: face.Handle, Notify: face.Notify, Asker: face.Asker(), Signals: true})
 	defer at.Detach()
+	at.Coord.SetOutputSchema(face.Schema)
 	// A person's command's allowed-tools allow its matching commands
 	// for this turn (slash.Outcome.Scope).
 	ctx = custom.Scoped(ctx)

@@ -305,6 +305,8 @@ func sessionSettings() []sessionSetting {
 		{flag: "resume", temporal: refused, why: conversationOnly("--resume", "continues a conversation")},
 		{flag: "fork-session", temporal: refused, why: conversationOnly("--fork-session", "copies a conversation")},
 		{flag: "print", temporal: refused, why: conversationOnly("-p", "prints a one-shot's answer")},
+		{flag: outputSchemaFlag, temporal: refused, why: conversationOnly("--"+outputSchemaFlag, "shapes a one-shot's final answer")},
+		{flag: jsonSchemaFlag, temporal: refused, why: conversationOnly("--"+jsonSchemaFlag, "shapes a one-shot's final answer")},
 		{flag: "fallback-model", key: "fallback_models", temporal: refused,
 			why:   "--engine temporal does not carry --fallback-model: a fallback model may need another provider's key, which a worker must hold in its own environment; set fallback_models in the worker's own config",
 			show:  show(func(c c) any { return nonNil(c.FallbackNames()) }),

@@ -36,15 +36,17 @@ var localFaces = []struct {
 // them; a flag not here must change what the face opens the project
 // with, or what it shows with.
 var faceOwn = map[string]string{
-	"serve":      "serves the web view beside the face (e2e TestServeFlagStopsTheRunFromThePage); the walk starts no server",
-	"keep-going": "ScriptOptions.KeepGoing of ralph script, which the script face reads after the project opened",
-	"engine":     "chooses where the loop runs; the Temporal face of the walk checks it",
-	"address":    "chooses where the loop runs; the Temporal face of the walk checks it",
-	"namespace":  "chooses where the loop runs; the Temporal face of the walk checks it",
-	"task-queue": "chooses where the loop runs; the Temporal face of the walk checks it",
-	"tracker":    "files, the sample, is the default tracker; beads needs bd's database before the project opens (e2e beads_test.go)",
-	"epic":       "names a Beads epic, which needs bd's database before the project opens (e2e beads_test.go)",
-	"print":      "keeps a one-shot without a task from opening the chat shell; the walk's one-shot has a task, so it changes nothing there",
+	"serve":         "serves the web view beside the face (e2e TestServeFlagStopsTheRunFromThePage); the walk starts no server",
+	"keep-going":    "ScriptOptions.KeepGoing of ralph script, which the script face reads after the project opened",
+	"engine":        "chooses where the loop runs; the Temporal face of the walk checks it",
+	"address":       "chooses where the loop runs; the Temporal face of the walk checks it",
+	"namespace":     "chooses where the loop runs; the Temporal face of the walk checks it",
+	"task-queue":    "chooses where the loop runs; the Temporal face of the walk checks it",
+	"tracker":       "files, the sample, is the default tracker; beads needs bd's database before the project opens (e2e beads_test.go)",
+	"epic":          "names a Beads epic, which needs bd's database before the project opens (e2e beads_test.go)",
+	"print":         "keeps a one-shot without a task from opening the chat shell; the walk's one-shot has a task, so it changes nothing there",
+	"output-schema": "the one-shot's output schema, compiled before the project opens and given to its coordinator (e2e TestOutputSchemaOnEachWire)",
+	"json-schema":   "the one-shot's output schema inline, as --output-schema (e2e TestOutputSchemaPrintsTheJSONAnswer)",
 }
 
 // companions are the words a flag needs beside it to be taken at all;
