@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Structured output (--output-schema FILE, --json-schema JSON): the final
@@ -181,5 +182,21 @@ func TestOutputSchemaBadSchemaExitsTwo(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 0 {
 		t.Fatalf("%d model requests for a bad schema", n)
+	}
+}
+
+// TestOutputSchemaWithoutATaskIsNoChat: on a terminal, ralph with a
+// schema and no task does not open the chat shell, whose answers no
+// schema shapes: one sentence asking for the task, exit 2.
+func TestOutputSchemaWithoutATaskIsNoChat(t *testing.T) {
+	t.Parallel()
+	srv := inlineServer(t, `{"name":"never","responses":[{"text":"unreachable"}]}`)
+	r := startPTY(t, t.TempDir(), cleanEnv(t, "OPENAI_BASE_URL="+srv.URL), "--json-schema", answerSchema)
+	r.expectExit(2, 20*time.Second)
+	if s := r.screen(); !strings.Contains(s, "shape a one-shot's final answer: give the task") {
+		t.Fatalf("the screen shows:\n%s", s)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d model requests", n)
 	}
 }

@@ -429,6 +429,11 @@ func (c *cli) task(ctx context.Context, task string) int {
 		// Bare ralph, ralph -c and ralph --resume on a terminal open the
 		// chat shell, on the session they name; -p never does.
 		if !piped && c.term.InTTY && !c.f.conv.print {
+			if sc != nil {
+				// The chat shell has no final answer to shape.
+				return face.Fail(ExitUsage, fmt.Errorf("--%s and --%s shape a one-shot's final answer: give the task (ralph --%s FILE \"task\")",
+					outputSchemaFlag, jsonSchemaFlag, outputSchemaFlag))
+			}
 			return c.chat(ctx)
 		}
 		return face.Fail(ExitUsage, fmt.Errorf("no task given: pass it as an argument (ralph \"task\") or on standard input"))
