@@ -138,6 +138,7 @@ func Main(args []string, version string, shell ChatShell) int {
 	if err == nil {
 		err = root.ExecuteContext(context.Background())
 	}
+	failBeforeRun(root, args, err)
 	return c.exitCode(err)
 }
 
