@@ -88,7 +88,7 @@ func TestWebFetchRefusesLoopbackUnlessAllowed(t *testing.T) {
 	t.Parallel()
 	page, hits := webServer(t)
 	got := webFetch(t, "", page.URL+"/page", "--allowed-tools", "WebFetch(domain:127.0.0.1)")
-	want := "web_fetch of " + page.URL + "/page failed: 127.0.0.1: address refused: 127.0.0.1 is a loopback or private-network address, " +
+	want := "web_fetch was not done: 127.0.0.1 is a loopback or private-network address, " +
 		"which web_fetch reaches only when the user sets web_fetch_allow_private = true in their user config"
 	if got != want {
 		t.Errorf("result %q\nwant %q", got, want)
@@ -136,7 +136,7 @@ func TestWebFetchRedirectToMetadataRefused(t *testing.T) {
 	t.Parallel()
 	page, hits := webServer(t)
 	got := webFetch(t, "web_fetch_allow_private = true\nweb_fetch_allow = [\"127.0.0.1\", \"169.254.169.254\"]\n", page.URL+"/meta")
-	want := "web_fetch of " + page.URL + "/meta failed: 169.254.169.254: address refused: 169.254.169.254 is a cloud metadata address, which web_fetch never reaches"
+	want := "web_fetch of " + page.URL + "/meta stopped at its redirect to http://169.254.169.254/latest/meta-data/: 169.254.169.254 is a cloud metadata address, which web_fetch never reaches"
 	if got != want {
 		t.Errorf("result %q\nwant %q", got, want)
 	}

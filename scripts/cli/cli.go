@@ -142,6 +142,7 @@ func Main(args []string, version string, shell ChatShell) int {
 	if err == nil {
 		err = root.ExecuteContext(context.Background())
 	}
+	failBeforeRun(root, args, err)
 	return c.exitCode(err)
 }
 
@@ -157,6 +158,7 @@ func (c *cli) command() *cobra.Command {
 
   ralph                 open the chat shell (on a terminal; same as ralph chat)
   ralph "task"          run one task and exit (for shells, scripts and CI)
+  ralph exec "task"     the same, as codex exec: never the chat shell
   cmd | ralph "task"    piped input is given to the model as context
   ralph run             work through RALPH_TASKS.md on its own
   ralph resume          continue an interrupted session
@@ -279,6 +281,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	root.AddCommand(c.doctorCommand(), c.configCommand(), c.modelsCommand(), c.skillsCommand())
 	c.addServeCommands(root)
 	c.addConventionFlags(root)
+	c.addExecCommand(root)
 	trimSubcommandHelp(root)
 	wrapHelp(root)
 	hintTaskWords(root)

@@ -58,6 +58,9 @@ func (c *cli) addValueCompletions(root *cobra.Command) {
 		}
 		return nil, cobra.ShellCompDirectiveDefault
 	}
+	if exec, _, err := root.Find([]string{"exec"}); err == nil && exec != root {
+		exec.ValidArgsFunction = root.ValidArgsFunction // the same one-shot
+	}
 	var walk func(*cobra.Command)
 	walk = func(cmd *cobra.Command) {
 		// NonInheritedFlags builds a new flag set at every call: once per

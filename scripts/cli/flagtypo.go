@@ -22,6 +22,9 @@ var unknownFlag = sync.OnceValue(func() *regexp.Regexp {
 // (exit 2), and for a long flag one typo away from a real one the flag
 // meant, in one sentence, as a mistyped subcommand gets.
 func flagError(cmd *cobra.Command, err error) error {
+	if e, ok := valueError(err); ok {
+		return e
+	}
 	if m := unknownFlag().FindStringSubmatch(err.Error()); m != nil {
 		dashes, name := m[1]+m[2], m[3]
 		if near := nearFlag(cmd, name); near != "" {

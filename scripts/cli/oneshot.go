@@ -129,6 +129,11 @@ type OneShot struct {
 	// the one `ralph -c` continues (OneShotMain sets it); nil before the
 	// project opened.
 	recorded func() bool
+
+	// breaker says how long an open circuit breaker has left where no
+	// progress display does (countdown.go); nil until one opens. Handle
+	// sets it, Close ends it, as progress.
+	breaker *countdown
 }
 
 // onTerminal reports whether a person reads this run on a terminal, to
@@ -169,6 +174,9 @@ func (o *OneShot) Start() {
 func (o *OneShot) Close() {
 	if o.progress != nil {
 		o.progress.stop()
+	}
+	if o.breaker != nil {
+		o.breaker.end()
 	}
 	if o.asks != nil {
 		o.asks.close()
@@ -220,6 +228,9 @@ func (o *OneShot) Handle(ev coordinator.Event) {
 	if ev.Type == coordinator.EventBreaker && ev.State == memory.BreakerOpen {
 		notify.Write(o.Stderr, o.notifier.Notify(notify.Event{Event: notify.BreakerOpen, Text: ev.Text}))
 	}
+	if ev.Type == coordinator.EventBreaker && o.progress == nil {
+		o.breakerCountdown(ev)
+	}
 	switch o.Format {
 	case FormatStreamJSON:
 		// The first line names the session: session_started's own init
@@ -238,6 +249,19 @@ func (o *OneShot) Handle(ev coordinator.Event) {
 			o.verboseLine(ev)
 		}
 	}
+}
+
+// breakerCountdown starts saying how long an open breaker has left, or
+// stops when it is no longer open.
+func (o *OneShot) breakerCountdown(ev coordinator.Event) {
+	if o.breaker == nil {
+		o.breaker = newCountdown(o.Stderr)
+	}
+	if ev.State == memory.BreakerOpen && !ev.Until.IsZero() {
+		o.breaker.begin(ev.Until)
+		return
+	}
+	o.breaker.end()
 }
 
 // verboseLine is one step of -v without a terminal: the line the

@@ -27,6 +27,10 @@ func TestPromptWord(t *testing.T) {
 		{[]string{"-c", "hello"}, []string{"-c", "hello"}},
 		{[]string{"-c", "--", "stop"}, []string{"-c", "--", "stop"}},
 		{[]string{"--bogus", "-c", "stop"}, []string{"--bogus", "-c", "stop"}},
+		// exec is a command now (codex's one-shot): after -c the word is
+		// the follow-up's, and bare it is the command.
+		{[]string{"-c", "exec", "it"}, []string{"-c", "--", "exec", "it"}},
+		{[]string{"exec", "say", "hi"}, []string{"exec", "say", "hi"}},
 	} {
 		if got := promptWord(root, tt.args); !slices.Equal(got, tt.want) {
 			t.Errorf("%q: %q, want %q", tt.args, got, tt.want)

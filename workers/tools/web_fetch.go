@@ -75,6 +75,16 @@ func (t *Toolset) webFetch(ctx context.Context, raw json.RawMessage) workers.Res
 			r.Denied = na.d.Unasked
 			return r
 		}
+		var he *webfetch.HostError
+		if errors.As(err, &he) {
+			// Refused from the URL alone, before anyone was asked: the
+			// sentence says why and, where the person can, how to lift it.
+			var re *webfetch.RedirectError
+			if errors.As(err, &re) {
+				return errResult("web_fetch of %s stopped at its redirect to %s: %s", text.Visible(a.URL), text.Visible(re.URL), text.Visible(he.Reason))
+			}
+			return errResult("web_fetch was not done: %s", text.Visible(he.Reason))
+		}
 		if ctx.Err() != nil {
 			return errResult("web_fetch of %s was stopped", text.Visible(a.URL))
 		}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"strings"
 )
 
 // ErrAddress is returned when a host resolves to an address web_fetch may
@@ -61,31 +62,78 @@ func prefixes(ss ...string) []netip.Prefix {
 // IPv4 one (mapped ::ffff:a.b.c.d, the deprecated compatible ::a.b.c.d,
 // NAT64's 64:ff9b::a.b.c.d) is judged by the IPv4 address it reaches.
 func CheckAddr(ip netip.Addr, allowPrivate bool) error {
+	if why := addrRefusal(ip, allowPrivate); why != "" {
+		return fmt.Errorf("%w: %s", ErrAddress, why)
+	}
+	return nil
+}
+
+// addrRefusal is the sentence that says why web_fetch may not connect to
+// ip, or "" when it may.
+func addrRefusal(ip netip.Addr, allowPrivate bool) string {
 	ip = ip.WithZone("")
 	shown := ip
 	ip = embedded(ip)
 	for _, m := range metadata {
 		if ip == m {
-			return fmt.Errorf("%w: %s is a cloud metadata address, which web_fetch never reaches", ErrAddress, shown)
+			return fmt.Sprintf("%s is a cloud metadata address, which web_fetch never reaches", shown)
 		}
 	}
 	for _, p := range never {
 		if p.Contains(ip) {
-			return fmt.Errorf("%w: %s is a link-local, multicast or reserved address, which web_fetch never reaches", ErrAddress, shown)
+			return fmt.Sprintf("%s is a link-local, multicast or reserved address, which web_fetch never reaches", shown)
 		}
 	}
 	if allowPrivate {
-		return nil
+		return ""
 	}
 	for _, p := range private {
 		if p.Contains(ip) {
-			return fmt.Errorf("%w: %s is a loopback or private-network address, which web_fetch reaches only when the user sets web_fetch_allow_private = true in their user config", ErrAddress, shown)
+			return fmt.Sprintf("%s is a loopback or private-network address, %s", shown, allowPrivateHint)
 		}
 	}
 	if isOwnAddress(ip) {
 		// A service bound to every address answers on the machine's own
 		// public ones as on loopback.
-		return fmt.Errorf("%w: %s is an address of this machine, which web_fetch reaches only when the user sets web_fetch_allow_private = true in their user config", ErrAddress, shown)
+		return fmt.Sprintf("%s is an address of this machine, %s", shown, allowPrivateHint)
+	}
+	return ""
+}
+
+// allowPrivateHint ends every refusal the person can lift.
+const allowPrivateHint = "which web_fetch reaches only when the user sets web_fetch_allow_private = true in their user config"
+
+// HostError is a host refused from the URL alone, before the approval
+// policy is asked about it: a literal address web_fetch may not reach, or
+// localhost by name. Asking first would put a question whose "yes" (and
+// "always") could never work. Names that resolve to such addresses are
+// still refused when dialled (dial), where DNS rebinding is caught.
+type HostError struct {
+	// Host is the URL's host as written (without brackets).
+	Host string
+	// Reason is the one sentence that says why, and how to lift it where
+	// the person can.
+	Reason string
+}
+
+func (e *HostError) Error() string { return e.Reason }
+func (e *HostError) Unwrap() error { return ErrAddress }
+
+// CheckHost refuses a URL's host (u.Hostname()) that needs no lookup to be
+// refused: a literal address CheckAddr refuses, or localhost and the
+// names under .localhost, which resolve to the loopback whatever DNS says
+// (RFC 6761). Any other name returns nil: only its addresses, when
+// dialled, can say.
+func CheckHost(host string, allowPrivate bool) error {
+	if ip, err := netip.ParseAddr(host); err == nil {
+		if why := addrRefusal(ip, allowPrivate); why != "" {
+			return &HostError{Host: host, Reason: why}
+		}
+		return nil
+	}
+	name := strings.TrimSuffix(strings.ToLower(host), ".")
+	if !allowPrivate && (name == "localhost" || strings.HasSuffix(name, ".localhost")) {
+		return &HostError{Host: host, Reason: fmt.Sprintf("%s is this machine's loopback, %s", host, allowPrivateHint)}
 	}
 	return nil
 }

@@ -53,6 +53,16 @@ type Options struct {
 	Timeout      time.Duration
 }
 
+// RedirectError is a redirect to a URL refused before it was asked about
+// (CheckHost): Err says why.
+type RedirectError struct {
+	URL string
+	Err error
+}
+
+func (e *RedirectError) Error() string { return "redirected to " + e.URL + ": " + e.Err.Error() }
+func (e *RedirectError) Unwrap() error { return e.Err }
+
 // Page is a fetched page.
 type Page struct {
 	// URL is where the page was found, after redirects.
@@ -85,6 +95,14 @@ func Fetch(ctx context.Context, rawURL string, o Options) (Page, error) {
 	}
 	client := o.client()
 	for hop := 0; ; hop++ {
+		// A host refused from the URL alone is refused before anyone is
+		// asked about it, on every hop.
+		if err := CheckHost(u.Hostname(), o.AllowPrivate); err != nil {
+			if hop > 0 {
+				return Page{}, &RedirectError{URL: u.Redacted(), Err: err}
+			}
+			return Page{}, err
+		}
 		if o.Approve != nil {
 			if err := o.Approve(ctx, u); err != nil {
 				return Page{}, err

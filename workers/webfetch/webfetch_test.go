@@ -230,3 +230,56 @@ func TestFetchRefusesBinary(t *testing.T) {
 		t.Errorf("an image: %v, want ErrNotText", err)
 	}
 }
+
+// A host refused from the URL alone is refused before Approve is asked
+// (whose "yes" could never work), naming web_fetch_allow_private where
+// the person can lift it; with AllowPrivate the loopback is asked about
+// as any host; a name is left to the dial-time check, which still
+// refuses the addresses it dials (DNS rebinding).
+func TestCheckHostRefusesBeforeAsking(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		host          string
+		refused       bool // without web_fetch_allow_private
+		refusedWhenOK bool // with it
+	}{
+		{"127.0.0.1", true, false}, {"::1", true, false}, {"::ffff:127.0.0.1", true, false},
+		{"localhost", true, false}, {"LocalHost.", true, false}, {"app.localhost", true, false},
+		{"10.1.2.3", true, false}, {"172.16.0.1", true, false}, {"192.168.1.1", true, false},
+		{"fc00::1", true, false}, {"fd12::1", true, false},
+		{"0.0.0.0", true, true}, {"169.254.1.1", true, true}, {"169.254.169.254", true, true}, {"fe80::1", true, true},
+		{"example.org", false, false}, {"localhost.example.org", false, false}, {"93.184.216.34", false, false},
+	} {
+		err := CheckHost(c.host, false)
+		if (err != nil) != c.refused {
+			t.Errorf("CheckHost(%q, false) = %v, want refused %v", c.host, err, c.refused)
+		}
+		var he *HostError
+		if err != nil && (!errors.As(err, &he) || !errors.Is(err, ErrAddress)) {
+			t.Errorf("CheckHost(%q, false) = %#v, want a *HostError wrapping ErrAddress", c.host, err)
+		}
+		if err != nil && !c.refusedWhenOK && !strings.Contains(err.Error(), "web_fetch_allow_private = true") {
+			t.Errorf("CheckHost(%q, false) = %q, which does not name web_fetch_allow_private", c.host, err)
+		}
+		if err != nil && c.refusedWhenOK && strings.Contains(err.Error(), "web_fetch_allow_private") {
+			t.Errorf("CheckHost(%q, false) = %q names a setting that cannot lift it", c.host, err)
+		}
+		if err := CheckHost(c.host, true); (err != nil) != c.refusedWhenOK {
+			t.Errorf("CheckHost(%q, true) = %v, want refused %v", c.host, err, c.refusedWhenOK)
+		}
+	}
+	asked := 0
+	approve := func(context.Context, *url.URL) error { asked++; return nil }
+	for _, u := range []string{"http://127.0.0.1:1/", "http://[::1]:1/", "http://[::ffff:127.0.0.1]:1/", "http://localhost:1/", "http://0.0.0.0:1/"} {
+		if _, err := Fetch(context.Background(), u, Options{Approve: approve}); !errors.Is(err, ErrAddress) {
+			t.Errorf("Fetch(%s) = %v, want ErrAddress", u, err)
+		}
+	}
+	if asked != 0 {
+		t.Errorf("Approve was asked %d times about hosts refused from the URL alone", asked)
+	}
+	// The dial-time check stays behind it, for names that resolve there.
+	if _, err := (Options{}).dial(context.Background(), "tcp", "127.0.0.1:1"); !errors.Is(err, ErrAddress) {
+		t.Errorf("dialling the loopback without AllowPrivate: %v, want ErrAddress", err)
+	}
+}
