@@ -81,6 +81,11 @@ func requestWords(fs afero.Fs, root, id string, picked []git.Entry) string {
 	if len(picked) == 0 {
 		return ""
 	}
+	if task := picked[0].Task; picked[0].Kind == git.KindTask && !slices.ContainsFunc(picked, func(e git.Entry) bool { return e.Task != task }) {
+		// A task's attempts: the task, by its title, not the words the
+		// session began with (its first task's).
+		return taskTitle(fs, root, "", task)
+	}
 	r := picked[0].Request
 	if r <= 0 || picked[len(picked)-1].Request != r {
 		return ""
