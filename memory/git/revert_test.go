@@ -70,3 +70,32 @@ func TestRevertCommitTakesATaskBackAndKeepsWhatCameAfter(t *testing.T) {
 		t.Errorf("the tip's revert: %v", err)
 	}
 }
+
+// TestUndoneFilesAndTurns: a step an undo took back counts as undone, and
+// its files as unchanged unless a step still in place changed them too;
+// an undo of that undo puts the step back.
+func TestUndoneFilesAndTurns(t *testing.T) {
+	t.Parallel()
+	files := func(ps ...string) []FileChange {
+		var out []FileChange
+		for _, p := range ps {
+			out = append(out, FileChange{Path: p})
+		}
+		return out
+	}
+	log := []Entry{
+		{Kind: KindTurn, Turn: 1, Checkpoint: Checkpoint{Ref: "r1", Files: files("a.md", "b.md")}},
+		{Kind: KindTurn, Turn: 2, Checkpoint: Checkpoint{Ref: "r2", Files: files("b.md")}},
+		{Kind: KindUndo, Undone: "r1", Checkpoint: Checkpoint{Ref: "u1"}},
+	}
+	if got := UndoneFiles(log); len(got) != 1 || !got["a.md"] {
+		t.Errorf("UndoneFiles = %v, want a.md alone", got)
+	}
+	if got := UndoneTurns(log); len(got) != 1 || !got[1] {
+		t.Errorf("UndoneTurns = %v, want turn 1", got)
+	}
+	log = append(log, Entry{Kind: KindUndo, Undone: "u1", Checkpoint: Checkpoint{Ref: "u2"}})
+	if got := UndoneTurns(log); len(got) != 0 {
+		t.Errorf("after the undo of the undo: %v", got)
+	}
+}
