@@ -83,8 +83,12 @@ func TestUndoTakesACommittedTaskBack(t *testing.T) {
 	if rep := ralph(t, dir, env, nil, "report"); !strings.Contains(rep.stdout, "From this session's records: 3 tasks: 2 open, 1 done.") {
 		t.Errorf("report: exit %d\n%s", rep.code, rep.stdout)
 	}
-	if st := ralph(t, dir, env, nil, "status"); !strings.Contains(st.stdout+st.stderr, "2 open") {
-		t.Logf("status:\n%s%s", st.stdout, st.stderr)
+	// The next run works the reopened tasks again, as new attempts.
+	if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "run", "--commit"); r.code != 0 {
+		t.Fatalf("the second run: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if got := shIn(t, dir, "git log -2 --format='%s%n%(trailers:key=Ralph-Task,key=Ralph-Attempt)'"); !strings.Contains(got, "write f3.txt three\nRalph-Task: t3\nRalph-Attempt: 2\n") {
+		t.Errorf("the second run's commits:\n%s", got)
 	}
 
 	// The person's uncommitted change to t2's file: refused, nothing
@@ -101,5 +105,41 @@ func TestUndoTakesACommittedTaskBack(t *testing.T) {
 	if shIn(t, dir, "git rev-parse HEAD") != head || !strings.Contains(readFileT(t, filepath.Join(dir, "RALPH_TASKS.md")), "- [x] write f2.txt two") ||
 		readFileT(t, filepath.Join(dir, "f2.txt")) != "two\nmore\n" {
 		t.Error("a refused undo changed something")
+	}
+}
+
+// TestUndoTakesAWorktreeTaskBack: the tasks of `ralph run --worktrees`
+// reach the branch as ralph's merges (or fast-forwards); undo of each
+// reverts it, reopens the task, and neither calls ralph's merge the
+// model's nor offers to re-create the task branches ralph deleted.
+func TestUndoTakesAWorktreeTaskBack(t *testing.T) {
+	t.Parallel()
+	dir := gitProjectDir(t)
+	writeTasks(t, dir, "write f1.txt one", "write f2.txt two", "write f3.txt three")
+	shIn(t, dir, "git add RALPH_TASKS.md && git commit -qm 'the tasks'")
+	srv := fileTaskModel(t, nil)
+	env := append(cleanEnv(t), personGit...)
+	if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "run", "--worktrees", "--parallel", "3"); r.code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, id := range []string{"t2", "t3", "t1"} {
+		u := ralph(t, dir, env, nil, "undo", "--task", id)
+		if u.code != 0 || !strings.Contains(u.stdout, "reverted ralph's ") || !strings.Contains(u.stdout, "reopened task "+id) {
+			t.Fatalf("undo --task %s: exit %d\n%s\n%s", id, u.code, u.stdout, u.stderr)
+		}
+		for _, bad := range []string{"model's", "ralph/", "git reset", "git branch"} {
+			if strings.Contains(u.stdout+u.stderr, bad) {
+				t.Errorf("undo --task %s says %q:\n%s%s", id, bad, u.stdout, u.stderr)
+			}
+		}
+	}
+	if got := shIn(t, dir, "ls f1.txt f2.txt f3.txt 2>/dev/null || true; git status --porcelain --untracked-files=no -- f1.txt f2.txt f3.txt"); got != "" {
+		t.Errorf("the tasks' files are left:\n%s", got)
+	}
+	if n := strings.Count(shIn(t, dir, "git log --format=%s -3"), "Revert \""); n != 3 {
+		t.Errorf("%d reverts:\n%s", n, shIn(t, dir, "git log --oneline --graph"))
+	}
+	if tasks := readFileT(t, filepath.Join(dir, "RALPH_TASKS.md")); strings.Count(tasks, "- [ ] write f") != 3 {
+		t.Errorf("RALPH_TASKS.md:\n%s", tasks)
 	}
 }
