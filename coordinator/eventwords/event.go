@@ -43,6 +43,18 @@ type Line struct {
 	Under bool
 }
 
+// UndoneMark ends the line of a tool's result whose change an undo took
+// back since (a replay's `↳ wrote 3 bytes to notes.md (undone)`): the
+// record says what the tool did then, the mark that the files no longer
+// hold it.
+const UndoneMark = "(undone)"
+
+// Undone is l marked as a change an undo took back since.
+func Undone(l Line) Line {
+	l.Text += " " + UndoneMark
+	return l
+}
+
 // String is the line as every face prints it: "[agent-1.1] • running
 // `make`". Faces may put layout around it (a timestamp column, an indent)
 // and clip it to their width, never other words.

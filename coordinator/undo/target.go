@@ -81,6 +81,11 @@ func requestWords(fs afero.Fs, root, id string, picked []git.Entry) string {
 	if len(picked) == 0 {
 		return ""
 	}
+	if task := picked[0].Task; picked[0].Kind == git.KindTask && !slices.ContainsFunc(picked, func(e git.Entry) bool { return e.Task != task }) {
+		// A task's attempts: the task, by its title, not the words the
+		// session began with (its first task's).
+		return taskTitle(fs, root, "", task)
+	}
 	r := picked[0].Request
 	if r <= 0 || picked[len(picked)-1].Request != r {
 		return ""
@@ -165,29 +170,8 @@ func pickTarget(fs afero.Fs, root, named string, sel Selection, nothing error) (
 }
 
 // undoneRefs are the refs of the entries of log that an undo took back
-// and that are still taken back: an undo of an undo puts its entries
-// back in place.
-func undoneRefs(log []git.Entry) map[string]bool {
-	undone := map[string]bool{}
-	byRef := map[string]git.Entry{}
-	for _, e := range log {
-		if e.Ref != "" {
-			byRef[e.Ref] = e
-		}
-		if e.Kind != git.KindUndo {
-			continue
-		}
-		for _, r := range strings.Fields(e.Undone) {
-			undone[r] = true
-			if u, ok := byRef[r]; ok && u.Kind == git.KindUndo {
-				for _, back := range strings.Fields(u.Undone) {
-					undone[back] = false
-				}
-			}
-		}
-	}
-	return undone
-}
+// and that are still taken back (git.UndoneRefs).
+func undoneRefs(log []git.Entry) map[string]bool { return git.UndoneRefs(log) }
 
 // allUndone says whether an undo still in force took back every change
 // of picked (an undo's own entry is no change of the files' to take back).

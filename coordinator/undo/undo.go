@@ -326,6 +326,11 @@ type Result struct {
 	GitDone []string        `json:"git_done,omitempty"`
 	// Checkpoint is the undo's own checkpoint, so it can be undone.
 	Checkpoint string `json:"checkpoint,omitempty"`
+	// Reverted are the commits of tasks the undo took back with a
+	// revert commit each (committed.go), and Reopened those tasks, open
+	// again in the task file.
+	Reverted []Reverted `json:"reverted,omitempty"`
+	Reopened []string   `json:"reopened,omitempty"`
 }
 
 // undo puts back the files of the selected changes as they were before
@@ -339,6 +344,16 @@ func undo(ctx context.Context, cps *project.Checkpoints, w undoWhere, log []git.
 		return nil, err
 	}
 	ch.Session = w.target
+	if !sel.Skipped {
+		tasks, err := committedTasks(ctx, repo, w.target.ID, ch)
+		if err != nil {
+			return nil, err
+		}
+		if len(tasks) > 0 {
+			w.log = log
+			return undoCommitted(ctx, cps, w, ch, tasks)
+		}
+	}
 	if sel.Skipped {
 		u, _, _ := lastUndo(log)
 		if err := skippedBy(ctx, repo, u, ch); err != nil {
@@ -437,6 +452,9 @@ func undo(ctx context.Context, cps *project.Checkpoints, w undoWhere, log []git.
 	}
 	slices.Sort(res.Restored)
 	res.Git, res.GitDone = gitSince(ctx, repo, log, ch.From, sel.Git)
+	if ch.Entries[0].Kind == git.KindTask {
+		res.Git = taskLoopsOwn(res.Git)
+	}
 	var refs []string
 	for _, e := range ch.Entries {
 		refs = append(refs, e.Ref)
@@ -496,6 +514,36 @@ type undoWhere struct {
 	root   string
 	target Target
 	again  string
+	// session is the target session, open, for the records of a task
+	// the undo reopens (nil: none are written); plan the task file its
+	// loop worked ("" for RALPH_TASKS.md).
+	session *memory.Session
+	plan    string
+	log     []git.Entry
+}
+
+// planName is the task file as the person names it.
+func (w undoWhere) planName() string {
+	if w.plan != "" {
+		return w.plan
+	}
+	return memory.TasksFile
+}
+
+// taskLoopsOwn is what an undo of a task says of the git changes since:
+// the task branches (ralph/…) that ralph's --worktrees loop made and
+// deleted on purpose are no change to put back, and a moved branch is
+// the loop's commit or merge (or the person's own), not the model's.
+func taskLoopsOwn(changes []git.GitChange) []git.GitChange {
+	var out []git.GitChange
+	for _, c := range changes {
+		if strings.HasPrefix(c.What, "branch "+git.TaskBranch("")) {
+			continue
+		}
+		c.What = strings.Replace(c.What, "(a commit, reset or merge of the model's)", "(ralph's commit or merge of the task, or a commit since)", 1)
+		out = append(out, c)
+	}
+	return out
 }
 
 // InProject takes back the last change still in place of the open
@@ -513,7 +561,7 @@ func InProject(ctx context.Context, p *project.Project, sel Selection, force boo
 	if err != nil {
 		return nil, err
 	}
-	w := undoWhere{fs: p.Fs, root: p.Root, target: t, again: "/undo"}
+	w := undoWhere{fs: p.Fs, root: p.Root, target: t, again: "/undo", session: p.Session}
 	if t.ID == p.Session.ID {
 		return undo(ctx, cps, w, log, sel, force)
 	}
@@ -596,5 +644,9 @@ func undoSession(ctx context.Context, fs afero.Fs, root string, repo *git.Repo, 
 		return nil, fmt.Errorf("%w: session %s has no checkpoints", ErrNothingToUndo, id)
 	}
 	cps := project.SessionCheckpoints(repo, s, root, log[len(log)-1].Commit, door, func(err error) { notify("checkpoint: " + err.Error()) })
+	w.session = s
+	if run := s.State().Run; run != nil {
+		w.plan = run.Plan
+	}
 	return undo(ctx, cps, w, log, sel, force)
 }

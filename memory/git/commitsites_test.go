@@ -37,6 +37,7 @@ var commitSites = map[string]string{
 	"taskcommit.go (*Repo).CommitWork": "without hooks only (ralph-temporal's workers, in clones of their own where no hook of the person's judges anything): the work tree's index; with hooks it goes through commit",
 	"worktree.go (*Repo).Snapshot":     "the tree of ralph's own index (ix.env): ralph's record of unfinished work on the task's branch, which no hook judges",
 	"worktree.go (*Repo).MergeBranch":  "the tree git merge-tree wrote from two commits already made, no index",
+	"revert.go (*Repo).RevertCommit":   "an undo's revert of a task's commit: the tree git merge-tree wrote from commits already made, no index and no hooks (git revert runs none unless asked to edit)",
 }
 
 // gitSite is one place in memory/git: "file (recv).Func", and its line.

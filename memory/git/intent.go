@@ -77,6 +77,9 @@ type intent struct {
 const (
 	opMerge  = "merge"
 	opCommit = "commit"
+	// opRevert is an undo's revert of a task's commit (revert.go): it
+	// moves the branch to New and writes the files, as a merge does.
+	opRevert = "revert"
 )
 
 // maxIntent is the most of an intent record ralph reads: a record is a
@@ -197,7 +200,7 @@ func readIntent(gitDir string) (in *intent, note string, err error) {
 // check reports what makes the record one ralph did not write.
 func (in *intent) check(gitDir string) error {
 	switch {
-	case in.Op != opMerge && in.Op != opCommit:
+	case in.Op != opMerge && in.Op != opCommit && in.Op != opRevert:
 		return fmt.Errorf("unknown step %q", in.Op)
 	case filepath.Clean(in.GitDir) != filepath.Clean(gitDir):
 		return errors.New("it names another work tree")
@@ -205,7 +208,7 @@ func (in *intent) check(gitDir string) error {
 		return errors.New("it names no branch")
 	case in.Old != "" && !objectName.MatchString(in.Old):
 		return errors.New("it names no commit")
-	case in.Op == opMerge && (in.Old == "" || !objectName.MatchString(in.New)):
+	case (in.Op == opMerge || in.Op == opRevert) && (in.Old == "" || !objectName.MatchString(in.New)):
 		return errors.New("it names no merge")
 	case in.Op == opCommit && !objectName.MatchString(in.Tree):
 		return errors.New("it names no tree")

@@ -36,8 +36,11 @@ func (r *Repo) finishPending(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("%w (process %d, since %s)", ErrStepRunning, in.PID, in.Time.Local().Format("15:04:05"))
 	}
 	what := "the commit"
-	if in.Op == opMerge {
+	switch in.Op {
+	case opMerge:
 		what = "the merge of " + in.Branch
+	case opRevert:
+		what = "the revert of " + in.Branch
 	}
 	cur := r.Rev(ctx, in.Ref)
 	if cur == in.Old {
@@ -46,7 +49,7 @@ func (r *Repo) finishPending(ctx context.Context) (string, error) {
 	}
 	target := ""
 	switch in.Op {
-	case opMerge:
+	case opMerge, opRevert:
 		if cur == in.New {
 			target = cur
 		}
@@ -69,7 +72,7 @@ func (r *Repo) finishPending(ctx context.Context) (string, error) {
 	}
 	files := splitNul(out)
 	var done, left []string
-	if in.Op == opMerge {
+	if in.Op == opMerge || in.Op == opRevert {
 		done, left, err = r.finishMerge(ctx, in.Old, target, files)
 	} else {
 		done, left, err = r.finishCommit(ctx, in.Old, target, files)
@@ -85,7 +88,7 @@ func (r *Repo) finishPending(ctx context.Context) (string, error) {
 	}
 	note = fmt.Sprintf("finished %s that ralph was killed in: %s brought to what %s holds in your index", what,
 		text.Counted(len(done), "file", "files"), strings.TrimPrefix(in.Ref, "refs/heads/"))
-	if in.Op == opMerge {
+	if in.Op == opMerge || in.Op == opRevert {
 		note += " and work tree"
 	}
 	if len(left) > 0 {

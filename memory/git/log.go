@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/afero"
@@ -130,5 +131,67 @@ func ReadLogFile(fs afero.Fs, path string) []Entry {
 	}
 	defer f.Close()
 	out, _ := ReadLog(f)
+	return out
+}
+
+// UndoneRefs are the refs of the entries of log that an undo took back
+// and that are still taken back: an undo of an undo puts its entries
+// back in place.
+func UndoneRefs(log []Entry) map[string]bool {
+	undone := map[string]bool{}
+	byRef := map[string]Entry{}
+	for _, e := range log {
+		if e.Ref != "" {
+			byRef[e.Ref] = e
+		}
+		if e.Kind != KindUndo {
+			continue
+		}
+		for _, r := range strings.Fields(e.Undone) {
+			undone[r] = true
+			if u, ok := byRef[r]; ok && u.Kind == KindUndo {
+				for _, back := range strings.Fields(u.Undone) {
+					undone[back] = false
+				}
+			}
+		}
+	}
+	return undone
+}
+
+// UndoneFiles are the files that only changes an undo took back touched
+// in log: what a session changed and no longer has changed. A file a
+// change still in place touched too is not among them.
+func UndoneFiles(log []Entry) map[string]bool {
+	undone := UndoneRefs(log)
+	out, kept := map[string]bool{}, map[string]bool{}
+	for _, e := range log {
+		if e.Kind != KindTurn && e.Kind != KindTask {
+			continue
+		}
+		for _, f := range e.Files {
+			if undone[e.Ref] {
+				out[f.Path] = true
+			} else {
+				kept[f.Path] = true
+			}
+		}
+	}
+	for p := range kept {
+		delete(out, p)
+	}
+	return out
+}
+
+// UndoneTurns are the model steps of log whose changes an undo took back
+// and that no undo put back since.
+func UndoneTurns(log []Entry) map[int]bool {
+	undone := UndoneRefs(log)
+	out := map[int]bool{}
+	for _, e := range log {
+		if e.Kind == KindTurn && e.Turn > 0 && undone[e.Ref] {
+			out[e.Turn] = true
+		}
+	}
 	return out
 }

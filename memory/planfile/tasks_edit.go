@@ -310,12 +310,33 @@ func (f *TaskFile) insert(at int, text string) int {
 	f.reparse()
 	for i := range f.tasks {
 		if f.tasks[i].line == at {
+			f.shiftLineDepends(at, i)
 			return i
 		}
 	}
 	f.lines = saved
 	f.reparse()
 	return -1
+}
+
+// shiftLineDepends keeps each depends= that names a task by its line
+// ("L7") naming the same task once a line was inserted at index at: a
+// reference to a line at or below it, as the file was before, now names
+// the line after. The task just inserted (added) is left alone: its
+// references are to the file as whoever added it read it.
+func (f *TaskFile) shiftLineDepends(at, added int) {
+	for i := range f.tasks {
+		deps := f.tasks[i].depends()
+		changed := false
+		for k, d := range deps {
+			if n, err := strconv.Atoi(d[min(1, len(d)):]); i != added && err == nil && isLineRef(d) && n-1 >= at {
+				deps[k], changed = "L"+strconv.Itoa(n+1), true
+			}
+		}
+		if changed {
+			_ = f.setMeta(i, "depends", strings.Join(deps, ","), false)
+		}
+	}
 }
 
 // itemEnd returns the line index just past the list item that holds task

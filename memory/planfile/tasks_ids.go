@@ -2,6 +2,7 @@ package planfile
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/ralph-dev/ralph/memory"
 )
@@ -45,8 +46,9 @@ func (f *TaskFile) AssignIDs(working map[string]string) []IDChange {
 // past limit bytes, which it records in f.grown.
 func (f *TaskFile) assignIDs(working map[string]string, limit int64) []IDChange {
 	// Every task with an id of its own, as after the last call: nothing
-	// to do, and no map to build (the loop asks at every edit).
-	if f.idIndex(); !f.dupIDs && !f.missingIDs {
+	// to do, and no map to build (the loop asks at every edit), unless a
+	// dependency still names a task by its line.
+	if f.idIndex(); !f.dupIDs && !f.missingIDs && !f.lineDepends() {
 		return nil
 	}
 	used := map[string]bool{}
@@ -79,11 +81,6 @@ func (f *TaskFile) assignIDs(working map[string]string, limit int64) []IDChange 
 	// out, before a line is rebuilt: a list they would take past what
 	// ralph reads is refused as it is (grown), where building it first
 	// held a second copy of the largest list ralph reads, line by line.
-	type assignment struct {
-		task    int
-		old, id string
-		reopen  bool
-	}
 	var plan []assignment
 	size := f.size()
 	n := 1
@@ -102,6 +99,11 @@ func (f *TaskFile) assignIDs(working map[string]string, limit int64) []IDChange 
 		size += int64(idLineLen(r, was, id, reopen) - was)
 		plan = append(plan, assignment{task: i, old: old, id: id, reopen: reopen})
 	}
+	deps := f.lineDependsAsIDs(keeper, plan)
+	for _, d := range deps {
+		was, _ := f.tasks[d.task].metaGet("depends")
+		size += int64(len(d.value) - len(was))
+	}
 	if size > limit {
 		f.grown = size
 		return nil
@@ -118,6 +120,92 @@ func (f *TaskFile) assignIDs(working map[string]string, limit int64) []IDChange 
 			_ = f.setMeta(a.task, attemptsMeta, "", false)
 		}
 		out = append(out, c)
+	}
+	for _, d := range deps {
+		_ = f.setMeta(d.task, "depends", d.value, false)
+	}
+	return out
+}
+
+// assignment is an id AssignIDs gives a task: the one it had (old), the
+// new one, and whether the task goes back to open.
+type assignment struct {
+	task    int
+	old, id string
+	reopen  bool
+}
+
+// dependsEdit is a task's depends= as AssignIDs writes it: its line
+// references made the ids of the tasks they named.
+type dependsEdit struct {
+	task  int
+	value string
+}
+
+// lineDepends reports whether a task's depends= names a task by its line
+// ("L3"), which the task's id must replace before the list is written.
+func (f *TaskFile) lineDepends() bool {
+	if !f.anyDepends {
+		return false
+	}
+	for i := range f.tasks {
+		for _, d := range f.tasks[i].depends() {
+			if isLineRef(d) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lineDependsAsIDs is every depends= that names a task by its line,
+// rewritten to name it by the id it has once plan is applied. A line
+// number means the file as it was read, before any id or edit of this
+// update: a task that gets an id no longer answers to its line (its id
+// replaces "L<line>"), and an edit that inserts a line moves every line
+// below, so the reference is resolved here, once, and written in the same
+// write as the ids. A task with an id of its own named by its line is
+// named by that id too. A reference to a line that holds no task, or to
+// an id that looks like a line number, stays as it is: GraphProblems and
+// the loop's end say it names no task.
+func (f *TaskFile) lineDependsAsIDs(keeper map[string]int, plan []assignment) []dependsEdit {
+	if !f.anyDepends {
+		return nil
+	}
+	given := make(map[int]string, len(plan))
+	for _, a := range plan {
+		given[a.task] = a.id
+	}
+	atLine := map[string]int{}
+	for i := range f.tasks {
+		atLine["L"+strconv.Itoa(f.tasks[i].line+1)] = i
+	}
+	var out []dependsEdit
+	for i := range f.tasks {
+		deps := f.tasks[i].depends()
+		changed := false
+		for k, d := range deps {
+			if !isLineRef(d) {
+				continue
+			}
+			if _, named := keeper[d]; named {
+				continue // a task's own id, however it looks
+			}
+			j, ok := atLine[d]
+			if !ok {
+				continue
+			}
+			id := given[j]
+			if id == "" {
+				id, _ = f.tasks[j].metaGet("id")
+			}
+			if id != "" && validMetaWord(id) && !strings.Contains(id, ",") {
+				deps[k], changed = id, true
+			}
+		}
+		if changed {
+			out = append(out, dependsEdit{task: i, value: strings.Join(deps, ",")})
+		}
 	}
 	return out
 }

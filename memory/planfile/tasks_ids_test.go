@@ -123,3 +123,55 @@ func TestRalphexIsToldApartAsAStream(t *testing.T) {
 		}
 	}
 }
+
+// TestLineDependsBecomeIDsInTheSameWrite (issue 92, item 1): a task
+// named by its line in another's depends= is named by the id AssignIDs
+// gives it, in the same edit, so the dependency still holds once the
+// line reference would name nothing; the line means the file as read,
+// and a reference to no task stays as written.
+func TestLineDependsBecomeIDsInTheSameWrite(t *testing.T) {
+	t.Parallel()
+	plan := "# Tasks\n\n- [ ] a\n- [x] b <!-- ralph:id=keep -->\n- [ ] g <!-- ralph:depends=L3,L4,L99,t7 -->\n"
+	f := ParseTasks([]byte(plan))
+	f.AssignIDs(nil)
+	want := "# Tasks\n\n- [ ] a <!-- ralph:id=t1 -->\n- [x] b <!-- ralph:id=keep -->\n- [ ] g <!-- ralph:id=t2 depends=t1,keep,L99,t7 -->\n"
+	if got := string(f.Bytes()); got != want {
+		t.Fatalf("after AssignIDs:\n%s\nwant\n%s", got, want)
+	}
+	g, _ := f.Find("t2")
+	if strings.Join(g.Depends, ",") != "t1,keep,L99,t7" {
+		t.Errorf("g depends on %v", g.Depends)
+	}
+	// Every task has an id and a line reference is left: it is still
+	// rewritten, and then nothing is.
+	f = ParseTasks([]byte("- [ ] a <!-- ralph:id=x -->\n- [ ] b <!-- ralph:id=y depends=L1 -->\n"))
+	f.AssignIDs(nil)
+	if got := string(f.Bytes()); got != "- [ ] a <!-- ralph:id=x -->\n- [ ] b <!-- ralph:id=y depends=x -->\n" {
+		t.Errorf("a line reference to a task with an id:\n%s", got)
+	}
+	if f.AssignIDs(nil) != nil {
+		t.Error("a second AssignIDs changed something")
+	}
+	probs := ParseTasks([]byte(want)).GraphProblems()
+	if len(probs) != 2 || !strings.Contains(probs[0], `"L99"`) {
+		t.Errorf("problems: %q", probs)
+	}
+}
+
+// TestALineInsertedAboveKeepsLineDepends: a task inserted above the
+// task a depends= names by line moves that task down a line, and the
+// reference follows it.
+func TestALineInsertedAboveKeepsLineDepends(t *testing.T) {
+	t.Parallel()
+	f := ParseTasks([]byte("- [ ] a\n- [ ] g <!-- ralph:depends=L1 -->\n"))
+	if i := f.insert(0, "- [ ] new"); i < 0 {
+		t.Fatal("no insert")
+	}
+	if got := string(f.Bytes()); got != "- [ ] new\n- [ ] a\n- [ ] g <!-- ralph:depends=L2 -->\n" {
+		t.Errorf("after an insert above:\n%s", got)
+	}
+	f.AssignIDs(nil)
+	if g, _ := f.Find("t3"); strings.Join(g.Depends, ",") != "t2" {
+		t.Errorf("g depends on %v:\n%s", g.Depends, f.Bytes())
+	}
+}

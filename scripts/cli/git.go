@@ -83,8 +83,11 @@ commands did (a commit that moved your branch, a switch, a branch created or
 deleted, files staged) is not undone but named, with the git command that puts it
 back; --git runs the reset of a moved branch (git reset --soft) and of your index
 (git read-tree) itself. Files come back byte for byte, line endings included,
-whatever the attributes say. The undo is a checkpoint itself: undo again to take
-it back. Exit 1 when a file was skipped or a later session's change is in the
+whatever the attributes say. A task that ralph run --commit or --worktrees
+committed is taken back with a revert commit on top (nothing you committed since
+moves) and reopened in the task list; when the revert conflicts or would
+overwrite your uncommitted changes, nothing is done and undo says what to run.
+The undo is a checkpoint itself: undo again to take it back. Exit 1 when a file was skipped or a later session's change is in the
 way, 2 outside a git repository or when there is nothing to undo, 3 while another
 ralph works in the project.`,
 		Args: cobra.MaximumNArgs(1),

@@ -113,8 +113,18 @@ func UndoReport(res *undo.Result, command string) string {
 	if res.Session.ID != "" {
 		fmt.Fprintf(&b, "from %s\n", text.StripControls(res.Session.String()))
 	}
+	for _, r := range res.Reverted {
+		what := "commit"
+		if r.Merge {
+			what = "merge"
+		}
+		fmt.Fprintf(&b, "reverted ralph's %s %s of task %s with the commit %s\n", what, r.Commit[:min(12, len(r.Commit))], r.Task, r.Revert[:min(12, len(r.Revert))])
+	}
 	if len(res.Restored) > 0 {
 		fmt.Fprintf(&b, "undid %s: put back %s\n", res.What, eventwords.Paths(res.Restored))
+	}
+	if len(res.Reopened) > 0 {
+		fmt.Fprintf(&b, "reopened %s %s: open again in the task list\n", text.Plural(len(res.Reopened), "task", "tasks"), strings.Join(res.Reopened, ", "))
 	}
 	if len(res.Skipped) > 0 {
 		// Not a plain --force: the last change is now this undo, which

@@ -356,6 +356,11 @@ func (m *Machine) final(f *planfile.TaskFile) *End {
 	e := &End{Reason: reason, IsError: isError}
 	if reason == decide.ReasonStuck {
 		e.Err = fmt.Errorf("%s cannot start: %s not done (see ralph status)", text.Counted(c.Open, "open task", "open tasks"), text.Plural(c.Open, "its dependencies are", "their dependencies are"))
+		if p := f.GraphProblems(); len(p) > 0 {
+			// A dependency that names no task (a person's typo, a line
+			// that holds no task) is why: said as itself, not as a wait.
+			e.Err = errors.New(p[0])
+		}
 	}
 	return e
 }

@@ -138,3 +138,16 @@ func TestMachineScenarios(t *testing.T) {
 		})
 	}
 }
+
+// TestStuckOnANameThatIsNoTaskSaysSo (issue 92, item 1): a loop whose
+// open task waits on a dependency that names no task ends with the one
+// sentence that names it, not a wait for dependencies that never come.
+func TestStuckOnANameThatIsNoTaskSaysSo(t *testing.T) {
+	t.Parallel()
+	m := New(Config{}, time.Unix(0, 0))
+	f := planfile.ParseTasks([]byte("- [x] a <!-- ralph:id=t1 -->\n- [ ] g <!-- ralph:id=t2 depends=L9 -->\n"))
+	e := m.final(f)
+	if e == nil || e.Err == nil || e.Err.Error() != `Task t2 (line 2) depends on "L9", which is not a task id, so it will never be ready.` {
+		t.Fatalf("final = %+v", e)
+	}
+}

@@ -9,9 +9,11 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/screen/live"
 	"github.com/ralph-dev/ralph/scripts/screen/terminal"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // ChatPrompt is the chat's prompt while ralph waits for the person; a
@@ -27,6 +29,8 @@ type ReplayTerm struct {
 	// glamour in Style (scripts/screen/render), as the live chat does.
 	Color bool
 	Style string
+	// undone are the model steps an undo took back (git.UndoneTurns).
+	undone map[int]bool
 }
 
 // replayScreens is how many screens of rows a replay may take at most:
@@ -50,9 +54,16 @@ const replayScreens = 2
 // through the vocabulary's sanitising (eventwords.EventLine, live.Sanitize,
 // text.StripControls). The text ends with a newline; a session whose
 // events cannot be read shows its state line alone.
+//
+// A tool's result in a model step whose change an undo took back since
+// (the session's checkpoint log says which) is marked undone
+// (eventwords.Undone): the record says what the tool did, and the files
+// no longer hold it.
 func Replay(fs afero.Fs, root, id string, t ReplayTerm) string {
 	evs, _, _ := memory.ReadJSONL[coordinator.Event](fs, memory.LogPath(root, id, memory.EventsLog))
-	return replay(sessionFacts(fs, root, id, evs), evs, t)
+	log := git.ReadLogFile(fs, memory.LogPath(root, id, git.LogName))
+	t.undone = git.UndoneTurns(log)
+	return replay(sessionFactsLog(fs, root, id, evs, log), evs, t)
 }
 
 // replay is Replay on events read already.
@@ -203,6 +214,9 @@ func (tr replayTurn) lines(t ReplayTerm, cols, rows int, pal Palette) []string {
 			continue
 		}
 		if l, ok := eventwords.EventLine(ev); ok {
+			if main && ev.Type == coordinator.EventToolResult && t.undone[ev.Turn] && !ev.IsError && !tools.Info(ev.ToolName).ReadOnly {
+				l = eventwords.Undone(l)
+			}
 			out = append(out, Paint(l, pal, cols-1))
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/screen/terminal"
@@ -37,22 +38,36 @@ type SessionFacts struct {
 // part out (zero), since the facts only inform. The events are streamed
 // and only the kinds the facts count are decoded: a long run's log is
 // tens of megabytes, and this runs when every one-shot ends.
+//
+// A file that only changes an undo took back touched (the session's
+// checkpoint log says which) is no file changed: after /undo the session
+// has not changed it.
 func LoadSessionFacts(fs afero.Fs, root, id string) SessionFacts {
 	t := newFactsTally()
 	_, _ = memory.EachJSONL(fs, memory.LogPath(root, id, memory.EventsLog),
 		coordinator.EventMarks(coordinator.EventFilesChanged, coordinator.EventTaskChanged, coordinator.EventToolCall, coordinator.EventToolResult),
 		t.add)
+	t.undo(git.ReadLogFile(fs, memory.LogPath(root, id, git.LogName)))
 	return t.facts(fs, root, id)
 }
 
-// sessionFacts is LoadSessionFacts with the session's events read
-// already.
-func sessionFacts(fs afero.Fs, root, id string, evs []coordinator.Event) SessionFacts {
+// sessionFactsLog is LoadSessionFacts with the session's events and
+// checkpoint log read already.
+func sessionFactsLog(fs afero.Fs, root, id string, evs []coordinator.Event, log []git.Entry) SessionFacts {
 	t := newFactsTally()
 	for _, ev := range evs {
 		t.add(ev)
 	}
+	t.undo(log)
 	return t.facts(fs, root, id)
+}
+
+// undo takes out of the files counted those that only undone changes of
+// log touched.
+func (t *factsTally) undo(log []git.Entry) {
+	for p := range git.UndoneFiles(log) {
+		delete(t.files, p)
+	}
 }
 
 // factsTally counts a session's facts one event at a time.
@@ -77,8 +92,15 @@ func (t *factsTally) add(ev coordinator.Event) {
 		}
 	case coordinator.EventTaskChanged:
 		words := strings.Fields(ev.Text)
-		if len(words) > 1 && planfile.TaskState(strings.Trim(words[len(words)-1], ".,;")) == planfile.TaskDone {
+		if len(words) < 2 {
+			break
+		}
+		switch planfile.TaskState(strings.Trim(words[len(words)-1], ".,;")) {
+		case planfile.TaskDone:
 			t.done[cmp.Or(ev.Task, words[0])] = true
+		case planfile.TaskOpen:
+			// Reopened: an undo took the task back (or a person did).
+			delete(t.done, cmp.Or(ev.Task, strings.TrimRight(words[0], ":")))
 		}
 	case coordinator.EventToolCall:
 		var args struct {
