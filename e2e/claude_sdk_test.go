@@ -1,0 +1,243 @@
+//go:build linux
+
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
+)
+
+// The tests of the claude shape (issue 92, item 14) from the side of a
+// program nobody here wrote: Claude Code's Agent SDK from npm
+// (@anthropic-ai/claude-agent-sdk, installed by e2e/setup.sh) runs ralph
+// as its Claude Code executable through e2e/testdata/claudesdk/query.mjs.
+// The SDK gives ralph the flags it gives claude (--output-format
+// stream-json --verbose --input-format stream-json), the prompt as a
+// stream-json user message on standard input, and `--stream-shape
+// claude` through its own extraArgs option; it parses ralph's output
+// with its own reader. The model is the stand-in.
+
+// sdkPlan is what query.mjs does (it says each field).
+type sdkPlan struct {
+	Executable string            `json:"executable"`
+	Cwd        string            `json:"cwd"`
+	Env        map[string]string `json:"env"`
+	Prompt     string            `json:"prompt,omitempty"`
+	Prompts    []string          `json:"prompts,omitempty"`
+	Options    map[string]any    `json:"options"`
+}
+
+// sdkLog is what query() yielded, what ralph said on stderr and the
+// error query() threw.
+type sdkLog struct {
+	Messages []map[string]any `json:"messages"`
+	Stderr   string           `json:"stderr"`
+	Error    *string          `json:"error"`
+}
+
+// claudeSDK runs query.mjs with plan against ralph in dir.
+func claudeSDK(t *testing.T, dir string, env []string, plan sdkPlan) sdkLog {
+	t.Helper()
+	node := needTool(t, "node", "Node.js")
+	nm := filepath.Join(filepath.Dir(testCacheBin()), "lib", "node_modules")
+	if _, err := os.Stat(filepath.Join(nm, "@anthropic-ai", "claude-agent-sdk", "package.json")); err != nil {
+		t.Fatalf("Claude Code's Agent SDK (npm's @anthropic-ai/claude-agent-sdk) is not installed, and this test needs it: %s installs it", setupCommand)
+	}
+	// The script runs beside a link to the library's node_modules, where
+	// node's ESM resolution (which ignores NODE_PATH) looks.
+	work := t.TempDir()
+	src, err := os.ReadFile(filepath.Join(moduleRoot, "e2e", "testdata", "claudesdk", "query.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(work, "query.mjs"), string(src))
+	if err := os.Symlink(nm, filepath.Join(work, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	plan.Executable, plan.Cwd, plan.Env = ralphBin, dir, map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		plan.Env[k] = v
+	}
+	b, err := json.Marshal(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(work, "plan.json"), string(b))
+	cmd := exec.Command(node, filepath.Join(work, "query.mjs"), filepath.Join(work, "plan.json"), filepath.Join(work, "log.json"))
+	cmd.Dir = work
+	cmd.Env = cleanEnv(t)
+	out, err := runLimited(t, cmd, ralphRunLimit)
+	lb, lerr := os.ReadFile(filepath.Join(work, "log.json"))
+	if err != nil || lerr != nil {
+		t.Fatalf("query.mjs failed: %v %v\n%s", err, lerr, out)
+	}
+	var l sdkLog
+	if err := json.Unmarshal(lb, &l); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// sdkMessages are the messages of l of type typ.
+func (l sdkLog) of(typ string) []map[string]any {
+	var out []map[string]any
+	for _, m := range l.Messages {
+		if m["type"] == typ {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// block is the first content block of an assistant or user message.
+func block(t *testing.T, m map[string]any) map[string]any {
+	t.Helper()
+	msg, _ := m["message"].(map[string]any)
+	content, _ := msg["content"].([]any)
+	if len(content) == 0 {
+		t.Fatalf("message without content: %v", m)
+	}
+	b, _ := content[0].(map[string]any)
+	return b
+}
+
+// TestClaudeAgentSDKRunsRalphAsClaudeCode: query() with ralph as the
+// executable yields the system init, the model's text, its tool_use and
+// the tool_result that answers it, and the result, each with the fields
+// the SDK's types promise; the tool really ran. ralph before issue 92
+// knew no --input-format, so the SDK got no message at all.
+func TestClaudeAgentSDKRunsRalphAsClaudeCode(t *testing.T) {
+	t.Parallel()
+	srv := answering(t, func(r llmtest.RecordedRequest) llmtest.Response {
+		if r.Index == 0 {
+			return llmtest.Response{Text: "Writing the file.", ToolCalls: []llmtest.ToolCall{{Name: "write_file", Arguments: `{"path":"hello.txt","content":"hi from ralph\n"}`}}}
+		}
+		return llmtest.Response{Text: "Wrote hello.txt."}
+	})
+	dir := t.TempDir()
+	l := claudeSDK(t, dir, cleanEnv(t, "OPENAI_BASE_URL="+srv.URL), sdkPlan{Prompt: "write hello.txt",
+		Options: map[string]any{"extraArgs": map[string]any{"stream-shape": "claude"}}})
+	if l.Error != nil {
+		t.Fatalf("query() threw: %s\nralph's stderr:\n%s", *l.Error, l.Stderr)
+	}
+	if got := readFileT(t, filepath.Join(dir, "hello.txt")); got != "hi from ralph\n" {
+		t.Errorf("hello.txt = %q", got)
+	}
+	if len(l.Messages) == 0 || l.Messages[0]["type"] != "system" || l.Messages[0]["subtype"] != "init" {
+		t.Fatalf("the first message is not the system init: %v", l.Messages)
+	}
+	init := l.Messages[0]
+	session, _ := init["session_id"].(string)
+	tools, _ := init["tools"].([]any)
+	if session == "" || init["cwd"] == "" || init["model"] == "" || !containsAny(tools, "write_file") {
+		t.Errorf("init = %v", init)
+	}
+	var text, use map[string]any
+	for _, m := range l.of("assistant") {
+		switch b := block(t, m); b["type"] {
+		case "text":
+			if text == nil {
+				text = b
+			}
+		case "tool_use":
+			use = b
+		}
+		if m["session_id"] != session || m["parent_tool_use_id"] != nil {
+			t.Errorf("assistant message of another session or agent: %v", m)
+		}
+	}
+	if text == nil || text["text"] != "Writing the file." {
+		t.Errorf("no text block with the model's words: %v", l.of("assistant"))
+	}
+	input, _ := use["input"].(map[string]any)
+	if use == nil || use["name"] != "write_file" || use["id"] == "" || input["path"] != "hello.txt" {
+		t.Fatalf("no tool_use of write_file: %v", l.of("assistant"))
+	}
+	users := l.of("user")
+	if len(users) != 1 {
+		t.Fatalf("user messages = %v, want the one tool_result", users)
+	}
+	res := block(t, users[0])
+	if res["type"] != "tool_result" || res["tool_use_id"] != use["id"] || res["is_error"] != false {
+		t.Errorf("tool_result = %v, want the answer to %v", res, use["id"])
+	}
+	results := l.of("result")
+	if len(results) != 1 || l.Messages[len(l.Messages)-1]["type"] != "result" {
+		t.Fatalf("results = %v, want one, last", results)
+	}
+	r := results[0]
+	if r["subtype"] != "success" || r["is_error"] != false || r["result"] != "Wrote hello.txt." || r["session_id"] != session || r["num_turns"] != float64(2) {
+		t.Errorf("result = %v", r)
+	}
+	if _, ok := r["usage"].(map[string]any); !ok {
+		t.Errorf("result without usage: %v", r)
+	}
+	if _, ok := r["total_cost_usd"].(float64); !ok {
+		t.Errorf("result without total_cost_usd: %v", r)
+	}
+}
+
+// TestClaudeAgentSDKStreamsOneTurnPerMessage: query() given a stream of
+// user messages gets one result for each, the second turn answering in
+// the same conversation; and a run that reaches maxTurns is the SDK's
+// error_max_turns, with its errors.
+func TestClaudeAgentSDKStreamsOneTurnPerMessage(t *testing.T) {
+	t.Parallel()
+	srv := answering(t, func(r llmtest.RecordedRequest) llmtest.Response {
+		if r.Index == 0 {
+			return llmtest.Response{Text: "The first answer."}
+		}
+		var said []string
+		for _, m := range r.Request.Messages {
+			said = append(said, m.Content)
+		}
+		if !strings.Contains(strings.Join(said, "\n"), "The first answer.") {
+			return llmtest.Response{Text: "I do not remember the first message."}
+		}
+		return llmtest.Response{Text: "The second answer."}
+	})
+	dir := t.TempDir()
+	l := claudeSDK(t, dir, cleanEnv(t, "OPENAI_BASE_URL="+srv.URL), sdkPlan{Prompts: []string{"first", "second"},
+		Options: map[string]any{"extraArgs": map[string]any{"stream-shape": "claude"}}})
+	if l.Error != nil {
+		t.Fatalf("query() threw: %s\nralph's stderr:\n%s", *l.Error, l.Stderr)
+	}
+	results := l.of("result")
+	if len(results) != 2 || results[0]["result"] != "The first answer." || results[1]["result"] != "The second answer." {
+		t.Fatalf("results = %v\nralph's stderr:\n%s", results, l.Stderr)
+	}
+	if results[0]["session_id"] != results[1]["session_id"] {
+		t.Errorf("the second turn is in another session: %v", results)
+	}
+
+	loop := answering(t, func(llmtest.RecordedRequest) llmtest.Response {
+		return llmtest.Response{Text: "looking", ToolCalls: []llmtest.ToolCall{{Name: "list_files", Arguments: `{}`}}}
+	})
+	l = claudeSDK(t, t.TempDir(), cleanEnv(t, "OPENAI_BASE_URL="+loop.URL), sdkPlan{Prompt: "look around",
+		Options: map[string]any{"maxTurns": 1, "extraArgs": map[string]any{"stream-shape": "claude"}}})
+	results = l.of("result")
+	if len(results) != 1 {
+		t.Fatalf("results = %v\nerror %v\nralph's stderr:\n%s", results, l.Error, l.Stderr)
+	}
+	errs, _ := results[0]["errors"].([]any)
+	if results[0]["subtype"] != "error_max_turns" || results[0]["is_error"] != true || len(errs) == 0 {
+		t.Errorf("result = %v, want error_max_turns with its errors", results[0])
+	}
+}
+
+// containsAny says whether list holds s.
+func containsAny(list []any, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
