@@ -230,6 +230,18 @@ func TestClaudeAgentSDKStreamsOneTurnPerMessage(t *testing.T) {
 	if results[0]["subtype"] != "error_max_turns" || results[0]["is_error"] != true || len(errs) == 0 {
 		t.Errorf("result = %v, want error_max_turns with its errors", results[0])
 	}
+
+	// An option with no meaning in ralph is refused before anything
+	// runs, in one sentence naming it.
+	l = claudeSDK(t, t.TempDir(), cleanEnv(t, "OPENAI_BASE_URL="+loop.URL), sdkPlan{Prompt: "look around",
+		Options: map[string]any{"includePartialMessages": true, "extraArgs": map[string]any{"stream-shape": "claude"}}})
+	const refusal = "ralph: --include-partial-messages is Claude Code's (the Agent SDK's includePartialMessages option), which ralph does not take"
+	if l.Error == nil || !strings.Contains(l.Stderr, refusal) || len(l.Messages) != 0 {
+		t.Errorf("includePartialMessages: error %v, messages %v, stderr:\n%s", l.Error, l.Messages, l.Stderr)
+	}
+	if n := len(loop.Requests()); n != 1 {
+		t.Errorf("the model was asked %d times, want once (the max-turns run's)", n)
+	}
 }
 
 // containsAny says whether list holds s.

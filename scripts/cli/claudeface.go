@@ -90,10 +90,10 @@ func (o *OneShot) followUps(ctx context.Context, res coordinator.Result, run fun
 // shape's init line says: a bad value is a usage error (exit 2), reported
 // in the format asked for.
 func (c *cli) claudeFace(face *OneShot) int {
-	if err := ValidateShape(c.f.streamShape, face.Format); err != nil {
+	if err := ValidateShape(c.f.claude.streamShape, face.Format); err != nil {
 		return face.Fail(ExitUsage, err)
 	}
-	face.Shape, face.Version = c.f.streamShape, c.version
+	face.Shape, face.Version = c.f.claude.streamShape, c.version
 	switch {
 	case c.f.yes:
 		face.PermissionMode = "bypassPermissions"
@@ -108,12 +108,12 @@ func (c *cli) claudeFace(face *OneShot) int {
 // message is the task (set in *task) and whose later ones the face runs
 // as follow-ups.
 func (c *cli) taskInput(ctx context.Context, face *OneShot, task *string) (stdin string, piped bool, err error) {
-	switch c.f.inputFormat {
+	switch c.f.claude.inputFormat {
 	case InputText:
 		return ReadPipedStdin(os.Stdin)
 	case InputStreamJSON:
 	default:
-		return "", false, fmt.Errorf("--input-format %q is not one of text or stream-json", c.f.inputFormat)
+		return "", false, fmt.Errorf("--input-format %q is not one of text or stream-json", c.f.claude.inputFormat)
 	}
 	if face.Format != FormatStreamJSON || face.Shape != ShapeClaude {
 		return "", false, errors.New("--input-format stream-json goes with --output-format stream-json --stream-shape claude: it is Claude Code's input, answered in Claude Code's shape")

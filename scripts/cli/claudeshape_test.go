@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/spf13/cobra"
 )
 
 // The claude shape is checked against Claude Code's own lines, recorded
@@ -366,6 +368,34 @@ func TestStreamShapeGoesWithStreamJSON(t *testing.T) {
 		err := ValidateShape(c.shape, c.format)
 		if (err == nil) != c.ok || err != nil && !errors.Is(err, ErrBadFormat) {
 			t.Errorf("%s with %s: %v", c.shape, c.format, err)
+		}
+	}
+}
+
+// TestClaudeSDKFlagsAreTakenOrRefused: the flags Claude Code's Agent SDK
+// passes are ralph's where they mean something here (--max-thinking-tokens
+// is --thinking-tokens), and every other one is refused in one sentence
+// naming the SDK's option, not as an unknown flag.
+func TestClaudeSDKFlagsAreTakenOrRefused(t *testing.T) {
+	parse := func(args ...string) (*cli, error) {
+		c := &cli{version: "test"}
+		root := c.command()
+		root.RunE = func(*cobra.Command, []string) error { return nil }
+		root.PersistentPreRunE = nil
+		root.SetArgs(args)
+		root.SetOut(io.Discard)
+		root.SetErr(io.Discard)
+		return c, root.Execute()
+	}
+	c, err := parse("--max-thinking-tokens", "2048", "--allow-dangerously-skip-permissions", "--input-format", "stream-json", "--stream-shape", "claude")
+	if err != nil || c.f.thinkingTokens != 2048 || c.f.claude.inputFormat != InputStreamJSON || c.f.claude.streamShape != ShapeClaude {
+		t.Fatalf("err %v, flags %+v", err, c.f.claude)
+	}
+	for name, r := range claudeOnlyFlags {
+		_, err := parse("--"+name+"=x", "hi")
+		var ue usageError
+		if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), "--"+name+" is Claude Code's (the Agent SDK's "+r[0]+" option)") {
+			t.Errorf("--%s: %v", name, err)
 		}
 	}
 }

@@ -68,9 +68,9 @@ type flags struct {
 	answers        project.Answers
 	// conv are the flags people bring from Claude Code and codex.
 	conv conventionFlags
-	// streamShape and inputFormat are --stream-shape and --input-format
-	// (claudeshape.go, claudeinput.go).
-	streamShape, inputFormat string
+	// claude are the flags of Claude Code's stream-json and its Agent
+	// SDK (claudeflags.go).
+	claude claudeFlags
 }
 
 // exitError carries an exit code out of cobra.
@@ -241,8 +241,6 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	pf.StringVar(&f.style, "style", "", "how answers look on a terminal: auto (from its background), dark, light or notty")
 	pf.StringVar(&f.outputFormat, "output-format", FormatText, "text, json (one result object) or stream-json (one event per line)")
 	pf.BoolVar(&f.json, "json", false, "shorthand for --output-format json")
-	root.Flags().StringVar(&f.streamShape, "stream-shape", ShapeRalph, "the lines of --output-format stream-json: ralph (its events, docs/events.md) or claude (those of claude -p --output-format stream-json --verbose)")
-	root.Flags().StringVar(&f.inputFormat, "input-format", InputText, "text (the task as an argument) or stream-json (Claude Code's user messages on standard input, a turn each; with --stream-shape claude)")
 	root.Flags().BoolVarP(&f.cont, "continue", "c", false, "continue the latest session with this follow-up")
 	root.Flags().StringVar(&f.session, "session", "", "continue the session with this id (or a unique part of it)")
 	pf.IntVar(&f.parallel, "parallel", 0, "child agents at once (default 4); with run: tasks at once (default 1)")
@@ -278,6 +276,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	root.AddCommand(c.doctorCommand(), c.configCommand(), c.modelsCommand(), c.skillsCommand())
 	c.addServeCommands(root)
 	c.addConventionFlags(root)
+	c.addClaudeSDKFlags(root)
 	trimSubcommandHelp(root)
 	wrapHelp(root)
 	hintTaskWords(root)

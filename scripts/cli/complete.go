@@ -46,6 +46,10 @@ func (c *cli) addValueCompletions(root *cobra.Command) {
 		"session":  c.sessionCompletions,
 		"model":    c.modelCompletions,
 		"provider": fixed(providers.Names()...),
+
+		// Claude Code's stream-json (claudeflags.go).
+		"stream-shape": fixed(ShapeRalph+"\tralph's events (docs/events.md)", ShapeClaude+"\tthe lines of claude -p --output-format stream-json"),
+		"input-format": fixed(InputText+"\tthe task as an argument", InputStreamJSON+"\tClaude Code's user messages on standard input"),
 	}
 	// --resume takes its id as the next word (resumeArgs), so the word
 	// after a bare --resume completes as one.

@@ -298,6 +298,8 @@ func sessionSettings() []sessionSetting {
 		{flag: "json", temporal: here},
 		{flag: "stream-shape", temporal: here, why: "the one-shot's lines, as this ralph prints them"},
 		{flag: "input-format", temporal: here, why: "how the one-shot reads its task, from this ralph's standard input"},
+		{flag: "max-thinking-tokens", temporal: carried, why: "Claude Code's spelling of --thinking-tokens"},
+		{flag: "allow-dangerously-skip-permissions", temporal: here, why: "Claude Code's leave to choose bypassPermissions, which changes nothing in ralph"},
 		{flag: "verbose", temporal: here},
 		{flag: "serve", temporal: here, why: "serves the run's page from the ralph that follows it"},
 		{flag: "tracker", temporal: here, why: "it names the plan, which the loop on Temporal refuses unless it is the branch's RALPH_TASKS.md"},
