@@ -109,9 +109,10 @@ func block(t *testing.T, m map[string]any) map[string]any {
 }
 
 // TestClaudeAgentSDKRunsRalphAsClaudeCode: query() with ralph as the
-// executable yields the system init, the model's text, its tool_use and
-// the tool_result that answers it, and the result, each with the fields
-// the SDK's types promise; the tool really ran. ralph before issue 92
+// executable yields the system init, the model's text, its tool_use (of
+// write_file, under Claude Code's name Write) and the tool_result that
+// answers it, and the result, each with the fields the SDK's types
+// promise; the tool really ran. ralph before issue 92
 // knew no --input-format, so the SDK got no message at all.
 func TestClaudeAgentSDKRunsRalphAsClaudeCode(t *testing.T) {
 	t.Parallel()
@@ -136,7 +137,7 @@ func TestClaudeAgentSDKRunsRalphAsClaudeCode(t *testing.T) {
 	init := l.Messages[0]
 	session, _ := init["session_id"].(string)
 	tools, _ := init["tools"].([]any)
-	if session == "" || init["cwd"] == "" || init["model"] == "" || !containsAny(tools, "write_file") {
+	if session == "" || init["cwd"] == "" || init["model"] == "" || !containsAny(tools, "Write") || !containsAny(tools, "Bash") {
 		t.Errorf("init = %v", init)
 	}
 	var text, use map[string]any
@@ -157,8 +158,8 @@ func TestClaudeAgentSDKRunsRalphAsClaudeCode(t *testing.T) {
 		t.Errorf("no text block with the model's words: %v", l.of("assistant"))
 	}
 	input, _ := use["input"].(map[string]any)
-	if use == nil || use["name"] != "write_file" || use["id"] == "" || input["path"] != "hello.txt" {
-		t.Fatalf("no tool_use of write_file: %v", l.of("assistant"))
+	if use == nil || use["name"] != "Write" || use["id"] == "" || input["file_path"] != filepath.Join(dir, "hello.txt") {
+		t.Fatalf("no tool_use of Write (ralph's write_file) with its absolute file_path: %v", l.of("assistant"))
 	}
 	users := l.of("user")
 	if len(users) != 1 {
@@ -252,4 +253,53 @@ func containsAny(list []any, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestClaudeShapeReadByAJqFilter: the filters people wrote for `claude
+// -p --output-format stream-json --verbose` read ralph's --stream-shape
+// claude unchanged: the model's words, the Bash commands it ran, and the
+// result's text, each by Claude Code's own path; the same run in ralph's
+// own shape is the event contract as before, no line of Claude Code's.
+func TestClaudeShapeReadByAJqFilter(t *testing.T) {
+	t.Parallel()
+	jq := needTool(t, "jq", "jq")
+	srv := answering(t, func(r llmtest.RecordedRequest) llmtest.Response {
+		if r.Index%2 == 0 {
+			return llmtest.Response{Text: "Listing.", ToolCalls: []llmtest.ToolCall{{Name: "run_command", Arguments: `{"command":"ls"}`}}}
+		}
+		return llmtest.Response{Text: "One file."}
+	})
+	dir := t.TempDir()
+	mustWrite(t, filepath.Join(dir, "a.txt"), "a\n")
+	env := cleanEnv(t)
+	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-p", "-y", "--output-format", "stream-json", "--stream-shape", "claude", "list the files")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	filter := func(expr string) string {
+		cmd := exec.Command(jq, "-r", expr)
+		cmd.Stdin = strings.NewReader(r.stdout)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("jq %s: %v\n%s", expr, err, r.stdout)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	for expr, want := range map[string]string{
+		`select(.type == "system" and .subtype == "init") | .cwd`:                                      dir,
+		`select(.type == "assistant") | .message.content[] | select(.type == "text") | .text`:          "Listing.\nOne file.",
+		`select(.type == "assistant") | .message.content[] | select(.name == "Bash") | .input.command`: "ls",
+		`select(.type == "user") | .message.content[] | select(.type == "tool_result") | .content`:     "a.txt",
+		`select(.type == "result") | "\(.subtype) \(.is_error) \(.num_turns) \(.result)"`:              "success false 2 One file.",
+		// No line of Claude Code's carries ralph's schema_version.
+		`select(.schema_version != null) | .type`: "",
+	} {
+		if got := filter(expr); !strings.Contains(got, want) || want == "" && got != "" {
+			t.Errorf("jq %s = %q, want %q", expr, got, want)
+		}
+	}
+	own := ralph(t, dir, env, nil, "--base-url", srv.URL, "-p", "-y", "--output-format", "stream-json", "list the files")
+	if own.code != 0 || !strings.HasPrefix(own.stdout, `{"type":"init","schema_version":1,`) || strings.Contains(own.stdout, `"type":"system"`) {
+		t.Errorf("ralph's own stream-json changed: exit %d\n%s", own.code, own.stdout)
+	}
 }

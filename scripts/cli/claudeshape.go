@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
@@ -284,7 +286,8 @@ func (s *claudeStream) event(ev coordinator.Event) {
 			s.assistant(ev, claudeText{Type: "text", Text: ev.Text})
 		}
 	case coordinator.EventToolCall:
-		s.assistant(ev, claudeToolUse{Type: "tool_use", ID: ev.ToolID, Name: ev.ToolName, Input: toolInput(ev.ToolArgs)})
+		name, input := s.claudeTool(ev.ToolName, ev.ToolArgs)
+		s.assistant(ev, claudeToolUse{Type: "tool_use", ID: ev.ToolID, Name: name, Input: input})
 	case coordinator.EventToolResult:
 		at := ev.Time
 		if at.IsZero() {
@@ -299,12 +302,13 @@ func (s *claudeStream) event(ev coordinator.Event) {
 // init writes the system init line of a run.
 func (s *claudeStream) init() {
 	s.inited = true
-	var names []string
+	names := []string{}
 	if s.toolNames != nil {
-		names = s.toolNames()
-	}
-	if names == nil {
-		names = []string{}
+		for _, n := range s.toolNames() {
+			if n = tools.HookName(n); !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
 	}
 	s.enc.value(claudeInit{Type: "system", Subtype: "init", Cwd: s.cwd, SessionID: s.sessionID, Tools: names,
 		MCPServers: []claudeNamed{}, Model: s.model, PermissionMode: s.permissionMode, SlashCommands: []string{},
@@ -333,6 +337,31 @@ func (s *claudeStream) parent(ev coordinator.Event) *string {
 		return &id
 	}
 	return nil
+}
+
+// claudeTool is a call of ralph's tool name with args as Claude Code
+// writes its tool_use: under Claude Code's name and in its input shape,
+// with an absolute file_path, as ralph's hooks see it (Bash with
+// command, Write with file_path and content, …), so a filter written for
+// claude's output (select(.name == "Bash")) finds ralph's commands. A
+// tool Claude Code has none of keeps ralph's name and arguments
+// (remember, complete_task).
+func (s *claudeStream) claudeTool(name string, args json.RawMessage) (string, json.RawMessage) {
+	peer, ok := tools.PeerInput(name, args)
+	if !ok {
+		return tools.HookName(name), toolInput(args)
+	}
+	for _, k := range []string{"file_path", "path"} {
+		var p string
+		if json.Unmarshal(peer[k], &p) == nil && p != "" && !filepath.IsAbs(p) && s.cwd != "" {
+			peer[k], _ = json.Marshal(filepath.Join(s.cwd, p))
+		}
+	}
+	b, err := json.Marshal(peer)
+	if err != nil {
+		return tools.HookName(name), toolInput(args)
+	}
+	return tools.HookName(name), b
 }
 
 // toolInput is a call's arguments as the tool_use block's input, which
@@ -385,7 +414,8 @@ func (s *claudeStream) result(res coordinator.Result) {
 		if d.Tool == tools.ToolRunCommand {
 			input, _ = json.Marshal(map[string]string{"command": d.Command})
 		}
-		r.PermissionDenials = append(r.PermissionDenials, claudeDenial{ToolName: d.Tool, ToolInput: toolInput(input)})
+		name, input := s.claudeTool(d.Tool, input)
+		r.PermissionDenials = append(r.PermissionDenials, claudeDenial{ToolName: name, ToolInput: input})
 	}
 	stop := "end_turn"
 	switch {

@@ -282,7 +282,9 @@ func TestClaudeShapeHasTheRecordedKeys(t *testing.T) {
 // TestClaudeShapeSaysWhatClaudeSays: the values claude's readers act on
 // (the result's subtype, result and errors, the tool_use and
 // tool_result's ids, the init's tools) are ralph's run's, in claude's
-// words, and a child agent's lines name the spawn_agent call that
+// words: a tool under Claude Code's name and input shape where it has
+// one (write_file is Write with an absolute file_path), ralph's own
+// otherwise; a child agent's lines name the spawn_agent call that
 // started it as their parent_tool_use_id.
 func TestClaudeShapeSaysWhatClaudeSays(t *testing.T) {
 	lines := claudeRun(t, []coordinator.Event{
@@ -292,7 +294,10 @@ func TestClaudeShapeSaysWhatClaudeSays(t *testing.T) {
 		{Type: coordinator.EventAgentSpawned, AgentID: "agent-1", ToolID: "c1", Text: "t"},
 		{Type: coordinator.EventAssistant, AgentID: "agent-1", Turn: 1, Text: "child's"},
 		{Type: coordinator.EventToolResult, AgentID: "main", Turn: 1, ToolID: "c1", ToolName: "spawn_agent", Output: "child's"},
-	}, coordinator.Result{Subtype: coordinator.SubtypeMaxTurns, IsError: true, Text: "reached --max-turns 1", SessionID: "s1", NumTurns: 1})
+		{Type: coordinator.EventToolCall, AgentID: "main", Turn: 2, ToolID: "c2", ToolName: "write_file", ToolArgs: json.RawMessage(`{"path":"a.txt","content":"x"}`)},
+		{Type: coordinator.EventToolCall, AgentID: "main", Turn: 2, ToolID: "c3", ToolName: "complete_task", ToolArgs: json.RawMessage(`{"summary":"s"}`)},
+	}, coordinator.Result{Subtype: coordinator.SubtypeMaxTurns, IsError: true, Text: "reached --max-turns 1", SessionID: "s1", NumTurns: 1,
+		Denied: []coordinator.Denial{{Tool: "run_command", Command: "rm x"}}})
 	got := func(i int, path ...string) any {
 		var v any = lines[i]
 		for _, p := range path {
@@ -305,25 +310,30 @@ func TestClaudeShapeSaysWhatClaudeSays(t *testing.T) {
 		}
 		return v
 	}
-	if len(lines) != 6 {
+	if len(lines) != 8 {
 		t.Fatalf("%d lines:\n%v", len(lines), lines)
 	}
 	checks := []struct {
 		v, want any
 	}{
-		{got(0, "tools"), []any{"read_file", "run_command"}},
+		{got(0, "tools"), []any{"Read", "Bash"}},
 		{got(0, "permissionMode"), "default"},
 		{got(1, "message", "content", "type"), "thinking"},
 		{got(1, "message", "content", "thinking"), "hmm"},
 		{got(2, "message", "content", "id"), "c1"},
-		{got(2, "message", "content", "name"), "spawn_agent"},
+		{got(2, "message", "content", "name"), "Task"},
 		{got(3, "parent_tool_use_id"), "c1"},
 		{got(3, "message", "content", "text"), "child's"},
 		{got(4, "parent_tool_use_id"), nil},
 		{got(4, "message", "content", "tool_use_id"), "c1"},
-		{got(5, "subtype"), "error_max_turns"},
-		{got(5, "errors"), []any{"reached --max-turns 1"}},
-		{got(5, "terminal_reason"), "max_turns"},
+		{got(5, "message", "content", "name"), "Write"},
+		{got(5, "message", "content", "input"), map[string]any{"file_path": "/p/a.txt", "content": "x"}},
+		{got(6, "message", "content", "name"), "complete_task"},
+		{got(6, "message", "content", "input"), map[string]any{"summary": "s"}},
+		{got(7, "subtype"), "error_max_turns"},
+		{got(7, "errors"), []any{"reached --max-turns 1"}},
+		{got(7, "terminal_reason"), "max_turns"},
+		{got(7, "permission_denials"), []any{map[string]any{"tool_name": "Bash", "tool_use_id": "", "tool_input": map[string]any{"command": "rm x"}}}},
 	}
 	for i, c := range checks {
 		a, _ := json.Marshal(c.v)
@@ -332,8 +342,8 @@ func TestClaudeShapeSaysWhatClaudeSays(t *testing.T) {
 			t.Errorf("check %d: got %s, want %s", i, a, b)
 		}
 	}
-	if _, ok := lines[5]["result"]; ok {
-		t.Errorf("an error result has result, which claude's SDKResultError has not: %v", lines[5])
+	if _, ok := lines[7]["result"]; ok {
+		t.Errorf("an error result has result, which claude's SDKResultError has not: %v", lines[7])
 	}
 }
 
