@@ -91,7 +91,7 @@ func readClaudeInput(r io.Reader, reply func(any), note func(string)) *claudeInp
 				// Answers to requests ralph never makes, and signs of
 				// life: nothing to do.
 			default:
-				note(fmt.Sprintf("line %d of standard input is a %q message, which ralph's stream-json input does not take (only user messages and control requests), so it was left out", n, l.Type))
+				note(fmt.Sprintf("line %d of standard input is a message of type %q, which ralph's stream-json input does not take (only user messages and control requests), so it was left out", n, l.Type))
 			}
 		}
 		if err := sc.Err(); err != nil {
@@ -114,7 +114,7 @@ func (in *claudeInput) next(ctx context.Context) (prompt string, ok bool) {
 
 // userPrompt is the text of a user message's content: a string, or the
 // text blocks of a list of blocks, one after the other; left names the
-// kinds of other blocks it had ("an image block").
+// kinds of other blocks it had (a block of type "image").
 func userPrompt(content json.RawMessage) (prompt, left string) {
 	var s string
 	if json.Unmarshal(content, &s) == nil {
@@ -132,7 +132,7 @@ func userPrompt(content json.RawMessage) (prompt, left string) {
 		if b.Type == "text" {
 			texts = append(texts, b.Text)
 		} else {
-			others = append(others, fmt.Sprintf("a %s block", text.StripControls(b.Type)))
+			others = append(others, fmt.Sprintf("a block of type %q", text.StripControls(b.Type)))
 		}
 	}
 	return strings.Join(texts, "\n\n"), strings.Join(others, ", ")
