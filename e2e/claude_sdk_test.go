@@ -96,8 +96,8 @@ func (l sdkLog) of(typ string) []map[string]any {
 	return out
 }
 
-// block is the first content block of an assistant or user message.
-func block(t *testing.T, m map[string]any) map[string]any {
+// sdkBlock is the first content block of an assistant or user message.
+func sdkBlock(t *testing.T, m map[string]any) map[string]any {
 	t.Helper()
 	msg, _ := m["message"].(map[string]any)
 	content, _ := msg["content"].([]any)
@@ -137,12 +137,12 @@ func TestClaudeAgentSDKRunsRalphAsClaudeCode(t *testing.T) {
 	init := l.Messages[0]
 	session, _ := init["session_id"].(string)
 	tools, _ := init["tools"].([]any)
-	if session == "" || init["cwd"] == "" || init["model"] == "" || !containsAny(tools, "Write") || !containsAny(tools, "Bash") {
+	if session == "" || init["cwd"] == "" || init["model"] == "" || !sdkHas(tools, "Write") || !sdkHas(tools, "Bash") {
 		t.Errorf("init = %v", init)
 	}
 	var text, use map[string]any
 	for _, m := range l.of("assistant") {
-		switch b := block(t, m); b["type"] {
+		switch b := sdkBlock(t, m); b["type"] {
 		case "text":
 			if text == nil {
 				text = b
@@ -165,7 +165,7 @@ func TestClaudeAgentSDKRunsRalphAsClaudeCode(t *testing.T) {
 	if len(users) != 1 {
 		t.Fatalf("user messages = %v, want the one tool_result", users)
 	}
-	res := block(t, users[0])
+	res := sdkBlock(t, users[0])
 	if res["type"] != "tool_result" || res["tool_use_id"] != use["id"] || res["is_error"] != false {
 		t.Errorf("tool_result = %v, want the answer to %v", res, use["id"])
 	}
@@ -245,8 +245,8 @@ func TestClaudeAgentSDKStreamsOneTurnPerMessage(t *testing.T) {
 	}
 }
 
-// containsAny says whether list holds s.
-func containsAny(list []any, s string) bool {
+// sdkHas says whether list holds s.
+func sdkHas(list []any, s string) bool {
 	for _, v := range list {
 		if v == s {
 			return true
@@ -301,5 +301,20 @@ func TestClaudeShapeReadByAJqFilter(t *testing.T) {
 	own := ralph(t, dir, env, nil, "--base-url", srv.URL, "-p", "-y", "--output-format", "stream-json", "list the files")
 	if own.code != 0 || !strings.HasPrefix(own.stdout, `{"type":"init","schema_version":1,`) || strings.Contains(own.stdout, `"type":"system"`) {
 		t.Errorf("ralph's own stream-json changed: exit %d\n%s", own.code, own.stdout)
+	}
+}
+
+// TestClaudeShapeFlagsComplete: the shell completes --stream-shape and
+// --input-format with their values, each said in a few words.
+func TestClaudeShapeFlagsComplete(t *testing.T) {
+	t.Parallel()
+	dir, env := t.TempDir(), cleanEnv(t)
+	for flag, want := range map[string]string{
+		"--stream-shape": "ralph\tralph's events (docs/events.md)|claude\tthe lines of claude -p --output-format stream-json",
+		"--input-format": "text\tthe task as an argument|stream-json\tClaude Code's user messages on standard input",
+	} {
+		if got := strings.Join(complete(t, dir, env, flag, ""), "|"); got != want {
+			t.Errorf("__complete %s = %q, want %q", flag, got, want)
+		}
 	}
 }
