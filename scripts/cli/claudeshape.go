@@ -27,19 +27,28 @@ const (
 )
 
 // ValidateShape checks a --stream-shape value against the output format
-// it goes with.
+// it goes with; its error is one sentence, and is ErrBadFormat.
 func ValidateShape(shape, format string) error {
 	switch shape {
 	case "", ShapeRalph:
 		return nil
 	case ShapeClaude:
 		if format != FormatStreamJSON {
-			return fmt.Errorf("%w: --stream-shape claude goes with --output-format stream-json, not %s", ErrBadFormat, format)
+			return badShape(fmt.Sprintf("--stream-shape claude goes with --output-format stream-json, not %s", format))
 		}
 		return nil
 	}
-	return fmt.Errorf("%w: --stream-shape %q is not one of ralph or claude", ErrBadFormat, shape)
+	return badShape(fmt.Sprintf("--stream-shape %q is not one of ralph or claude", shape))
 }
+
+// badShape is a --stream-shape refused, said as it is: the sentence
+// names the flag, so it is no "unknown output format".
+type badShape string
+
+func (e badShape) Error() string { return string(e) }
+
+// Is makes a bad shape a bad format to errors.Is.
+func (badShape) Is(target error) bool { return target == ErrBadFormat }
 
 // claudeStream writes a one-shot's events in Claude Code's stream-json
 // shape: a system init line when a run starts, an assistant line for each
