@@ -60,8 +60,12 @@ AGENT_SDK_REFERENCE=0.3.332
 # library an editor embeds (e2e/acp_*_test.go drive ralph acp through it)
 # and its peer dependencies, which npm does not install by itself. No
 # program is linked for them; lib/node_modules in the cache points at
-# the prefix's node_modules, where the tests' scripts resolve them.
-NPM_LIBRARIES=(@agentclientprotocol/sdk@2.4.0 @modelcontextprotocol/server@2.4.0 zod@4.6.7)
+# the prefix's node_modules, where the tests' scripts resolve them. The
+# Claude Agent SDK is the consumer of Claude Code's stream-json shape
+# (e2e/claude_sdk_test.go runs ralph as its executable); its peer
+# dependencies are pinned here beside it (zod is the one above).
+NPM_LIBRARIES=(@agentclientprotocol/sdk@2.4.0 @modelcontextprotocol/server@2.4.0 zod@4.6.7
+	@anthropic-ai/claude-agent-sdk@0.3.332 @anthropic-ai/sdk@1.14.0 @modelcontextprotocol/sdk@1.32.2)
 NPM_PACKAGES+=("${NPM_LIBRARIES[@]}")
 
 say() { echo "e2e/setup.sh: $*" >&2; }

@@ -72,6 +72,9 @@ type flags struct {
 	// --json-schema JSON, the one-shot's output schema (schemaflag.go).
 	outputSchemaFile string
 	jsonSchema       string
+	// claude are the flags of Claude Code's stream-json and its Agent
+	// SDK (claudeflags.go).
+	claude claudeFlags
 }
 
 // exitError carries an exit code out of cobra.
@@ -281,6 +284,8 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	root.AddCommand(c.doctorCommand(), c.configCommand(), c.modelsCommand(), c.skillsCommand())
 	c.addServeCommands(root)
 	c.addConventionFlags(root)
+	c.addClaudeSDKFlags(root)
+	// exec copies the root's own flags, so it comes after every one of them.
 	c.addExecCommand(root)
 	trimSubcommandHelp(root)
 	wrapHelp(root)
@@ -422,7 +427,10 @@ func (c *cli) task(ctx context.Context, task string) int {
 		return face.Fail(ExitUsage, err)
 	}
 	face.Schema = sc
-	stdin, piped, err := ReadPipedStdin(os.Stdin)
+	if code := c.claudeFace(face); code != 0 {
+		return code
+	}
+	stdin, piped, err := c.taskInput(ctx, face, &task)
 	if err != nil {
 		return face.Fail(ExitUsage, err)
 	}

@@ -134,6 +134,8 @@ type OneShot struct {
 	// progress display does (countdown.go); nil until one opens. Handle
 	// sets it, Close ends it, as progress.
 	breaker *countdown
+	// claudeFace is the claude shape's part of the face (claudeshape.go).
+	claudeFace
 }
 
 // onTerminal reports whether a person reads this run on a terminal, to
@@ -156,7 +158,9 @@ func (o *OneShot) SetNotifier(n *notify.Notifier) {
 
 // Start prepares the face; call Close when the run is over.
 func (o *OneShot) Start() {
-	o.enc = newStreamEncoder(o.Stdout)
+	if o.enc == nil {
+		o.enc = newStreamEncoder(o.Stdout)
+	}
 	if o.Format == FormatText && o.StderrTTY {
 		o.progress = startProgress(o.Stderr, o.Color)
 		if o.StdoutTTY {
@@ -233,6 +237,10 @@ func (o *OneShot) Handle(ev coordinator.Event) {
 	}
 	switch o.Format {
 	case FormatStreamJSON:
+		if c := o.claudeShape(); c != nil {
+			c.event(ev)
+			return
+		}
 		// The first line names the session: session_started's own init
 		// line, or, for a run that publishes none (the task loop, here or
 		// on Temporal), one before its first event.
@@ -408,6 +416,10 @@ func (o *OneShot) Fail(code int, err error) int {
 	res := coordinator.Result{Subtype: coordinator.SubtypeExecutionError, IsError: true, Text: err.Error(), Err: err}
 	switch o.Format {
 	case FormatStreamJSON:
+		if c := o.claudeShape(); c != nil {
+			c.fail(res)
+			break
+		}
 		o.enc.initOnce("", o.Model, o.Provider, o.Cwd)
 		o.enc.value(NewResultJSON(res))
 	case FormatJSON:
@@ -445,8 +457,12 @@ func (o *OneShot) Finish(res coordinator.Result) int {
 	if o.summary != nil && recorded {
 		facts, latest = o.summary(res, o.onTerminal())
 	}
-	switch o.Format {
-	case FormatJSON, FormatStreamJSON:
+	switch c := o.claudeShape(); {
+	case c != nil:
+		if !c.wrote {
+			c.result(res)
+		}
+	case o.Format == FormatJSON || o.Format == FormatStreamJSON:
 		r := NewResultJSON(res)
 		if o.summary != nil && recorded {
 			r.FilesChanged, r.TasksDone = &facts.Files, &facts.TasksDone
@@ -707,7 +723,13 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 		at.Coord.AttachImages(shown)
 		prompt = p.WithMentions(prompt)
 	}
+	face.ToolNames = at.Coord.ToolNames
 	res := at.Coord.RunNarrowed(ctx, prompt, custom.Tools)
+	// Each further user message of stream-json input is a turn of the
+	// same conversation (claudeinput.go).
+	res = face.followUps(ctx, res, func(next string) coordinator.Result {
+		return at.Coord.RunNarrowed(ctx, next, custom.Tools)
+	})
 	return face.Finish(res)
 }
 

@@ -47,6 +47,11 @@ var faceOwn = map[string]string{
 	"print":         "keeps a one-shot without a task from opening the chat shell; the walk's one-shot has a task, so it changes nothing there",
 	"output-schema": "the one-shot's output schema, compiled before the project opens and given to its coordinator (e2e TestOutputSchemaOnEachWire)",
 	"json-schema":   "the one-shot's output schema inline, as --output-schema (e2e TestOutputSchemaPrintsTheJSONAnswer)",
+
+	// The claude shape's flags (issue 92).
+	"stream-shape":                       "the one-shot's lines (OneShot.Shape), which the face prints with after the project opened (TestClaudeShape*, e2e TestClaudeAgentSDK*)",
+	"input-format":                       "how the one-shot reads its task from standard input, before the project opens (e2e TestClaudeAgentSDK*)",
+	"allow-dangerously-skip-permissions": "Claude Code's leave to choose bypassPermissions, which changes nothing in ralph (claudeflags.go)",
 }
 
 // companions are the words a flag needs beside it to be taken at all;
