@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/e2e/browser"
 )
 
@@ -130,6 +131,70 @@ func TestBrowserServeSpeaksPeoplesWords(t *testing.T) {
 		assertPeoplesWords(t, oneShot, "the one-shot's page", size)
 	}
 	if errs := oneShot.ConsoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+}
+
+// TestBrowserReportReadsOnAPhone: ralph report --html of a task loop of
+// two tasks, opened at a laptop's size and a phone's, speaks people's
+// words (a status and task states in words, counts through text.Plural),
+// never scrolls sideways, and on the phone shows its timeline as text at
+// least 11 px high, every task's title whole: the picture scaled to the
+// phone's width drew its labels 4 px high.
+func TestBrowserReportReadsOnAPhone(t *testing.T) {
+	t.Parallel()
+	needChromium(t)
+	srv := llmtest.NewServerFunc(taskChildModel())
+	t.Cleanup(srv.Close)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := "write the release notes for every change since the last tag, grouped by package and linked to their issues"
+	writeTasks(t, dir, "one", long)
+	shIn(t, dir, `git init -q -b main && git add . && git commit -qm tasks`)
+	env := cleanEnv(t)
+	if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "run"); r.code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	h := ralph(t, dir, env, nil, "report", "--html")
+	path := strings.TrimSpace(h.stdout)
+	if h.code != 0 || !strings.HasSuffix(path, "report.html") {
+		t.Fatalf("report --html: exit %d, %q\n%s", h.code, h.stdout, h.stderr)
+	}
+	page := browser.Open(t, "file://"+path)
+	page.WaitText("body", "Timeline", 10*time.Second)
+	for _, size := range []browser.Size{browser.Desktop, browser.Phone} {
+		page.Resize(size)
+		assertPeoplesWords(t, page, "the report", size)
+	}
+	// The smallest text of the timeline as the phone draws it, and
+	// whether every title shows whole there.
+	var tl struct {
+		Smallest float64
+		Text     string
+	}
+	page.EvalInto(`(() => {
+  const card = document.querySelector("h2 + .card");
+  const walk = document.createTreeWalker(card, NodeFilter.SHOW_TEXT);
+  let smallest = 1e9;
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    if (!n.nodeValue.trim()) continue;
+    const r = document.createRange();
+    r.selectNodeContents(n);
+    for (const box of r.getClientRects()) if (box.width > 0 && box.height > 0) smallest = Math.min(smallest, box.height);
+  }
+  return {Smallest: smallest, Text: card.innerText};
+})()`, &tl)
+	if tl.Smallest < 11 {
+		t.Errorf("on a phone the timeline draws text %.1f px high: too small to read", tl.Smallest)
+	}
+	for _, want := range []string{"one", long} {
+		if !strings.Contains(tl.Text, want) {
+			t.Errorf("on a phone the timeline does not show %q whole; it shows:\n%s", want, tl.Text)
+		}
+	}
+	if errs := page.ConsoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)
 	}
 }
