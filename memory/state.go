@@ -104,8 +104,9 @@ type Question struct {
 	// Plain is the question for a face that shows its answers as
 	// buttons (ralph serve's page): Text without the keys a terminal
 	// takes ("[y]es / [n]o", "? explains"); "" where Text has none.
-	// Details is what the terminal's "?" shows, in the same words.
-	Plain   string `json:"plain,omitempty"`
+	Plain string `json:"plain,omitempty"`
+	// Details is what the terminal's "?" explains, in the words of
+	// Plain; "" where there is nothing to explain.
 	Details string `json:"details,omitempty"`
 }
 
