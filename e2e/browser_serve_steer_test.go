@@ -135,7 +135,7 @@ func TestBrowserServeApprovalInPage(t *testing.T) {
 	}
 	var offered []string
 	page.EvalInto(`[...document.querySelectorAll(".waiting button[name=answer]")].map(b => b.value + " " + b.innerText.trim())`, &offered)
-	if got := strings.Join(offered, "|"); got != "y y yes|n n no|always a always|project p always, in this project|t t no, and tell it why" {
+	if got := strings.Join(offered, "|"); got != "y Allow once|n Deny|always Always allow|project Always allow in this project|t Deny and say why" {
 		t.Fatalf("the page offers %q", got)
 	}
 	page.Click(`.waiting button[value="y"]`)

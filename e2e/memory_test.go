@@ -24,20 +24,20 @@ func TestInitAndStatus(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module x\n\ngo 1.22\n"), 0o644)
 	r := ralph(t, dir, cleanEnv(t), nil, "init")
-	if r.code != 0 || !strings.Contains(r.stdout, "created  AGENTS.md") || !strings.Contains(r.stdout, "Go") {
+	if r.code != 0 || !strings.Contains(r.stdout, "created  AGENT.md") || !strings.Contains(r.stdout, "Go") {
 		t.Fatalf("init: %d %s %s", r.code, r.stdout, r.stderr)
 	}
-	for _, name := range []string{"AGENTS.md", "RALPH_GOALS.md", "RALPH_TASKS.md", "RALPH_PROGRESS.md", "RALPH_TODO.md"} {
+	for _, name := range []string{"AGENT.md", "AGENTS.md", "RALPH_GOALS.md", "RALPH_TASKS.md", "RALPH_PROGRESS.md", "RALPH_TODO.md"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	agent, _ := os.ReadFile(filepath.Join(dir, "AGENTS.md"))
+	agent, _ := os.ReadFile(filepath.Join(dir, "AGENT.md"))
 	if !strings.Contains(string(agent), "go test ./...") {
-		t.Fatalf("AGENTS.md lacks the detected test command:\n%s", agent)
+		t.Fatalf("AGENT.md lacks the detected test command:\n%s", agent)
 	}
 	// A second init keeps every file.
-	if r := ralph(t, dir, cleanEnv(t), nil, "init"); r.code != 0 || !strings.Contains(r.stdout, "kept     AGENTS.md") {
+	if r := ralph(t, dir, cleanEnv(t), nil, "init"); r.code != 0 || !strings.Contains(r.stdout, "kept     AGENT.md") || !strings.Contains(r.stdout, "kept     AGENTS.md") {
 		t.Fatalf("second init: %s", r.stdout)
 	}
 

@@ -16,7 +16,7 @@ import (
 // TestSecretsStayOffDisk: the person types the API key into a chat
 // message, and the model repeats it in remember and complete_task and in
 // its answer. Afterwards no file in the project or in $HOME holds the key
-// — not the session's logs, not AGENTS.md, not RALPH_PROGRESS.md — and
+// — not the session's logs, not AGENT.md, not RALPH_PROGRESS.md — and
 // .ralph/.gitignore keeps the session, and itself, out of `git add .`:
 // `git status` does not list .ralph/ at all.
 func TestSecretsStayOffDisk(t *testing.T) {
@@ -52,7 +52,7 @@ func TestSecretsStayOffDisk(t *testing.T) {
 	if n := len(srv.Requests()); n != 2 {
 		t.Fatalf("%d model requests, want 2", n)
 	}
-	for _, f := range []string{"AGENTS.md", "RALPH_PROGRESS.md"} {
+	for _, f := range []string{"AGENT.md", "RALPH_PROGRESS.md"} {
 		if data, _ := os.ReadFile(filepath.Join(dir, f)); !bytes.Contains(data, []byte("[REDACTED]")) {
 			t.Fatalf("%s has no redacted note; did the tool run?\n%s", f, data)
 		}

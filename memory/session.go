@@ -45,6 +45,9 @@ const (
 	// its prompt, whose record says how its last message ended. ralph
 	// status and the web view ask the chat's control socket.
 	StatusIdle = "idle"
+	// StatusPausing is shown, never written either: a running task loop
+	// that was paused and lets its tasks in flight finish (ShownStatus).
+	StatusPausing = "pausing"
 )
 
 // Active reports whether a status is one a live ralph works under: a
@@ -58,7 +61,7 @@ func Active(status string) bool {
 // is "pausing", which session.json says as running with "pausing": true.
 func (s State) ShownStatus() string {
 	if s.Status == StatusRunning && s.Pausing {
-		return "pausing"
+		return StatusPausing
 	}
 	return s.Status
 }

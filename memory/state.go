@@ -101,6 +101,13 @@ type Question struct {
 	// offered; none for the model's question, which takes any words.
 	Answers []string  `json:"answers"`
 	Since   time.Time `json:"since"`
+	// Plain is the question for a face that shows its answers as
+	// buttons (ralph serve's page): Text without the keys a terminal
+	// takes ("[y]es / [n]o", "? explains"); "" where Text has none.
+	Plain string `json:"plain,omitempty"`
+	// Details is what the terminal's "?" explains, in the words of
+	// Plain; "" where there is nothing to explain.
+	Details string `json:"details,omitempty"`
 }
 
 // AnswerCommand is the command that answers q, as every face shows it.
@@ -373,10 +380,17 @@ func readState(fs afero.Fs, path string) (st State, err error) {
 	return st, nil
 }
 
+// SavedStatuses are the statuses session.json may hold: the one list
+// that reading a state file checks, and that the faces' words for them
+// (eventwords.Status) are tested against, so a new status cannot reach a
+// page raw.
+var SavedStatuses = []string{StatusNone, StatusRunning, StatusPaused, StatusInterrupted, StatusCompleted, StatusFailed, StatusWaitingForInput}
+
 func validStatus(s string) bool {
-	switch s {
-	case StatusNone, StatusRunning, StatusPaused, StatusInterrupted, StatusCompleted, StatusFailed, StatusWaitingForInput:
-		return true
+	for _, x := range SavedStatuses {
+		if s == x {
+			return true
+		}
 	}
 	return false
 }

@@ -23,12 +23,15 @@ import (
 // ralph's memory a person reads and edits, so every write below keeps the
 // person's bytes intact.
 //
-// InstructionsFile, AGENTS.md, is the file every coding agent reads first
-// (codex, Cursor, ralph; Claude Code through a CLAUDE.md linking to it):
-// `ralph init` and chat's /init both write it, and ralph's remember tool
-// adds its learnings there. AgentFile, AGENT.md, is its older name, which
-// ralph init wrote before: a project that has one keeps it, read as
-// before, and its learnings go on going there (LearningsFile).
+// AgentFile, AGENT.md, is ralph's own: what `ralph init` detected of the
+// project and the learnings ralph's remember tool adds, apart from the
+// person's instructions. InstructionsFile, AGENTS.md, is the person's
+// instructions file, which every coding agent reads first (codex, Cursor,
+// ralph; Claude Code reads CLAUDE.md): their colleagues and their other
+// tools read it too, so ralph writes it only where the person has no
+// instructions file at all (ralph init's starter) or asks (chat's /init).
+// Learnings went to AGENTS.md for a while; they belong in AGENT.md (issue
+// 92).
 const (
 	InstructionsFile = "AGENTS.md"
 	AgentFile        = "AGENT.md"
@@ -43,6 +46,12 @@ const (
 	ProgressFile = "RALPH_PROGRESS.md"
 	TodoFile     = "RALPH_TODO.md"
 )
+
+// InstructionFiles are the person's instructions files, which ralph
+// reads as the project's instructions (coordinator/project) and never
+// writes unasked: a project with one of them gets no AGENTS.md from
+// ralph init.
+var InstructionFiles = []string{InstructionsFile, "CLAUDE.md"}
 
 // LoopFiles are the files the task loop keeps for itself, the task list
 // and its progress log. The loop is their one writer, so a task's commit
@@ -228,6 +237,11 @@ func ContextBlock(docs []StateDoc) string {
 			b.WriteString("\n")
 		}
 		fmt.Fprintf(&b, "### %s\n\n", d.Name)
+		if d.Name == AgentFile {
+			// Apart from the instructions that follow: what ralph itself
+			// learned, which remember adds to.
+			b.WriteString("(ralph's own learnings about this project; the remember tool adds to them.)\n\n")
+		}
 		if d.Truncated && d.Name == ProgressFile {
 			b.WriteString("(Only the most recent entries are shown; older ones are earlier in the file.)\n\n")
 		} else if d.Truncated {
@@ -262,21 +276,6 @@ var learningMu sync.Mutex
 
 var lineBreaks = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s*[\r\n]\s*`) })
 
-// LearningsFile is the file remember adds to: AGENT.md in a project that
-// still has one (its older name), else AGENTS.md. An AGENTS.md that is a
-// link (to CLAUDE.md, say, or out of the project) is not replaced by a
-// file of its own: the learnings then go to AGENT.md, which ralph reads
-// too.
-func LearningsFile(fs afero.Fs, root string) string {
-	if _, err := lstat(fs, filepath.Join(root, AgentFile)); err == nil {
-		return AgentFile
-	}
-	if fi, err := lstat(fs, filepath.Join(root, InstructionsFile)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-		return AgentFile
-	}
-	return InstructionsFile
-}
-
 // lstat is Lstat where the file system has it, else Stat.
 func lstat(fs afero.Fs, path string) (os.FileInfo, error) {
 	if l, ok := fs.(afero.Lstater); ok {
@@ -286,9 +285,11 @@ func lstat(fs afero.Fs, path string) (os.FileInfo, error) {
 	return fs.Stat(path)
 }
 
-// AppendLearning adds "- <note> (YYYY-MM-DD)" at the end of the Learnings
-// section of LearningsFile, creating the file or section if missing and keeping
-// every other byte of the file, since a person edits it too.
+// AppendLearning adds "- <note> (YYYY-MM-DD)" at the end of AGENT.md's
+// Learnings section, creating the file or section if missing and keeping
+// every other byte of the file, since a person edits it too. It never
+// writes the person's instructions file (AGENTS.md, CLAUDE.md): their
+// colleagues and other tools read that, and a learning is ralph's.
 func AppendLearning(fs afero.Fs, root, note string, now time.Time) error {
 	note = strings.TrimSpace(lineBreaks().ReplaceAllString(note, " "))
 	if note == "" {
@@ -298,8 +299,7 @@ func AppendLearning(fs afero.Fs, root, note string, now time.Time) error {
 		note = text.ClipRunes(note, maxLearning-1, text.Ellipsis)
 	}
 	item := "- " + note + " (" + now.UTC().Format(time.DateOnly) + ")"
-	name := LearningsFile(fs, root)
-	path := filepath.Join(root, name)
+	path := filepath.Join(root, AgentFile)
 	learningMu.Lock()
 	defer learningMu.Unlock()
 	for attempt := 0; ; attempt++ {
@@ -307,7 +307,7 @@ func AppendLearning(fs afero.Fs, root, note string, now time.Time) error {
 		if err != nil {
 			return err
 		}
-		updated := insertLearning(old, item, name)
+		updated := insertLearning(old, item)
 		// Re-read right before the write: if a person saved the file in
 		// the meantime, redo the insert on their version, not over it.
 		again, _, err := readMarkdown(fs, path)
@@ -316,7 +316,7 @@ func AppendLearning(fs afero.Fs, root, note string, now time.Time) error {
 		}
 		if again == old || attempt == 3 {
 			if again != old {
-				updated = insertLearning(again, item, name)
+				updated = insertLearning(again, item)
 			}
 			return WriteFileAtomic(fs, path, []byte(updated), perm)
 		}
@@ -325,9 +325,9 @@ func AppendLearning(fs afero.Fs, root, note string, now time.Time) error {
 
 // insertLearning returns s with item inserted after the last non-blank line
 // of the "## Learnings" section, ignoring headings inside code fences.
-func insertLearning(s, item, name string) string {
+func insertLearning(s, item string) string {
 	if s == "" {
-		return learningsHeader(name) + "\n## Learnings\n\n" + item + "\n"
+		return agentHeader + "\n## Learnings\n\n" + item + "\n"
 	}
 	eol := eolOf(s)
 	headingEnd, insertAt, fence := -1, -1, ""

@@ -29,7 +29,6 @@ var stateFileCalls = map[string]func(fs afero.Fs, root string){
 	"ReadProgress":   func(fs afero.Fs, root string) { _, _ = ReadProgress(fs, root) },
 	"Goals":          func(fs afero.Fs, root string) { _, _ = Goals(nil, fs, root, 1<<10) },
 	"AppendLearning": func(fs afero.Fs, root string) { _ = AppendLearning(fs, root, "a note", time.Now()) },
-	"LearningsFile":  func(fs afero.Fs, root string) { LearningsFile(fs, root) },
 	"InitProject":    func(fs afero.Fs, root string) { _, _ = InitProject(fs, root, time.Now()) },
 	"EnsureStateDir": func(fs afero.Fs, root string) { _ = EnsureStateDir(fs, root) },
 	"DetectProject":  func(fs afero.Fs, root string) { DetectProject(fs, root) },

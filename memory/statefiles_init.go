@@ -13,16 +13,25 @@ import (
 	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
-// learningsHeader opens the instructions file ralph init writes (name is
-// AGENTS.md, or AGENT.md where remember first writes an old project's).
-func learningsHeader(name string) string {
-	return "# " + name + "\n\n" +
-		"What a coding agent should know about working on this project: ralph and the other agents that follow the AGENTS.md convention read this " +
-		"file at the start of every session (Claude Code reads CLAUDE.md; a CLAUDE.md that is a link here, " +
-		"or says @AGENTS.md, shares it). ralph's remember tool adds one dated line under Learnings, such as " +
-		"\"- The integration tests need a running Postgres (2026-01-05)\". " +
-		"Edit freely: fix a wrong fact, delete a stale one.\n"
-}
+// agentHeader opens AGENT.md, ralph's own file: what it knows about
+// working on the project, apart from the person's instructions.
+const agentHeader = "# AGENT.md\n\n" +
+	"What ralph knows about working on this project: its own learnings, apart from your instructions " +
+	"(AGENTS.md or CLAUDE.md, which ralph reads and does not write). ralph reads this file at the start of " +
+	"every session, and its remember tool adds one dated line under Learnings, such as " +
+	"\"- The integration tests need a running Postgres (2026-01-05)\". " +
+	"Edit freely: fix a wrong fact, delete a stale one.\n"
+
+// instructionsTemplate is the AGENTS.md ralph init starts where a project
+// has no instructions file: the person's, for every coding agent, which
+// ralph reads and leaves to them (and to chat's /init, which has the model
+// write it from the codebase).
+const instructionsTemplate = "# AGENTS.md\n\n" +
+	"Instructions for the coding agents that work on this project: ralph and the other agents that follow " +
+	"the AGENTS.md convention read this file at the start of every session (Claude Code reads " +
+	"CLAUDE.md; one that says @AGENTS.md shares it). Write how to build, lint and test (a single test " +
+	"too), the layout and the conventions the code follows; `/init` in `ralph chat` has the model draft " +
+	"it from the codebase. ralph keeps what it learns in AGENT.md, not here.\n"
 
 const goalsTemplate = "# Goals\n\n" +
 	"What you want from this project overall, in your own words. ralph reads this at the start of " +
@@ -166,8 +175,9 @@ type InitResult struct {
 	Created  []string    `json:"created"`
 	Existing []string    `json:"existing"` // already present and left as they were (.ralph/.gitignore may gain lines)
 	Info     ProjectInfo `json:"info"`
-	// Instructions is the project's instructions file after init:
-	// AGENTS.md, or the CLAUDE.md or AGENT.md it found.
+	// Instructions is the person's instructions file after init: the
+	// AGENTS.md or CLAUDE.md it found, or the AGENTS.md it started where
+	// there was none.
 	Instructions string `json:"instructions"`
 }
 
@@ -201,18 +211,20 @@ func InitProject(fs afero.Fs, root string, now time.Time) (InitResult, error) {
 
 func initProject(fs afero.Fs, root string, now time.Time) (InitResult, error) {
 	res := InitResult{Info: DetectProject(fs, root)}
-	// A project whose instructions file is there already keeps it: the
-	// person's CLAUDE.md, or the AGENT.md an older ralph init wrote.
-	for _, name := range []string{InstructionsFile, AgentFile, "CLAUDE.md"} {
+	// A project whose instructions file is there already keeps it as it
+	// is, byte for byte (a link too): the person's CLAUDE.md or
+	// AGENTS.md, which their colleagues and other tools read. ralph's own
+	// file, AGENT.md, goes beside it.
+	for _, name := range InstructionFiles {
 		if _, err := lstat(fs, filepath.Join(root, name)); err == nil {
 			res.Existing = append(res.Existing, name)
 			res.Instructions = name
 			break
 		}
 	}
-	var files []struct{ name, text string }
+	files := []struct{ name, text string }{{AgentFile, agentTemplate(res.Info, now)}}
 	if res.Instructions == "" {
-		files = append(files, struct{ name, text string }{InstructionsFile, agentTemplate(res.Info, now)})
+		files = append(files, struct{ name, text string }{InstructionsFile, instructionsTemplate})
 	}
 	files = append(files, []struct{ name, text string }{
 		{GoalsFile, goalsTemplate},
@@ -260,7 +272,7 @@ func agentTemplate(info ProjectInfo, now time.Time) string {
 		return "`" + strings.Join(items, "`, `") + "`"
 	}
 	var b strings.Builder
-	b.WriteString(learningsHeader(InstructionsFile) + "\n## Project\n\n")
+	b.WriteString(agentHeader + "\n## Project\n\n")
 	fmt.Fprintf(&b, "Detected by `ralph init` on %s; correct anything wrong.\n\n", now.UTC().Format(time.DateOnly))
 	fmt.Fprintf(&b, "- Languages: %s\n", list(info.Languages, false))
 	fmt.Fprintf(&b, "- Build: %s\n", list(info.Build, true))

@@ -43,16 +43,21 @@ func TestInitProjectCreatesFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{InstructionsFile, GoalsFile, "RALPH_TASKS.md", ProgressFile, TodoFile, ".ralph/.gitignore"}
+	want := []string{AgentFile, InstructionsFile, GoalsFile, "RALPH_TASKS.md", ProgressFile, TodoFile, ".ralph/.gitignore"}
 	if !slices.Equal(res.Created, want) || len(res.Existing) != 0 {
 		t.Fatalf("Created %v Existing %v", res.Created, res.Existing)
 	}
 	if !res.Info.Git || res.Info.Branch != "main" || !slices.Equal(res.Info.Languages, []string{"Go"}) {
 		t.Errorf("Info %+v", res.Info)
 	}
-	agent := sfRead(t, fs, InstructionsFile)
-	if !strings.HasPrefix(agent, "# AGENTS.md\n") {
-		t.Errorf("AGENTS.md's heading:\n%s", agent)
+	agent := sfRead(t, fs, AgentFile)
+	if !strings.HasPrefix(agent, "# AGENT.md\n") {
+		t.Errorf("AGENT.md's heading:\n%s", agent)
+	}
+	// The starter instructions file names none of ralph's own facts:
+	// they are in AGENT.md.
+	if got := sfRead(t, fs, InstructionsFile); !strings.HasPrefix(got, "# AGENTS.md\n") || strings.Contains(got, "## Learnings") {
+		t.Errorf("AGENTS.md's starter:\n%s", got)
 	}
 	for _, s := range []string{"## Project\n", "- Languages: Go\n", "- Build: `go build ./...`\n",
 		"- Test: `go test ./...`\n", "- Lint: `go vet ./...`\n", "- Git branch: main\n", "2026-11-21"} {
@@ -87,7 +92,7 @@ func TestInitProjectNothingDetected(t *testing.T) {
 	if _, err := InitProject(fs, sfRoot, sfNow); err != nil {
 		t.Fatal(err)
 	}
-	agent := sfRead(t, fs, InstructionsFile)
+	agent := sfRead(t, fs, AgentFile)
 	for _, s := range []string{"- Languages: none detected\n", "- Test: none detected\n", "- Git: not a repository\n"} {
 		if !strings.Contains(agent, s) {
 			t.Errorf("AGENT.md lacks %q:\n%s", s, agent)
@@ -95,15 +100,13 @@ func TestInitProjectNothingDetected(t *testing.T) {
 	}
 }
 
-// TestLearningsFile: learnings go to AGENTS.md, to AGENT.md in a project
-// that still has one, and never through an AGENTS.md that is a link; ralph
-// init keeps a project's CLAUDE.md or AGENT.md as its instructions file.
-func TestLearningsFile(t *testing.T) {
+// TestLearningsGoToAgentFile: learnings go to AGENT.md, never to the
+// person's instructions (AGENTS.md, CLAUDE.md, a link between them); ralph
+// init keeps a project's CLAUDE.md or AGENTS.md byte for byte, creates
+// AGENT.md beside it, and creates no AGENTS.md where one of them is.
+func TestLearningsGoToAgentFile(t *testing.T) {
 	dir := t.TempDir()
 	fs := afero.NewOsFs()
-	if got := LearningsFile(fs, dir); got != InstructionsFile {
-		t.Errorf("a new project: %s", got)
-	}
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -112,10 +115,10 @@ func TestLearningsFile(t *testing.T) {
 	}
 	must(os.WriteFile(filepath.Join(dir, "CLAUDE.md"), []byte("# mine\n"), 0o644))
 	must(os.Symlink("CLAUDE.md", filepath.Join(dir, InstructionsFile)))
-	if got := LearningsFile(fs, dir); got != AgentFile {
-		t.Errorf("AGENTS.md a link: %s", got)
-	}
 	must(AppendLearning(fs, dir, "n", sfNow))
+	if b, err := os.ReadFile(filepath.Join(dir, AgentFile)); err != nil || !strings.Contains(string(b), "\n- n (2026-11-21)\n") {
+		t.Errorf("the learning is not in AGENT.md: %q, %v", b, err)
+	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "CLAUDE.md")); string(b) != "# mine\n" {
 		t.Errorf("CLAUDE.md written through the link: %q", b)
 	}
@@ -132,8 +135,19 @@ func TestLearningsFile(t *testing.T) {
 	must(os.WriteFile(filepath.Join(dir, "CLAUDE.md"), []byte("# mine\n"), 0o644))
 	res, err = InitProject(fs, dir, sfNow)
 	must(err)
-	if res.Instructions != "CLAUDE.md" || slices.Contains(res.Created, InstructionsFile) || !slices.Contains(res.Existing, "CLAUDE.md") {
+	if res.Instructions != "CLAUDE.md" || slices.Contains(res.Created, InstructionsFile) || !slices.Contains(res.Existing, "CLAUDE.md") ||
+		!slices.Contains(res.Created, AgentFile) {
 		t.Errorf("init beside CLAUDE.md: %+v", res)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "CLAUDE.md")); string(b) != "# mine\n" {
+		t.Errorf("init changed CLAUDE.md: %q", b)
+	}
+	must(AppendLearning(fs, dir, "m", sfNow))
+	if b, _ := os.ReadFile(filepath.Join(dir, "CLAUDE.md")); string(b) != "# mine\n" {
+		t.Errorf("remember changed CLAUDE.md: %q", b)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, InstructionsFile)); err == nil {
+		t.Errorf("AGENTS.md was written beside CLAUDE.md")
 	}
 }
 
@@ -152,7 +166,7 @@ func TestInitProjectNeverOverwrites(t *testing.T) {
 	if got := sfRead(t, fs, AgentFile); got != "" {
 		t.Errorf("empty AGENT.md rewritten: %q", got)
 	}
-	if !slices.Equal(res.Existing, []string{AgentFile, GoalsFile}) || len(res.Created) != 4 {
+	if !slices.Equal(res.Existing, []string{AgentFile, GoalsFile}) || len(res.Created) != 5 {
 		t.Errorf("Created %v Existing %v", res.Created, res.Existing)
 	}
 	// A second init finds everything and changes nothing.
@@ -161,7 +175,7 @@ func TestInitProjectNeverOverwrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Created) != 0 || len(res.Existing) != 6 {
+	if len(res.Created) != 0 || len(res.Existing) != 7 {
 		t.Errorf("second init: Created %v Existing %v", res.Created, res.Existing)
 	}
 	if after := sfSnapshot(t, fs); !maps.Equal(before, after) {
@@ -357,7 +371,7 @@ func TestContextBlock(t *testing.T) {
 		{Name: GoalsFile, Content: "no newline", Truncated: true},
 		{Name: ProgressFile, Content: "## e\n", Truncated: true},
 	})
-	want := "### AGENT.md\n\n````markdown\n# A\n```go\nx\n```\n````\n" +
+	want := "### AGENT.md\n\n(ralph's own learnings about this project; the remember tool adds to them.)\n\n````markdown\n# A\n```go\nx\n```\n````\n" +
 		"\n### RALPH_GOALS.md\n\n(Truncated: only the beginning is shown; read the file for the rest.)\n\n" +
 		"```markdown\nno newline\n```\n" +
 		"\n### RALPH_PROGRESS.md\n\n(Only the most recent entries are shown; older ones are earlier in the file.)\n\n" +
@@ -375,8 +389,8 @@ func TestAppendLearningMissingFile(t *testing.T) {
 	if err := AppendLearning(fs, sfRoot, "  use make test\n  not go test  ", sfNow); err != nil {
 		t.Fatal(err)
 	}
-	got := sfRead(t, fs, InstructionsFile)
-	if !strings.HasPrefix(got, "# AGENTS.md\n") || !strings.HasSuffix(got, "\n## Learnings\n\n- use make test not go test (2026-11-21)\n") {
+	got := sfRead(t, fs, AgentFile)
+	if !strings.HasPrefix(got, "# AGENT.md\n") || !strings.HasSuffix(got, "\n## Learnings\n\n- use make test not go test (2026-11-21)\n") {
 		t.Errorf("got:\n%s", got)
 	}
 }
@@ -423,8 +437,8 @@ func TestAppendLearningNote(t *testing.T) {
 			t.Errorf("note %q: want an error", note)
 		}
 	}
-	if exists, _ := afero.Exists(fs, filepath.Join(sfRoot, InstructionsFile)); exists {
-		t.Error("an empty note created AGENTS.md")
+	if exists, _ := afero.Exists(fs, filepath.Join(sfRoot, AgentFile)); exists {
+		t.Error("an empty note created AGENT.md")
 	}
 	if err := AppendLearning(fs, sfRoot, "a\r\nb\n\n\nc\rd  e", sfNow); err != nil {
 		t.Fatal(err)
@@ -432,7 +446,7 @@ func TestAppendLearningNote(t *testing.T) {
 	if err := AppendLearning(fs, sfRoot, strings.Repeat("é", 600), sfNow); err != nil {
 		t.Fatal(err)
 	}
-	got := sfRead(t, fs, InstructionsFile)
+	got := sfRead(t, fs, AgentFile)
 	if !strings.Contains(got, "\n- a b c d  e (2026-11-21)\n") {
 		t.Errorf("newlines not collapsed:\n%s", got)
 	}
@@ -452,7 +466,7 @@ func TestAppendLearningConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	got := sfRead(t, fs, InstructionsFile)
+	got := sfRead(t, fs, AgentFile)
 	for i := range 20 {
 		if !strings.Contains(got, fmt.Sprintf("- note %d (", i)) {
 			t.Errorf("lost note %d", i)

@@ -291,7 +291,7 @@ func (a asker) Ask(ctx context.Context, q approval.Question) (approval.Answer, e
 	if q.CanShare() {
 		answers = append(answers, "project")
 	}
-	mq := memory.Question{Kind: "approval", Text: q.Text(), Answers: answers}
+	mq := memory.Question{Kind: "approval", Text: q.Text(), Plain: q.Plain(), Details: q.PlainHelp(), Answers: answers}
 	parse := func(s string) (any, bool) { return q.Parse(s) }
 	var term func(context.Context) (any, error)
 	if a.term != nil {
@@ -325,7 +325,7 @@ func (a asker) Note(text string, bad bool) {
 // from another; no answer is no.
 func (h *Questions) Confirmer(term func(context.Context, string) bool) func(context.Context, string) bool {
 	return func(ctx context.Context, question string) bool {
-		mq := memory.Question{Kind: "confirm", Text: question + " [y/N]", Answers: []string{"y", "n"}}
+		mq := memory.Question{Kind: "confirm", Text: question + " [y/N]", Plain: question, Answers: []string{"y", "n"}}
 		parse := func(s string) (any, bool) {
 			switch strings.ToLower(strings.TrimSpace(s)) {
 			case "y", "yes":

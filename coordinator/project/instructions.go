@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/mentions"
@@ -21,10 +22,11 @@ import (
 
 // InstructionFiles are the instructions files other coding agents read
 // (codex's AGENTS.md, Claude Code's CLAUDE.md), which ralph reads as the
-// project's instructions too. AGENT.md, the older name of ralph's
-// learnings file, is read with the state files where a project still has
-// one (memory.LearningsFile).
-var InstructionFiles = []string{"AGENTS.md", "CLAUDE.md"}
+// project's instructions too (memory.InstructionFiles, the list ralph
+// init leaves alone). AGENT.md, ralph's own learnings file, is read with
+// the state files (memory.LoadStateDocs), through the same door and
+// bounds.
+var InstructionFiles = memory.InstructionFiles
 
 // Bounds of the instructions in the prompt (docs/conventions.md): each
 // file is read whole up to MaxInstructionFile, and all of them with their

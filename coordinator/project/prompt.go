@@ -74,7 +74,7 @@ func (p *Project) SystemPrompt() string {
 	var b strings.Builder
 	fam := p.toolFamily()
 	offered := p.offeredTools()
-	facts := promptFacts{Root: p.Root, Tools: fileTools(offered), Learnings: memory.LearningsFile(p.Fs, p.Root), Added: p.addedNote(),
+	facts := promptFacts{Root: p.Root, Tools: fileTools(offered), Learnings: memory.AgentFile, Added: p.addedNote(),
 		Where: p.whereNote(), Today: time.Now().Format("2006-01-02"), Environment: p.environment(), Todo: todoTool(offered),
 		Patch: patchWay(offered), Escalate: escalation(offered)}
 	if err := promptTemplate(fam).Execute(&b, facts); err != nil {

@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
@@ -300,6 +301,37 @@ func (p *Page) Screenshot(path string) {
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		p.t.Fatalf("screenshot: %v", err)
 	}
+}
+
+// Phone and Desktop are the sizes the tests look at a page in, in CSS
+// pixels: a common phone's (390×844, a touch screen that scales by 3)
+// and a laptop's window (1280×800).
+var (
+	Phone   = Size{Width: 390, Height: 844, Scale: 3, Mobile: true}
+	Desktop = Size{Width: 1280, Height: 800, Scale: 1}
+)
+
+// Size is a screen a page is shown on.
+type Size struct {
+	Width, Height int64
+	Scale         float64
+	Mobile        bool
+}
+
+// Resize shows the page as on a screen of size s (Chromium's device
+// emulation, as its developer tools do): the width media queries see,
+// the viewport a phone's meta viewport sets, and the scroll widths.
+func (p *Page) Resize(s Size) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, CallTimeout)
+	defer cancel()
+	_, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+		Width: s.Width, Height: s.Height, DeviceScaleFactor: s.Scale, Mobile: s.Mobile})
+	if err != nil {
+		p.t.Fatalf("resize to %d×%d: %v", s.Width, s.Height, err)
+	}
+	// A layout after the change, before the test measures anything.
+	p.Eval(`new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
 }
 
 // Cookies are the browser's cookies for the page's URL.

@@ -15,8 +15,10 @@ import (
 // does not know: "%d turns", "%d task(s)". Plural and Counted say "1 turn".
 var countNoun = regexp.MustCompile(`%d ([a-z-]+\(s\)|[a-z]+s\b)`)
 
-// templateNoun is the same in a page's template: "{{.Try}} attempt(s)".
-var templateNoun = regexp.MustCompile(`\}\} [a-z-]+\(s\)`)
+// templateNoun is the same in a page's template: "{{.Try}} attempt(s)",
+// or a count's plural noun after its number: "{{.Turns}} turns" (the web
+// view said "1 turns", issue 92).
+var templateNoun = regexp.MustCompile(`\}\} ([a-z-]+\(s\)|(turns|tokens|attempts|files|tasks|lines|sessions|agents|commands|errors|decisions|reviews)\b)`)
 
 // pluralAllowed are the format strings that may keep a plural noun after
 // %d, each with why its number is never 1 (file, then the words after %d).
@@ -77,7 +79,7 @@ func TestCountNounsGoThroughPlural(t *testing.T) {
 			}
 			return nil
 		}
-		if strings.HasSuffix(path, ".html") {
+		if strings.HasSuffix(path, ".html") || strings.HasSuffix(path, "_template.go") {
 			// A page's template counts as a format string does.
 			src, err := os.ReadFile(path)
 			if err != nil {

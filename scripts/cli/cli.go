@@ -641,7 +641,7 @@ task, or a cycle, is listed after it: ralph run refuses such a list (exit 2).`,
 	root.AddCommand(
 		&cobra.Command{
 			Use:   "init",
-			Short: "Create AGENTS.md, RALPH_GOALS.md, RALPH_TASKS.md, RALPH_PROGRESS.md and RALPH_TODO.md (chat's /init does too, then has the model fill AGENTS.md in)",
+			Short: "Create AGENT.md (ralph's learnings), RALPH_GOALS.md, RALPH_TASKS.md, RALPH_PROGRESS.md, RALPH_TODO.md, and AGENTS.md where no instructions file is (chat's /init does too, then has the model fill AGENTS.md in)",
 			Args:  cobra.NoArgs,
 			RunE:  withRecords(Records.Init),
 		},

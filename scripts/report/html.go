@@ -90,10 +90,12 @@ type htmlDecision struct {
 }
 
 type htmlTask struct {
-	ID, Title, State, Start, Duration, Tokens, Cost, Verify string
-	Attempts, Commands, FailedCmds                          int
-	Files                                                   []string
-	LastError                                               string
+	// State is the task's state for the page's styles, StateWords as
+	// people say it ("in progress").
+	ID, Title, State, StateWords, Start, Duration, Tokens, Cost, Verify string
+	Attempts, Commands, FailedCmds                                      int
+	Files                                                               []string
+	LastError                                                           string
 }
 
 type htmlRecord struct {
@@ -122,6 +124,14 @@ type svgRow struct {
 	Y                int
 	Bar              svgRect
 	Segments         []svgRect
+	// Name, When and Words are the row as the timeline's list says it
+	// on a narrow screen, where the picture's labels would be too small
+	// to read: the whole title, when it began ("+1m 5s") and how it went
+	// ("done · 2 attempts · 1m 3s").
+	Name, When, Words string
+	// Outcome is how the row ended, for the list's colour: an attempt's
+	// outcome, or "agent".
+	Outcome string
 }
 
 type svgRect struct {
@@ -140,7 +150,7 @@ const (
 
 func newHTMLPage(rec SessionRecords, now time.Time) htmlPage {
 	a := rec.Analysis
-	p := htmlPage{ID: a.SessionID, Status: a.Status, Mode: orDashStr(a.Mode), Model: orDashStr(a.Model),
+	p := htmlPage{ID: a.SessionID, Status: eventwords.Status(a.Status), Mode: orDashStr(a.Mode), Model: orDashStr(a.Model),
 		Duration: eventwords.Duration(a.Duration()), Cost: money(a.CostUSD),
 		Tokens:  thousands(a.InputTokens) + " in / " + thousands(a.OutputTokens) + " out",
 		Written: now.UTC().Format("2006-01-02 15:04 UTC"), Notes: a.Notes, Insights: ComputeInsights(rec), Cache: a.cacheLine()}
@@ -151,7 +161,7 @@ func newHTMLPage(rec SessionRecords, now time.Time) htmlPage {
 	p.TaskLine = CountTasks(rec.Timeline).String()
 	p.Chart = newChart(rec.Timeline)
 	for _, t := range rec.Timeline.Tasks {
-		h := htmlTask{ID: t.ID, Title: t.Title, State: t.State, Attempts: len(t.Attempts), Start: clock(t.Start),
+		h := htmlTask{ID: t.ID, Title: t.Title, State: t.State, StateWords: eventwords.TaskStatus(t.State), Attempts: len(t.Attempts), Start: clock(t.Start),
 			Duration: eventwords.Duration(time.Duration(t.DurationMS) * time.Millisecond), Cost: money(t.CostUSD),
 			Tokens: thousands(t.InputTokens + t.OutputTokens), Commands: t.Commands, FailedCmds: t.FailedCmds, Verify: verifyLine(t)}
 		for _, f := range t.Files {
@@ -244,10 +254,22 @@ func newChart(tl Timeline) svgChart {
 		c.Ticks = append(c.Ticks, svgTick{X: x(start.Add(off)), Label: "+" + eventwords.Duration(off)})
 	}
 	y := svgTop
+	when := func(t time.Time) string {
+		if t.IsZero() {
+			return "+" + eventwords.Duration(0)
+		}
+		return "+" + eventwords.Duration(t.Sub(start))
+	}
 	for _, t := range tl.Tasks {
+		took := eventwords.Duration(time.Duration(t.DurationMS) * time.Millisecond)
 		row := svgRow{ID: t.ID, Y: y, Label: oneLine(t.ID+" "+t.Title, 44),
-			Title: fmt.Sprintf("%s %s: %s, %d %s, %s", t.ID, oneLine(t.Title, 200), t.State, len(t.Attempts),
-				text.Plural(len(t.Attempts), "attempt", "attempts"), eventwords.Duration(time.Duration(t.DurationMS)*time.Millisecond))}
+			Title: fmt.Sprintf("%s %s: %s, %s, %s", t.ID, oneLine(t.Title, 200), eventwords.TaskStatus(t.State),
+				text.Counted(len(t.Attempts), "attempt", "attempts"), took),
+			Name: oneLine(t.Title, 200), When: when(t.Start), Outcome: t.State,
+			Words: eventwords.TaskStatus(t.State) + " · " + text.Counted(len(t.Attempts), "attempt", "attempts") + " · " + took}
+		if n := len(t.Attempts); n > 0 {
+			row.Outcome = t.Attempts[n-1].Outcome
+		}
 		if len(t.Attempts) > 0 {
 			row.Bar = svgRect{X: x(t.Start), W: width(t.Start, t.End), Class: "bar"}
 		} else {
@@ -279,7 +301,8 @@ func newChart(tl Timeline) svgChart {
 			if a.Task != "" {
 				label += " · " + a.Task
 			}
-			row := svgRow{ID: a.ID, Y: y, Label: oneLine(label, 44),
+			row := svgRow{ID: a.ID, Y: y, Label: oneLine(label, 44), Name: oneLine(label, 200), When: when(a.Start), Outcome: class,
+				Words: eventwords.Duration(a.End.Sub(a.Start)) + " · " + money(a.CostUSD),
 				Bar: svgRect{X: x(a.Start), W: width(a.Start, a.End), Class: class,
 					Title: fmt.Sprintf("%s: %s, %s", label, eventwords.Duration(a.End.Sub(a.Start)), money(a.CostUSD))}}
 			c.Agents = append(c.Agents, row)
@@ -302,5 +325,8 @@ var htmlTemplate = sync.OnceValue(func() *template.Template {
 		"add":   func(a, b int) int { return a + b },
 		"kinds": kindNames,
 		"line":  func(s string) string { return oneLine(s, 200) },
+		// state is a task's state as people say it ("in progress").
+		"state":   eventwords.TaskStatus,
+		"counted": text.Counted,
 	}).Parse(htmlSource))
 })

@@ -38,6 +38,21 @@ svg .agent { fill: #7b6fd6; } svg .agent.failed { fill: #d64545; }
 svg .heading { font-weight: 600; fill: #5b6473; }
 .legend span { display: inline-block; margin-right: 14px; font-size: 12px; color: #5b6473; }
 .legend i { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px; vertical-align: -1px; }
+/* The timeline as a list, for a screen too narrow to read the picture's
+   labels (a phone's): each task and agent on lines of its own that wrap,
+   marked with the colour its bar has in the picture. */
+.steps { display: none; list-style: none; margin: 0; padding: 0; }
+.steps li { padding: 6px 0 6px 10px; border-bottom: 1px solid #eceef2; border-left: 4px solid #9aa1ab; overflow-wrap: anywhere; }
+.steps li.done { border-left-color: #2e9d57; } .steps li.retry { border-left-color: #e0a030; } .steps li.failed { border-left-color: #d64545; }
+.steps li.running { border-left-color: #3a7bd5; } .steps li.agent { border-left-color: #7b6fd6; }
+.steps .when, .steps .how { color: #5b6473; font-size: 13px; }
+.steps .heading { font-weight: 600; color: #5b6473; border-left: 0; padding-left: 0; }
+@media (max-width: 600px) {
+  main { padding: 12px; }
+  #timeline, .timeline .legend { display: none; }
+  .steps { display: block; }
+  .facts { grid-template-columns: repeat(auto-fill, minmax(140px, 1fr)); }
+}
 </style>
 </head>
 <body>
@@ -58,7 +73,7 @@ svg .heading { font-weight: 600; fill: #5b6473; }
 {{range .Links}}<p class="sub">Session {{.}}</p>{{end}}
 
 <h2>Timeline</h2>
-<div class="card">
+<div class="card timeline">
 {{if .Chart.Empty}}<p class="none">No tasks or agents in this session.</p>{{else}}
 <svg id="timeline" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {{.Chart.Width}} {{.Chart.Height}}" role="img" aria-label="timeline of tasks and agents">
 {{range .Chart.Ticks}}<line class="tick" x1="{{f1 .X}}" y1="18" x2="{{f1 .X}}" y2="{{$.Chart.Height}}"/><text class="ticklabel" x="{{f1 .X}}" y="12" text-anchor="middle">{{.Label}}</text>
@@ -71,6 +86,11 @@ svg .heading { font-weight: 600; fill: #5b6473; }
 {{range .Chart.Agents}}<g class="agent-row" data-agent="{{.ID}}"><text x="4" y="{{add .Y 12}}">{{.Label}}</text>
 <rect class="{{.Bar.Class}}" x="{{f1 .Bar.X}}" y="{{.Y}}" width="{{f1 .Bar.W}}" height="16" rx="3"><title>{{.Bar.Title}}</title></rect></g>
 {{end}}{{end}}</svg>
+<ol class="steps" aria-label="timeline of tasks and agents">
+{{range .Chart.Tasks}}<li class="{{.Outcome}}" data-task="{{.ID}}"><span class="when">{{.When}}</span> <code>{{.ID}}</code> {{.Name}}<br><span class="how">{{.Words}}</span></li>
+{{end}}{{if .Chart.Agents}}<li class="heading">agents</li>
+{{range .Chart.Agents}}<li class="{{.Outcome}}" data-agent="{{.ID}}"><span class="when">{{.When}}</span> {{.Name}}<br><span class="how">{{.Words}}</span></li>
+{{end}}{{end}}</ol>
 <p class="legend"><span><i style="background:#2e9d57"></i>done</span><span><i style="background:#e0a030"></i>failed, retried</span><span><i style="background:#d64545"></i>failed</span><span><i style="background:#9aa1ab"></i>stopped</span><span><i style="background:#3a7bd5"></i>running</span><span><i style="background:#7b6fd6"></i>agent</span></p>
 {{end}}
 </div>
@@ -80,7 +100,7 @@ svg .heading { font-weight: 600; fill: #5b6473; }
 {{if .Tasks}}<table>
 <tr><th>task</th><th>state</th><th>attempts</th><th>started</th><th>work time</th><th>tokens</th><th>cost</th><th>commands</th><th>verify</th><th>files changed</th></tr>
 {{range .Tasks}}<tr><td><code>{{.ID}}</code> {{.Title}}{{if .LastError}}<br><span class="none">{{.LastError}}</span>{{end}}</td>
-<td class="state-{{.State}}">{{.State}}</td><td class="n">{{.Attempts}}</td><td class="n">{{.Start}}</td><td class="n">{{.Duration}}</td>
+<td class="state-{{.State}}">{{.StateWords}}</td><td class="n">{{.Attempts}}</td><td class="n">{{.Start}}</td><td class="n">{{.Duration}}</td>
 <td class="n">{{.Tokens}}</td><td class="n">{{.Cost}}</td><td class="n">{{.Commands}}{{if .FailedCmds}} ({{.FailedCmds}} failed){{end}}</td><td>{{.Verify}}</td>
 <td>{{range .Files}}<code>{{.}}</code> {{else}}<span class="none">-</span>{{end}}</td></tr>
 {{end}}</table>{{else}}<p class="none">This session worked on no tasks.</p>{{end}}
@@ -90,11 +110,11 @@ svg .heading { font-weight: 600; fill: #5b6473; }
 <div class="card">
 <h3>Slowest tasks</h3>
 {{with .Insights.Slowest}}<table><tr><th>task</th><th>work time</th><th>attempts</th><th>state</th></tr>
-{{range .}}<tr><td><code>{{.ID}}</code> {{.Title}}</td><td class="n">{{dur .DurationMS}}</td><td class="n">{{.Attempts}}</td><td class="state-{{.State}}">{{.State}}</td></tr>
+{{range .}}<tr><td><code>{{.ID}}</code> {{.Title}}</td><td class="n">{{dur .DurationMS}}</td><td class="n">{{.Attempts}}</td><td class="state-{{.State}}">{{state .State}}</td></tr>
 {{end}}</table>{{else}}<p class="none">None.</p>{{end}}
 <h3>Most retried tasks</h3>
 {{with .Insights.MostRetried}}<table><tr><th>task</th><th>attempts</th><th>state</th></tr>
-{{range .}}<tr><td><code>{{.ID}}</code> {{.Title}}</td><td class="n">{{.Attempts}}</td><td class="state-{{.State}}">{{.State}}</td></tr>
+{{range .}}<tr><td><code>{{.ID}}</code> {{.Title}}</td><td class="n">{{.Attempts}}</td><td class="state-{{.State}}">{{state .State}}</td></tr>
 {{end}}</table>{{else}}<p class="none">No task needed a second attempt.</p>{{end}}
 <h3>Commands that fail most</h3>
 {{with .Insights.FailingCommands}}<table><tr><th>command</th><th>failed</th><th>last failure</th></tr>
@@ -129,7 +149,7 @@ svg .heading { font-weight: 600; fill: #5b6473; }
 <div class="card">
 {{if .Decisions}}<table id="decisions"><tr><th>time</th><th>decision</th><th>task, by</th><th>what, and why</th></tr>
 {{range .Decisions}}<tr><td class="n">{{.Time}}</td><td>{{.Kind}}</td><td>{{.Who}}</td><td>{{.Text}}{{range .Why}}<br><span class="why">{{.}}</span>{{end}}</td></tr>
-{{end}}</table>{{if .MoreDecisions}}<p class="none">… and {{.MoreDecisions}} more in decisions.jsonl</p>{{end}}{{if .LeftOutPicks}}<p class="none">{{.LeftOutPicks}} routine task picks are left out; decisions.jsonl has each with its reason.</p>{{end}}{{else}}<p class="none">No decisions recorded.</p>{{end}}
+{{end}}</table>{{if .MoreDecisions}}<p class="none">… and {{.MoreDecisions}} more in decisions.jsonl</p>{{end}}{{if .LeftOutPicks}}<p class="none">{{counted .LeftOutPicks "routine task pick" "routine task picks"}} {{if eq .LeftOutPicks 1}}is{{else}}are{{end}} left out; decisions.jsonl has each with its reason.</p>{{end}}{{else}}<p class="none">No decisions recorded.</p>{{end}}
 </div>
 </main>
 </body>

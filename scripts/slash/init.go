@@ -12,9 +12,11 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 )
 
-// The instructions files /init writes or updates: AGENTS.md, which codex,
-// Cursor and ralph read (memory.InstructionsFile, which ralph init
-// writes), or CLAUDE.md when a project has only that.
+// The instructions files /init writes or updates when the person asks
+// for them (typing /init): AGENTS.md, which codex, Cursor and ralph read
+// (memory.InstructionsFile, which ralph init starts only where the
+// project has no instructions file), or CLAUDE.md when a project has only
+// that. ralph's own learnings stay in AGENT.md, which ralph init creates.
 const (
 	agentsFile = memory.InstructionsFile
 	otherFile  = "CLAUDE.md"
@@ -36,13 +38,14 @@ Carry over the important parts of any other agents' rules you find (.cursor/rule
 // update of CLAUDE.md, and a rewrite of AGENTS.md the person agreed to.
 const (
 	initWrite   = "Write the file with the write_file tool."
-	initFill    = "AGENTS.md holds what ralph init detected (the languages, build and test commands): check those facts, then write the file over it with the write_file tool, keeping its ## Learnings section (ralph's remember tool adds to it) at the end."
+	initFill    = "AGENTS.md is the starter ralph init made, and AGENT.md (ralph's own learnings file, which stays as it is) holds what ralph init detected: the languages, build and test commands. Check those facts, then write AGENTS.md over the starter with the write_file tool."
 	initUpdate  = "CLAUDE.md exists and is the project's instructions file: read it first, keep what is still true, correct what is not, add what is missing, and edit CLAUDE.md in place (create no AGENTS.md)."
 	initRewrite = "AGENTS.md exists: read it first, keep what is still true, and write the improved file over it."
 )
 
-// runInit is ralph init (memory.InitProject: AGENTS.md from what it
-// detects, and the RALPH_* files, each only where missing), then the
+// runInit is ralph init (memory.InitProject: AGENT.md from what it
+// detects, AGENTS.md where the project has no instructions file, and the
+// RALPH_* files, each only where missing), then the
 // request to the model to write AGENTS.md from the codebase (or to update
 // CLAUDE.md when only that exists). The write is the model's, through the
 // write tool and its approval. An AGENTS.md already there is written over

@@ -79,18 +79,18 @@ func TestBuiltinShadowsACustomCommand(t *testing.T) {
 }
 
 // /init is ralph init, then the model: in a new project it creates
-// AGENTS.md and the RALPH_* files as ralph init does, and has the model
-// fill AGENTS.md in; with only CLAUDE.md it creates no AGENTS.md and
-// updates CLAUDE.md; an AGENTS.md already there is rewritten only after a
+// AGENT.md, AGENTS.md and the RALPH_* files as ralph init does, and has
+// the model fill AGENTS.md in; with only CLAUDE.md it creates AGENT.md and
+// no AGENTS.md, and updates CLAUDE.md; an AGENTS.md already there is rewritten only after a
 // yes, and left, with every other file, where nobody can be asked.
 func TestInitTargets(t *testing.T) {
 	ctx := context.Background()
 	h, out, _ := host(t)
 	if o, err := Dispatch(ctx, h, "/init"); err != nil || o.Ask != "" || !strings.Contains(o.Send, "write AGENTS.md at its root") ||
-		!strings.Contains(o.Send, "AGENTS.md holds what ralph init detected") {
+		!strings.Contains(o.Send, "AGENTS.md is the starter ralph init made") {
 		t.Fatalf("new: %v, %+v", err, o)
 	}
-	for _, name := range []string{"AGENTS.md", "RALPH_GOALS.md", "RALPH_TASKS.md", "RALPH_PROGRESS.md", "RALPH_TODO.md"} {
+	for _, name := range []string{"AGENT.md", "AGENTS.md", "RALPH_GOALS.md", "RALPH_TASKS.md", "RALPH_PROGRESS.md", "RALPH_TODO.md"} {
 		if _, err := h.Fs.Stat("/p/" + name); err != nil || !strings.Contains(out.String(), "/init: created  "+name) {
 			t.Errorf("/init did not create %s as ralph init does: %v\n%s", name, err, out)
 		}
@@ -103,6 +103,9 @@ func TestInitTargets(t *testing.T) {
 	}
 	if _, err := h.Fs.Stat("/p/AGENTS.md"); err == nil {
 		t.Error("AGENTS.md was created beside CLAUDE.md")
+	}
+	if _, err := h.Fs.Stat("/p/AGENT.md"); err != nil {
+		t.Errorf("AGENT.md was not created beside CLAUDE.md: %v", err)
 	}
 
 	h, _, _ = host(t)

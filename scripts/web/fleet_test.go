@@ -90,7 +90,7 @@ func TestFleetShowsTheTasksAcrossTheirWorkersInert(t *testing.T) {
 			`<tr data-task="t1" data-state="done" data-worker="hostA:11">`,
 			`<tr data-task="t2" data-state="in_progress" data-worker="hostA:11">`,
 			`<li data-worker="hostA:11"><b>hostA:11</b>: holds t2 · 1 done</li>`,
-			`in_progress (working)`,
+			`in progress (working)`,
 			`&lt;script&gt;alert(1)&lt;/script&gt;`, `&lt;img src=x onerror=alert(6)&gt;:22`,
 		} {
 			if !strings.Contains(page, want) {

@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // indexRow is one session of the index as its stream sends it (index.js
@@ -21,20 +24,29 @@ type indexRow struct {
 	Href    string `json:"href"`
 	Project string `json:"project"`
 	ID      string `json:"id"`
-	Status  string `json:"status"`
-	Mode    string `json:"mode"`
-	Model   string `json:"model"`
-	Turns   int    `json:"turns"`
-	Tokens  int    `json:"tokens"`
-	Cost    string `json:"cost"`
-	Updated int64  `json:"updated"`
-	Live    bool   `json:"live"`
-	First   string `json:"first"`
+	// Status is the session's status in words (eventwords.Status),
+	// State the enum session.json holds, for the page's styles.
+	Status string `json:"status"`
+	State  string `json:"state"`
+	Mode   string `json:"mode"`
+	Model  string `json:"model"`
+	Turns  int    `json:"turns"`
+	Tokens int    `json:"tokens"`
+	// TurnsNoun and TokensNoun are the nouns a phone's card puts after
+	// the figures: "1 turn", "2 turns" (text.Plural).
+	TurnsNoun  string `json:"turns_noun"`
+	TokensNoun string `json:"tokens_noun"`
+	Cost       string `json:"cost"`
+	Updated    int64  `json:"updated"`
+	Live       bool   `json:"live"`
+	First      string `json:"first"`
 }
 
 func toIndexRow(r sessionRef) indexRow {
-	x := indexRow{Key: r.Key + "/" + r.ID, Href: "/s/" + r.Key + "/" + r.ID, Project: r.Project, ID: r.ID, Status: r.Status,
-		Mode: r.Mode, Model: r.Model, Turns: r.Turns, Tokens: r.Tokens, Cost: r.Cost, Live: r.Live, First: r.FirstWord}
+	x := indexRow{Key: r.Key + "/" + r.ID, Href: "/s/" + r.Key + "/" + r.ID, Project: r.Project, ID: r.ID,
+		Status: eventwords.Status(r.Status), State: r.Status, Mode: r.Mode, Model: r.Model, Turns: r.Turns, Tokens: r.Tokens,
+		TurnsNoun: text.Plural(r.Turns, "turn", "turns"), TokensNoun: text.Plural(r.Tokens, "token", "tokens"),
+		Cost: r.Cost, Live: r.Live, First: r.FirstWord}
 	x.Updated = r.UpdatedMS()
 	return x
 }

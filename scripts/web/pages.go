@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"io"
 	"net/http"
@@ -35,8 +36,19 @@ var pages lazyPages
 type lazyPages struct{}
 
 var parsedPages = sync.OnceValue(func() *template.Template {
-	return template.Must(template.ParseFS(assets, "assets/*.html"))
+	return template.Must(template.New("pages").Funcs(pageFuncs).ParseFS(assets, "assets/*.html"))
 })
+
+// pageFuncs give the pages people's words from the one place ralph keeps
+// them: a status as eventwords says it ("waiting for your answer", "in
+// progress"), never the enum session.json holds, and a count with its
+// noun as text.Counted makes it ("1 turn").
+var pageFuncs = template.FuncMap{
+	"status":     eventwords.Status,
+	"taskStatus": func(state any) string { return eventwords.TaskStatus(fmt.Sprint(state)) },
+	"counted":    text.Counted,
+	"plural":     text.Plural,
+}
 
 // ExecuteTemplate executes the page or template name with data into w.
 func (lazyPages) ExecuteTemplate(w io.Writer, name string, data any) error {
@@ -86,6 +98,13 @@ func eventRow(id int, ev coordinator.Event) (row, bool) {
 		if err := markdown().Convert([]byte(text.StripControls(ev.Text)), &b); err == nil {
 			return row{ID: id, Type: ev.Type, Class: "answer", HTML: template.HTML(b.String())}, true //nolint:gosec // goldmark without raw HTML, see markdown
 		}
+	}
+	if q := ev.Question; ev.Type == coordinator.EventQuestion && q != nil && q.Plain != "" {
+		// The log names no keys a page does not take ([y]es): the
+		// question as its buttons ask it.
+		plain := *q
+		plain.Text = q.Plain
+		ev.Question = &plain
 	}
 	l, ok := eventwords.EventLine(ev)
 	if !ok {

@@ -14,33 +14,36 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers/approval"
 )
 
-// choice is one button of a waiting question: the answer it sends (the
-// key, as typed at the terminal or given to ralph answer), the key and
-// the word it is labelled with, and whether it takes the person's words
-// after it ("t: use make instead", "r: split task 3").
+// choice is one button of a waiting question: the answer it sends (as
+// typed at the terminal or given to ralph answer), the words it is
+// labelled with, and whether it takes the person's words after it ("t:
+// use make instead", "r: split task 3"). A page shows words, not the keys
+// a terminal takes ([y]es), which mean nothing to a button.
 type choice struct {
-	Answer, Key, Word string
-	Words             bool
+	Answer, Word string
+	Words        bool
 }
 
 // choiceWords label the answers a question's kind takes (the answers
 // themselves, and what they mean, are the asker's: the approval policy's,
-// the plan's); an answer not here is shown as it is.
+// the plan's); an answer not here is shown as it is. An approval's
+// buttons are named where its question's Plain text names them.
 var choiceWords = map[string]map[string]choice{
 	"approval": {
-		"y":       {Key: "y", Word: "yes"},
-		"n":       {Key: "n", Word: "no"},
-		"t":       {Key: "t", Word: "no, and tell it why", Words: true},
-		"always":  {Key: "a", Word: "always"},
-		"project": {Key: "p", Word: "always, in this project"},
+		"y":       {Word: approval.ButtonYes},
+		"n":       {Word: approval.ButtonNo},
+		"t":       {Word: approval.ButtonTell, Words: true},
+		"always":  {Word: approval.ButtonAlways},
+		"project": {Word: approval.ButtonProject},
 	},
-	"confirm": {"y": {Key: "y", Word: "yes"}, "n": {Key: "n", Word: "no"}},
+	"confirm": {"y": {Word: "Yes"}, "n": {Word: "No"}},
 	"plan": {
-		"a": {Key: "a", Word: "accept"},
-		"r": {Key: "r", Word: "revise", Words: true},
-		"d": {Key: "d", Word: "drop"},
+		"a": {Word: "Accept"},
+		"r": {Word: "Revise", Words: true},
+		"d": {Word: "Drop"},
 	},
 }
 
@@ -50,7 +53,7 @@ func choices(q memory.Question) []choice {
 	for _, a := range q.Answers {
 		c, ok := choiceWords[q.Kind][a]
 		if !ok {
-			c = choice{Key: a}
+			c = choice{Word: a}
 		}
 		c.Answer = a
 		out = append(out, c)
@@ -66,7 +69,14 @@ func (s *Server) addSteer(data map[string]any, ref sessionRef) {
 	data["Steer"] = !s.o.ReadOnly && ref.Live
 	if st, err := memory.LoadSessionState(s.o.Fs, ref.Project, ref.ID); err == nil && st.Question != nil && ref.Live {
 		q := *st.Question
+		// A page shows the question without the terminal's keys where
+		// the asker wrote it so (Plain), and what "?" explains there as
+		// text of its own.
+		if q.Plain != "" {
+			q.Text = q.Plain
+		}
 		q.Text = text.StripControls(q.Text)
+		q.Details = text.StripControls(q.Details)
 		data["Waiting"] = &q
 		data["Choices"] = choices(q)
 	}

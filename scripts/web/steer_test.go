@@ -64,26 +64,34 @@ func liveFixture(t *testing.T, q *memory.Question) fixture {
 
 // TestSteerPartOffersTheAskersChoices: the steering part of a session
 // waiting on an approval shows the whole command, as text, and one
-// button for each answer the policy offers, labelled with its key and
-// word; t has a field for the words; a plan's question offers a, r (with
-// words) and d; the model's question a field.
+// button for each answer the policy offers, labelled with words, not the
+// terminal's keys; t has a field for the words; the question's plain text
+// and its explanation are shown where the asker wrote them; a plan's
+// question offers a, r (with words) and d; the model's question a field.
 func TestSteerPartOffersTheAskersChoices(t *testing.T) {
-	cmd := "run `make <script>alert(1)</script> && \\\n  echo a very long command line that the terminal would not cut either`? [y]es / [n]o"
-	f := liveFixture(t, &memory.Question{ID: 3, Kind: "approval", Text: cmd, Answers: []string{"y", "n", "t", "always", "project"}})
+	cmd := "run `make <script>alert(1)</script> && \\\n  echo a very long command line that the terminal would not cut either`?"
+	f := liveFixture(t, &memory.Question{ID: 3, Kind: "approval", Text: cmd + " [y]es / [n]o (? explains)", Plain: cmd,
+		Details: "“Always allow” remembers <b>make</b>", Answers: []string{"y", "n", "t", "always", "project"}})
 	page := body(t, f.get(t, f.sessionPath()+"/steer", true))
 	for _, want := range []string{"make &lt;script&gt;alert(1)&lt;/script&gt; &amp;&amp; \\\n  echo a very long command line that the terminal would not cut either",
-		`<pre class="question-text">`, `value="y"><kbd>y</kbd> yes`, `value="n"><kbd>n</kbd> no`, `value="always"><kbd>a</kbd> always`,
-		`value="project"><kbd>p</kbd> always, in this project`, `name="takes_words" value="t"`, `value="t"><kbd>t</kbd> no, and tell it why`,
+		`<pre class="question-text">`, `value="y">Allow once`, `value="n">Deny`, `value="always">Always allow`,
+		`value="project">Always allow in this project`, `name="takes_words" value="t"`, `value="t">Deny and say why`,
+		`<details class="explain"><summary>what these answers do</summary><p>“Always allow” remembers &lt;b&gt;make&lt;/b&gt;</p></details>`,
 		`name="id" value="3"`, `action="/s/` + projectKey(testRoot) + `/s1/stop"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the steering part lacks %q:\n%s", want, page)
+		}
+	}
+	for _, bad := range []string{"[y]es", "? explains", "<kbd>"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the steering part shows the terminal's %q:\n%s", bad, page)
 		}
 	}
 	inert(t, "the steering part", page)
 
 	f = liveFixture(t, &memory.Question{ID: 4, Kind: "plan", Text: "# the plan", Answers: []string{"a", "r", "d"}})
 	page = body(t, f.get(t, f.sessionPath()+"/steer", true))
-	for _, want := range []string{`value="a"><kbd>a</kbd> accept`, `name="takes_words" value="r"`, `value="d"><kbd>d</kbd> drop`} {
+	for _, want := range []string{`value="a">Accept`, `name="takes_words" value="r"`, `value="d">Drop`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the plan's question lacks %q:\n%s", want, page)
 		}

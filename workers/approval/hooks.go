@@ -248,10 +248,10 @@ func (p *Policy) ApproveHook(ctx context.Context, h ProjectHook) tools.Decision 
 }
 
 // hookText is the question about a hook the project's files define.
-func (q Question) hookText() string {
+func (q Question) hookText(n naming) string {
 	h := q.Hook
 	var b strings.Builder
-	fmt.Fprintf(&b, "run the %s hook `%s` from %s? %s\n", text.Visible(h.Hook.Event), text.Visible(h.Hook.Command), text.Visible(h.Hook.Source), q.Choices())
+	fmt.Fprintf(&b, "run the %s hook `%s` from %s?%s\n", text.Visible(h.Hook.Event), text.Visible(h.Hook.Command), text.Visible(h.Hook.Source), q.ask(n))
 	if len(h.Changes) > 0 {
 		b.WriteString("  it changed since you approved it on this machine:\n")
 		for _, c := range h.Changes {
@@ -263,6 +263,6 @@ func (q Question) hookText() string {
 		b.WriteString("    " + l + "\n")
 	}
 	b.WriteString("  the project's files, not yours, define this hook; it runs in the sandbox whenever its event comes; " +
-		"[a]lways approves it and the files it names, as they are now, on this machine (as `ralph hooks approve` does)")
+		n.always + " approves it and the files it names, as they are now, on this machine (as `ralph hooks approve` does)")
 	return b.String()
 }

@@ -269,14 +269,21 @@ func (q Question) AllKeys() string {
 
 // Help is what HelpKey shows: what "always" remembers, where, and which
 // commands then run without asking; "" when "always" is not offered.
-func (q Question) Help() string {
+func (q Question) Help() string { return q.help(keyNames) }
+
+// PlainHelp is Help for a face that shows the answers as buttons (ralph
+// serve's page): the same explanation, naming the buttons instead of
+// the keys.
+func (q Question) PlainHelp() string { return q.help(buttonNames) }
+
+func (q Question) help(n naming) string {
 	if !q.CanAlways() || q.MCP != nil || q.Server != nil || q.Hook != nil {
 		return ""
 	}
-	return fmt.Sprintf("[a]lways remembers %s in %s, for every project; [p]roject always in this project's %s instead, "+
+	return fmt.Sprintf("%s remembers %s in %s, for every project; %s in this project's %s instead, "+
 		"which git shares with everyone who clones it. From then on a command runs without asking "+
 		"when every command in it is remembered, every path it names or redirects to is inside the project (not .git or .ralph), "+
-		"and it uses no variables, substitutions or commands that run other commands.", quoteRules(q.Remember), q.userFile(), config.ProjectFile)
+		"and it uses no variables, substitutions or commands that run other commands.", n.always, quoteRules(q.Remember), q.userFile(), n.projectAlways, config.ProjectFile)
 }
 
 // userFile is how the question names the person's own config.
@@ -292,18 +299,64 @@ func (q Question) userFile() string {
 // sequence made visible (text.Visible), then the choices, then what
 // "always" would remember or why it is not offered. A command of several
 // lines is shown whole, one line under the other.
-func (q Question) Text() string {
+func (q Question) Text() string { return q.text(keyNames) }
+
+// Plain is Text for a face that shows the answers as buttons (ralph
+// serve's page): the same question and the same explanation, without
+// the keys a terminal takes ("[y]es / [n]o", "? explains"), naming the
+// buttons ("Always allow") where Text names a key.
+func (q Question) Plain() string { return q.text(buttonNames) }
+
+// naming is how a question's text names its answers: by the keys a
+// terminal takes, or by the buttons a page shows.
+type naming struct {
+	// choices says whether the question's first line ends with its
+	// choices ("? [y]es / [n]o …"): a page shows them as buttons.
+	choices bool
+	// always and projectAlways name the two remembering answers, project
+	// the second in short; noAlways says "always" is not offered;
+	// explains points to Help, which a page shows beside the question.
+	always, project, projectAlways, noAlways, explains string
+}
+
+var (
+	keyNames = naming{choices: true, always: "[a]lways", project: "[p]", projectAlways: "[p]roject always",
+		noAlways: "no [a]lways", explains: " (" + HelpKey + " explains)"}
+	buttonNames = naming{always: "“" + ButtonAlways + "”", project: "“" + ButtonProject + "”", projectAlways: "“" + ButtonProject + "”",
+		noAlways: "never always allowed"}
+)
+
+// The buttons of a page that asks (ralph serve), by the answer each gives
+// (control's answers: y, n, t, always, project): what Plain and PlainHelp
+// name.
+const (
+	ButtonYes     = "Allow once"
+	ButtonNo      = "Deny"
+	ButtonTell    = "Deny and say why"
+	ButtonAlways  = "Always allow"
+	ButtonProject = "Always allow in this project"
+)
+
+// ask ends a question's first line: its choices, where n shows them.
+func (q Question) ask(n naming) string {
+	if !n.choices {
+		return ""
+	}
+	return " " + q.Choices()
+}
+
+func (q Question) text(n naming) string {
 	var b strings.Builder
 	switch {
 	case q.MCP != nil:
-		return q.mcpText()
+		return q.mcpText(n)
 	case q.Server != nil:
-		return q.serverText()
+		return q.serverText(n)
 	case q.Hook != nil:
-		return q.hookText()
+		return q.hookText(n)
 	}
 	if q.Tool != "" {
-		fmt.Fprintf(&b, "%s? %s\n  asked every time, no [a]lways: %s", q.What(), q.Choices(), text.Visible(strings.Join(q.Why, "; ")))
+		fmt.Fprintf(&b, "%s?%s\n  asked every time, %s: %s", q.What(), q.ask(n), n.noAlways, text.Visible(strings.Join(q.Why, "; ")))
 		return b.String()
 	}
 	cmd := text.Visible(q.Command)
@@ -313,12 +366,12 @@ func (q Question) Text() string {
 	}
 	if strings.Contains(cmd, "\n") {
 		lines := strings.Split(cmd, "\n")
-		fmt.Fprintf(&b, "%s this command (%d lines)%s? %s\n", verb, len(lines), q.in(), q.Choices())
+		fmt.Fprintf(&b, "%s this command (%d lines)%s?%s\n", verb, len(lines), q.in(), q.ask(n))
 		for _, l := range lines {
 			b.WriteString("  │ " + l + "\n")
 		}
 	} else {
-		fmt.Fprintf(&b, "%s `%s`%s? %s\n", verb, cmd, q.in(), q.Choices())
+		fmt.Fprintf(&b, "%s `%s`%s?%s\n", verb, cmd, q.in(), q.ask(n))
 	}
 	switch {
 	case q.Unsandboxed && len(q.Why) > 0:
@@ -326,28 +379,28 @@ func (q Question) Text() string {
 	case q.Unsandboxed:
 		b.WriteString("  asked every time: it runs without the sandbox, free to change anything you can\n")
 	case q.CanAlways() && q.Brief:
-		fmt.Fprintf(&b, "  [a]lways remembers %s in your config, [p] in the project's\n", quoteRules(q.Remember))
+		fmt.Fprintf(&b, "  %s remembers %s in your config, %s in the project's\n", n.always, quoteRules(q.Remember), n.project)
 	case q.CanAlways():
 		// The first question of a session points to Help, which says
 		// what the rules allow; one line, not a paragraph to read
 		// before answering.
-		fmt.Fprintf(&b, "  [a]lways remembers %s in your config, [p] in the project's (%s explains)\n", quoteRules(q.Remember), HelpKey)
+		fmt.Fprintf(&b, "  %s remembers %s in your config, %s in the project's%s\n", n.always, quoteRules(q.Remember), n.project, n.explains)
 	default:
-		fmt.Fprintf(&b, "  asked every time, no [a]lways: %s\n", text.Visible(strings.Join(q.Why, "; ")))
+		fmt.Fprintf(&b, "  asked every time, %s: %s\n", n.noAlways, text.Visible(strings.Join(q.Why, "; ")))
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // mcpText is the question about an MCP tool call: the server, the tool and
 // the arguments, made visible like a command.
-func (q Question) mcpText() string {
+func (q Question) mcpText(n naming) string {
 	var b strings.Builder
 	c := q.MCP
 	if c.Server == "" {
 		// A call of one of ralph's own tools that a hook asks about.
-		fmt.Fprintf(&b, "call `%s`? %s\n", text.Visible(c.Tool), q.Choices())
+		fmt.Fprintf(&b, "call `%s`?%s\n", text.Visible(c.Tool), q.ask(n))
 	} else {
-		fmt.Fprintf(&b, "call `%s` of MCP server `%s`? %s\n", text.Visible(c.Tool), text.Visible(c.Server), q.Choices())
+		fmt.Fprintf(&b, "call `%s` of MCP server `%s`?%s\n", text.Visible(c.Tool), text.Visible(c.Server), q.ask(n))
 	}
 	args := c.Args
 	if strings.TrimSpace(args) == "" {
@@ -359,25 +412,25 @@ func (q Question) mcpText() string {
 	fmt.Fprintf(&b, "  arguments: %s\n", text.Visible(args))
 	switch {
 	case q.CanAlways() && q.Domain != "":
-		fmt.Fprintf(&b, "  [a]lways fetches from %s without asking (web_fetch_allow in %s)", text.Visible(q.Domain), q.userFile())
+		fmt.Fprintf(&b, "  %s fetches from %s without asking (web_fetch_allow in %s)", n.always, text.Visible(q.Domain), q.userFile())
 	case q.CanAlways():
-		fmt.Fprintf(&b, "  [a]lways allows %s without asking (allowed_commands in %s), [p] in the project's %s", text.Visible(c.Name), q.userFile(), config.ProjectFile)
+		fmt.Fprintf(&b, "  %s allows %s without asking (allowed_commands in %s), %s in the project's %s", n.always, text.Visible(c.Name), q.userFile(), n.project, config.ProjectFile)
 	default:
-		fmt.Fprintf(&b, "  asked every time, no [a]lways: %s", text.Visible(strings.Join(q.Why, "; ")))
+		fmt.Fprintf(&b, "  asked every time, %s: %s", n.noAlways, text.Visible(strings.Join(q.Why, "; ")))
 	}
 	return b.String()
 }
 
 // serverText is the question about starting a server the project's files
 // define: the person, not the repository, decides what runs as them.
-func (q Question) serverText() string {
+func (q Question) serverText(n naming) string {
 	s := q.Server
-	verb := "start %s `%s` from %s: `%s`? %s\n"
+	verb := "start %s `%s` from %s: `%s`?%s\n"
 	if s.HTTP {
-		verb = "connect to %s `%s` from %s at `%s`? %s\n"
+		verb = "connect to %s `%s` from %s at `%s`?%s\n"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, verb, s.noun(), text.Visible(s.Name), text.Visible(s.Source), text.Visible(s.Runs), q.Choices())
+	fmt.Fprintf(&b, verb, s.noun(), text.Visible(s.Name), text.Visible(s.Source), text.Visible(s.Runs), q.ask(n))
 	// Every field that decides what runs is shown, and a change first:
 	// a definition that changed only its environment must not read like
 	// the one approved before.
@@ -402,7 +455,7 @@ func (q Question) serverText() string {
 		where = "it runs in the sandbox, where it reads the project and may run its code (a build script, a package's own compiler)"
 	}
 	b.WriteString("  the project's files, not yours, define this server, and " + where + "; " +
-		"[a]lways approves this definition on this machine until it changes (as `ralph mcp approve " + text.Visible(s.Name) + "` does)")
+		n.always + " approves this definition on this machine until it changes (as `ralph mcp approve " + text.Visible(s.Name) + "` does)")
 	return b.String()
 }
 

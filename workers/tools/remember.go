@@ -17,8 +17,9 @@ type RememberParams struct {
 }
 
 // newRememberTool is remember{note}: it appends a learning about the
-// project to AGENTS.md (AGENT.md in a project that still has one:
-// memory.LearningsFile), where every later session reads it. Secrets in
+// project to AGENT.md, ralph's own file, where every later session reads
+// it, never to the person's instructions (AGENTS.md, CLAUDE.md), which
+// their colleagues and other tools read. Secrets in
 // the note are redacted first: the file is committed with the project, and a
 // model may repeat a key the person pasted.
 func newRememberTool(fs afero.Fs, root string, redact *memory.Redactor) Tool {
@@ -30,6 +31,6 @@ func newRememberTool(fs afero.Fs, root string, redact *memory.Redactor) Tool {
 		if err := memory.AppendLearning(fs, root, redact.Redact(a.Note), time.Now()); err != nil {
 			return workers.Result{IsError: true, Output: "could not save the learning: " + err.Error()}
 		}
-		return workers.Result{Output: "saved to " + memory.LearningsFile(fs, root)}
+		return workers.Result{Output: "saved to " + memory.AgentFile}
 	})
 }

@@ -42,9 +42,25 @@
 
   function fill(tr, s) {
     var cell = function (c) { return tr.querySelector('[data-col="' + c + '"]'); };
-    ["project", "status", "mode", "model", "turns", "tokens", "cost"].forEach(function (c) {
+    ["project", "status", "mode", "model", "cost"].forEach(function (c) {
       var v = String(s[c] === undefined ? "" : s[c]);
       if (cell(c).textContent !== v) cell(c).textContent = v;
+    });
+    // The status comes in words; the enum stays for the styles.
+    cell("status").dataset.status = s.state || "";
+    // A figure and its noun, which a phone's card shows after it ("1
+    // turn"); the server chose the noun for the number.
+    ["turns", "tokens"].forEach(function (c) {
+      var td = cell(c), n = String(s[c] === undefined ? "" : s[c]);
+      var unit = td.querySelector(".unit");
+      if (!unit) {
+        unit = document.createElement("span");
+        unit.className = "unit";
+      }
+      unit.textContent = " " + (s[c + "_noun"] || "");
+      if (td.firstChild && td.firstChild.nodeType === 3 && td.firstChild.nodeValue === n && td.lastChild === unit) return;
+      td.textContent = n;
+      td.appendChild(unit);
     });
     cell("first").textContent = s.first || "";
     // The cells are cut to the screen (style.css); the title has them whole.
