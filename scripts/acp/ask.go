@@ -39,7 +39,9 @@ func (a asker) Ask(ctx context.Context, q approval.Question) (approval.Answer, e
 		Title:  &title,
 		Status: new(sdk.ToolCallStatusPending),
 		Content: []sdk.ToolCallContent{
-			sdk.ToolContent(sdk.TextBlock(q.Text())),
+			// The editor shows the options as buttons, so the text names
+			// them as a page does, never the terminal's keys.
+			sdk.ToolContent(sdk.TextBlock(q.Plain())),
 		},
 	}
 	if id == "" {
@@ -47,14 +49,14 @@ func (a asker) Ask(ctx context.Context, q approval.Question) (approval.Answer, e
 		call.Kind = new(sdk.ToolKindOther)
 	}
 	call.ToolCallId = sdk.ToolCallId(id)
-	opts := []sdk.PermissionOption{{Kind: sdk.PermissionOptionKindAllowOnce, Name: "Yes", OptionId: optionYes}}
+	opts := []sdk.PermissionOption{{Kind: sdk.PermissionOptionKindAllowOnce, Name: approval.ButtonYes, OptionId: optionYes}}
 	if q.CanAlways() {
-		opts = append(opts, sdk.PermissionOption{Kind: sdk.PermissionOptionKindAllowAlways, Name: "Always", OptionId: optionAlways})
+		opts = append(opts, sdk.PermissionOption{Kind: sdk.PermissionOptionKindAllowAlways, Name: approval.ButtonAlways, OptionId: optionAlways})
 	}
 	if q.CanShare() {
-		opts = append(opts, sdk.PermissionOption{Kind: sdk.PermissionOptionKindAllowAlways, Name: "Always, in this project (shared through git)", OptionId: optionShare})
+		opts = append(opts, sdk.PermissionOption{Kind: sdk.PermissionOptionKindAllowAlways, Name: approval.ButtonProject + " (shared through git)", OptionId: optionShare})
 	}
-	opts = append(opts, sdk.PermissionOption{Kind: sdk.PermissionOptionKindRejectOnce, Name: "No", OptionId: optionNo})
+	opts = append(opts, sdk.PermissionOption{Kind: sdk.PermissionOptionKindRejectOnce, Name: approval.ButtonNo, OptionId: optionNo})
 	resp, err := ss.srv.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(ss.id), ToolCall: call, Options: opts})
 	if err != nil || resp.Outcome.Selected == nil {
 		// Cancelled, failed, or the client went away: no.
@@ -83,8 +85,8 @@ func (ss *session) confirm(ctx context.Context, question string) bool {
 	id := fmt.Sprintf("ralph-question-%d", questionSeq.Add(1))
 	call := sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(id), Title: &question, Kind: new(sdk.ToolKindOther), Status: new(sdk.ToolCallStatusPending)}
 	opts := []sdk.PermissionOption{
-		{Kind: sdk.PermissionOptionKindAllowOnce, Name: "Yes", OptionId: optionYes},
-		{Kind: sdk.PermissionOptionKindRejectOnce, Name: "No", OptionId: optionNo},
+		{Kind: sdk.PermissionOptionKindAllowOnce, Name: approval.ButtonYes, OptionId: optionYes},
+		{Kind: sdk.PermissionOptionKindRejectOnce, Name: approval.ButtonNo, OptionId: optionNo},
 	}
 	resp, err := ss.srv.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(ss.id), ToolCall: call, Options: opts})
 	return err == nil && resp.Outcome.Selected != nil && string(resp.Outcome.Selected.OptionId) == optionYes
