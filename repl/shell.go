@@ -627,7 +627,7 @@ func (s *Shell) command(line string) (exit bool) {
 func (s *Shell) host(out io.Writer) *slash.Host {
 	h := &slash.Host{
 		Fs: s.opts.Fs, Root: s.opts.Root, Door: s.opts.Door, Out: out, Markdown: s.scr.markdown, SessionID: s.opts.SessionID,
-		Agents: &s.agents, Busy: s.busy, Stop: s.hardStop, History: s.hist.last,
+		Agents: &s.agents, Busy: s.busy, Bash: s.opts.Bash != nil, Stop: s.hardStop, History: s.hist.last,
 		Loop: s.opts.Loop, RunArgs: s.opts.RunArgs, Undo: s.opts.Undo, MCP: s.opts.MCP, LSP: s.opts.LSP, Skills: s.opts.Skills, Plan: s.opts.Plan, DropPlan: s.opts.DropPlan,
 		Handoff: s.opts.Handoff,
 	}
