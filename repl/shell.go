@@ -199,9 +199,12 @@ type Shell struct {
 	run      *job
 	taskLoop *job
 	ask      *askReq
-	closing  bool
-	cont     bool
-	onWidth  func()
+	// heldNotes are the project's notices that came while a question
+	// waited for its answer (projectNote); they follow the answer.
+	heldNotes []string
+	closing   bool
+	cont      bool
+	onWidth   func()
 	// width is the terminal width readline was last told (syncWidth).
 	width int
 
