@@ -479,8 +479,13 @@ func (s *Shell) AskKey(ctx context.Context, question, prompt, what, keys string)
 		if s.ask == req {
 			s.ask = nil
 		}
+		held := s.heldNotes
+		s.heldNotes = nil
 		s.mu.Unlock()
 		s.updatePrompt()
+		for _, t := range held {
+			s.note(t, false)
+		}
 	}()
 	// What led to the question (the tool call asking to run a command) is
 	// shown above it: events are rendered on the broker's goroutine, so
@@ -523,6 +528,21 @@ func (s *Shell) note(text string, bad bool) {
 	} else {
 		s.scr.line(s.scr.pal.Dim(text))
 	}
+}
+
+// projectNote shows a notice of the project's (the variables withheld
+// from commands, a server's state): while a question waits for its
+// answer the notice waits too, and follows the answer, so that it never
+// stands between the two (issue 92).
+func (s *Shell) projectNote(text string) {
+	s.mu.Lock()
+	if s.ask != nil {
+		s.heldNotes = append(s.heldNotes, text)
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	s.note(text, false)
 }
 
 // Confirm asks a yes/no question (the task loop's circuit breaker), one
@@ -609,7 +629,8 @@ func (s *Shell) promptText() string {
 		parts = append(parts, text.Counted(n, "agent", "agents"))
 	}
 	parts = append(parts, "Ctrl-C stops")
-	return s.scr.pal.Dim(strings.Join(parts, " · ")) + " › "
+	w, _ := s.scr.dims()
+	return s.scr.pal.Dim(fitStatus(parts, w-1-minTyped)) + statusEnd
 }
 
 // updatePrompt shows the prompt for the current state, if it changed.
@@ -625,6 +646,7 @@ func (s *Shell) updatePrompt() {
 	}
 	s.lastPrompt = p
 	s.syncWidth()
+	s.oneRow.Store(isStatusPrompt(p))
 	s.rl.SetPrompt(p)
 	// readline draws a new prompt only while it is marked as reading, and
 	// that mark comes a moment after it printed the prompt at a line's

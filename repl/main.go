@@ -149,7 +149,7 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	// with ralph answer, or steer the shell as its keys do.
 	at := p.Attach(ctx, project.Face{Handle: sh.Handle, InStep: true, Queue: queue, Coord: coord, Asker: approvalAsker{sh: sh},
 		Steer:  func(*coordinator.Coordinator) control.Target { return remote{s: sh} },
-		Notify: func(s string) { sh.note(s, false) }})
+		Notify: sh.projectNote})
 	defer at.Detach()
 	coord = at.Coord
 	confirm = sh.Confirm

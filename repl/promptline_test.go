@@ -2,6 +2,7 @@ package repl
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 )
 
@@ -29,5 +30,24 @@ func TestStatusLineDropIsReadlinesOwn(t *testing.T) {
 	_, _ = p.Write([]byte("ralph> next\n"))
 	if term.String() != "ralph> next\n" {
 		t.Fatalf("a later draw was dropped: %q", term.String())
+	}
+}
+
+// The status line leaves out its middle parts, from the last, to fit;
+// the clock and "Ctrl-C stops" stay while they fit.
+func TestFitStatus(t *testing.T) {
+	parts := []string{"⠏ 7s", "waiting for the model", "~6,622 tokens", "2 agents", "Ctrl-C stops"}
+	for _, tc := range []struct {
+		room int
+		want string
+	}{
+		{200, "⠏ 7s · waiting for the model · ~6,622 tokens · 2 agents · Ctrl-C stops"},
+		{50, "⠏ 7s · waiting for the model · Ctrl-C stops"},
+		{30, "⠏ 7s · Ctrl-C stops"},
+		{12, "⠏ 7s · C…"},
+	} {
+		if got := fitStatus(slices.Clone(parts), tc.room); got != tc.want {
+			t.Errorf("fitStatus(%d) = %q, want %q", tc.room, got, tc.want)
+		}
 	}
 }

@@ -199,9 +199,12 @@ type Shell struct {
 	run      *job
 	taskLoop *job
 	ask      *askReq
-	closing  bool
-	cont     bool
-	onWidth  func()
+	// heldNotes are the project's notices that came while a question
+	// waited for its answer (projectNote); they follow the answer.
+	heldNotes []string
+	closing   bool
+	cont      bool
+	onWidth   func()
 	// width is the terminal width readline was last told (syncWidth).
 	width int
 
@@ -213,8 +216,11 @@ type Shell struct {
 	quitCode   atomic.Int32 // -1 until a signal asks the shell to leave
 	promptMu   sync.Mutex
 	lastPrompt string
-	eofOnce    sync.Once
-	eofSeen    chan struct{}
+	// oneRow is set while the prompt is the status line, which readline
+	// then keeps on one row with the line typed there (statusline.go).
+	oneRow  atomic.Bool
+	eofOnce sync.Once
+	eofSeen chan struct{}
 }
 
 // New returns a shell; it does no I/O.
@@ -324,6 +330,7 @@ func (s *Shell) open(fd int) error {
 		FuncMakeRaw:         s.raw.enter,
 		FuncExitRaw:         s.raw.exit,
 		FuncGetWidth:        width,
+		FuncOneRow:          s.oneRow.Load,
 		FuncOnWidthChanged:  s.setWidthCallback,
 		FuncFilterInputRune: s.filterRune,
 	}
@@ -627,7 +634,7 @@ func (s *Shell) command(line string) (exit bool) {
 func (s *Shell) host(out io.Writer) *slash.Host {
 	h := &slash.Host{
 		Fs: s.opts.Fs, Root: s.opts.Root, Door: s.opts.Door, Out: out, Markdown: s.scr.markdown, SessionID: s.opts.SessionID,
-		Agents: &s.agents, Busy: s.busy, Stop: s.hardStop, History: s.hist.last,
+		Agents: &s.agents, Busy: s.busy, Bash: s.opts.Bash != nil, Stop: s.hardStop, History: s.hist.last,
 		Loop: s.opts.Loop, RunArgs: s.opts.RunArgs, Undo: s.opts.Undo, MCP: s.opts.MCP, LSP: s.opts.LSP, Skills: s.opts.Skills, Plan: s.opts.Plan, DropPlan: s.opts.DropPlan,
 		Handoff: s.opts.Handoff,
 	}

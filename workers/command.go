@@ -312,18 +312,26 @@ func (w *Workspace) ExecIn(ctx context.Context, dir, command string, timeout tim
 	return w.execute(ctx, dir, command, timeout, policy)
 }
 
-// NoteWithheld tells the person, after the session's first command,
-// which of their variables commands go without and how to pass one: a
-// test suite that needs DATABASE_URL fails otherwise with no word why.
-// Names only, never values; once for w and every Workspace made with its
-// Options. A provider's setting (OPENAI_BASE_URL) is said to be one, not
-// a credential: it is withheld by its prefix, since such settings may
-// carry a key.
+// WithheldNotice is the key of NoteWithheld's notice in the person's
+// record of notices (memory/shown).
+const WithheldNotice = "commands-withheld"
+
+// NoteWithheld tells the person, after the first command that ran, which
+// of their variables commands go without and how to pass one: a test
+// suite that needs DATABASE_URL fails otherwise with no word why. Names
+// only, never values; once for w and every Workspace made with its
+// Options, and once per person for each set of names (Options.Seen), not
+// in every session. A provider's setting (OPENAI_BASE_URL) is said to be
+// one, not a credential: it is withheld by its prefix, since such
+// settings may carry a key.
 func (w *Workspace) NoteWithheld() {
 	if len(w.opts.Withheld)+len(w.opts.WithheldGit) == 0 || w.opts.Notify == nil || w.opts.withheldOnce == nil {
 		return
 	}
 	w.opts.withheldOnce.Do(func() {
+		if !w.opts.Seen.Fresh(WithheldNotice, append(slices.Clone(w.opts.Withheld), w.opts.WithheldGit...)) {
+			return
+		}
 		var creds []string
 		for _, n := range w.opts.Withheld {
 			if !slices.Contains(w.opts.Settings, n) {

@@ -15,6 +15,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/memory/shown"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
@@ -125,6 +126,11 @@ type Options struct {
 	// (childenv.WithheldGit), which Env never holds and shell_env cannot
 	// pass; the same note names them apart.
 	WithheldGit []string
+	// Seen is the person's record of the notices they were shown
+	// (memory/shown): the note of the variables withheld is said once
+	// per person for each set of them, not in every session. nil says it
+	// once for the Workspace.
+	Seen *shown.Record
 	// SessionEnv is what the session adds to the model's commands'
 	// environment beyond Env (memory/childenv.Session): the person's
 	// settings `env` for every command, the project's and what

@@ -37,6 +37,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/plugins"
 	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/memory/shown"
 	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
@@ -473,8 +474,12 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 		opts.Notify(fmt.Sprintf("ignoring %d allowed_commands in %s that were not approved on this machine; approve them again with \"always\" in chat",
 			n, config.ProjectFile))
 	}
-	p.sessionEnv = personSessionEnv(loadedHooks.PersonEnv, opts.Notify)
-	addProjectEnv(p.sessionEnv, loadedHooks.ProjectEnvs, opts.Notify)
+	// The notices of variables withheld are said once per person for each
+	// set of names (memory/shown), remembered in the person's state
+	// directory, where the model's commands cannot write.
+	seen := shown.Open(person, memory.RegistryDir(opts.Getenv))
+	p.sessionEnv = personSessionEnv(loadedHooks.PersonEnv, seen, opts.Notify)
+	addProjectEnv(p.sessionEnv, loadedHooks.ProjectEnvs, root, seen, opts.Notify)
 	withheld := childenv.Withheld(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv)
 	p.Tools, err = tools.NewToolset(tools.Options{Approver: p.Approval, AutoApprove: opts.Yes, Redact: p.Redactor, Family: toolFamily(cfg.ToolFamily), WebFetchAllowPrivate: cfg.WebFetchAllowPrivate,
 		LSP: &cfg.LSP, ApproveLSP: p.approveLanguageServer, Options: workers.Options{
@@ -484,7 +489,7 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 			Readable: cfg.SandboxReadable,
 			Notify:   opts.Notify, AddDirs: opts.AddDirs, Kept: Kept(), Door: p.Door,
 			Withheld: withheld, Settings: childenv.Settings(os.Environ(), withheld), WithheldGit: childenv.WithheldGit(os.Environ()),
-			SessionEnv: p.sessionEnv, Editor: opts.Editor,
+			SessionEnv: p.sessionEnv, Editor: opts.Editor, Seen: seen,
 		}})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/childenv"
+	"github.com/ralph-dev/ralph/memory/shown"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/approval"
 )
@@ -72,8 +73,9 @@ func (l *LoadedHooks) takeProjectEnv(src HookSources, data []byte, rel string) {
 
 // addProjectEnv lays the approved `env` of the project's settings files
 // over the sandbox's layer of s, through the one credential rule: a
-// variable it withholds is named once, never given.
-func addProjectEnv(s *childenv.Session, envs []ProjectEnv, notify func(string)) {
+// variable it withholds is never given, and named once per person for each
+// set of names in each file of the project at root (seen).
+func addProjectEnv(s *childenv.Session, envs []ProjectEnv, root string, seen *shown.Record, notify func(string)) {
 	for _, e := range envs {
 		if !e.Approved {
 			continue
@@ -84,7 +86,7 @@ func addProjectEnv(s *childenv.Session, envs []ProjectEnv, notify func(string)) 
 				withheld = append(withheld, a.Name)
 			}
 		}
-		if len(withheld) > 0 && notify != nil {
+		if len(withheld) > 0 && notify != nil && seen.Fresh(shown.Key(projectEnvNotice, root, e.File), withheld) {
 			notify(fmt.Sprintf("ralph gives the sandboxed commands the env of %s but %s, which %s like %s or a provider setting",
 				e.File, strings.Join(withheld, ", "), text.Plural(len(withheld), "looks", "look"), text.Plural(len(withheld), "a credential", "credentials")))
 		}

@@ -42,7 +42,7 @@ func TestProjectEnvWaitsForApproval(t *testing.T) {
 		t.Errorf("the person is not told how to approve it: %q", l.Ignored)
 	}
 	s := &childenv.Session{}
-	addProjectEnv(s, l.ProjectEnvs, nil)
+	addProjectEnv(s, l.ProjectEnvs, "", nil, nil)
 	if v := s.Vars(childenv.SandboxLayer); len(v) != 0 {
 		t.Fatalf("an env not approved reached the commands: %q", v)
 	}
@@ -56,7 +56,7 @@ func TestProjectEnvWaitsForApproval(t *testing.T) {
 	}
 	var said []string
 	s = &childenv.Session{}
-	addProjectEnv(s, l.ProjectEnvs, func(m string) { said = append(said, m) })
+	addProjectEnv(s, l.ProjectEnvs, "", nil, func(m string) { said = append(said, m) })
 	if got := s.Vars(childenv.SandboxLayer); !slices.Equal(got, []string{"NODE_ENV=development", "RETRIES=3"}) {
 		t.Errorf("the sandbox's layer: %q", got)
 	}

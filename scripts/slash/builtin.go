@@ -70,7 +70,7 @@ func HelpText() string {
 **Talking to ralph while it works** — three priorities:
 
 - **hard stop**: Ctrl-C, Esc or ` + "`/stop`" + ` cancels everything in flight at once (the model's answer, running commands and their process groups, child agents), keeps the partial answer, saves, and gives you the prompt back. Your next message continues the same conversation.
-- **urgent**: a message starting with ` + "`" + UrgentMarker + "`" + ` (like ` + "`!stop and fix the tests instead`" + `) cuts the current model step; ralph reads it at once and decides how to go on.
+- **urgent**: while ralph works, a message starting with ` + "`" + UrgentMarker + "`" + ` (like ` + "`!stop and fix the tests instead`" + `) cuts the current model step; ralph reads it at once and decides how to go on.
 - **normal**: any other message is queued and delivered at the next step boundary, in order.
 
 **Keys**: Up/Down history, Ctrl-R search, Tab completes commands (your own custom commands too), ` + "`@file`" + ` mentions, session ids and, after /model, the endpoint's models; a line ending in ` + "`\\`" + ` continues on the next; pasted lines stay one message. At an idle prompt Ctrl-C clears the line; Ctrl-C twice or Ctrl-D leaves. Start a message with ` + "`//`" + ` to send a leading slash.
@@ -79,8 +79,26 @@ func HelpText() string {
 }
 
 func runHelp(_ context.Context, h *Host, _ string) (Outcome, error) {
-	h.printf("%s", h.markdown(HelpText()+CustomHelp(h.Fs, h.Root, h.Plugins...)+h.skillHelp()))
+	help := HelpText()
+	if h.Bash {
+		help += BashHelp(h.busy())
+	}
+	h.printf("%s", h.markdown(help+CustomHelp(h.Fs, h.Root, h.Plugins...)+h.skillHelp()))
 	return Outcome{}, nil
+}
+
+// BashHelp is what /help says of a line starting with "!" where the face
+// has a bash mode (chat): the same mark runs a command at an idle prompt
+// and makes a message urgent while ralph works, and the help used to say
+// only the second (issue 92). busy says which of the two it does now.
+func BashHelp(busy bool) string {
+	now := "ralph is idle now, so `!command` runs a command."
+	if busy {
+		now = "ralph is working now, so `!message` is an urgent message."
+	}
+	return "\n**`" + UrgentMarker + "` at the start of a line** does one of two things:\n\n" +
+		"- **at an idle prompt**, `!command` (like `!git status`) runs the command at once, in the sandbox and through the tool hooks, with no question asked since you typed it; you see its output, and ralph reads the command and its output with your next message.\n" +
+		"- **while ralph works**, `!message` is an urgent message (above): it does not run anything.\n\n" + now + "\n"
 }
 
 func runStatus(_ context.Context, h *Host, _ string) (Outcome, error) {

@@ -53,6 +53,9 @@ type Host struct {
 	Agents    *Agents
 	// Busy reports whether work is running.
 	Busy func() bool
+	// Bash is set where `!command` at an idle prompt runs the command
+	// (chat's bash mode), so that /help says what `!` does in each state.
+	Bash bool
 	// Stop hard-stops the running work and reports whether there was any.
 	Stop func() bool
 	// History returns the last n lines of input history, oldest first.

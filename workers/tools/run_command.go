@@ -61,9 +61,6 @@ func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) workers.R
 	if err := ctx.Err(); err != nil {
 		return errResult("command cancelled before it ran")
 	}
-	// The note of the variables withheld comes after the first command,
-	// not before its approval question, where it stood in the way.
-	defer t.ws.NoteWithheld()
 	// The approver shows the person the directory beside the command,
 	// and reads the paths the command names from there.
 	ask := WithWorkdir(ctx, wd.rel)
@@ -80,9 +77,21 @@ func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) workers.R
 		return r
 	}
 	if a.Background {
-		return t.ws.StartBackgroundIn(wd.real, a.Command, true, CallerOf(ctx).Agent)
+		return t.ran(ctx, t.ws.StartBackgroundIn(wd.real, a.Command, true, CallerOf(ctx).Agent))
 	}
-	return t.ws.ExecIn(ctx, wd.real, a.Command, timeout, true)
+	return t.ran(ctx, t.ws.ExecIn(ctx, wd.real, a.Command, timeout, true))
+}
+
+// ran is the result of a command that ran, after which the note of the
+// variables withheld comes (Workspace.NoteWithheld): not before its
+// approval question, where it stood in the way, and not after a command
+// the person declined or stopped, where it came between their answer and
+// the model's (issue 92).
+func (t *Toolset) ran(ctx context.Context, r workers.Result) workers.Result {
+	if ctx.Err() == nil {
+		t.ws.NoteWithheld()
+	}
+	return r
 }
 
 // workdir is the directory a command runs in: real, absolute with its
@@ -181,7 +190,7 @@ func (t *Toolset) runUnsandboxed(ctx, ask context.Context, wd workdir, command s
 		return errResult("command was not run outside the sandbox: %s (to run commands outside the sandbox without being asked, the user can %s)", d.Reason, workers.FullAccessHint)
 	}
 	if background {
-		return t.ws.StartBackgroundIn(wd.real, command, false, CallerOf(ctx).Agent)
+		return t.ran(ctx, t.ws.StartBackgroundIn(wd.real, command, false, CallerOf(ctx).Agent))
 	}
-	return t.ws.ExecIn(ctx, wd.real, command, timeout, false)
+	return t.ran(ctx, t.ws.ExecIn(ctx, wd.real, command, timeout, false))
 }
