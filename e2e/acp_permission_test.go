@@ -57,8 +57,11 @@ func TestACPPermission(t *testing.T) {
 			for _, o := range q.Options {
 				opts = append(opts, o.Kind+":"+o.Name)
 			}
-			if got := strings.Join(opts, " "); !strings.HasPrefix(got, "allow_once:Yes allow_always:Always ") || !strings.HasSuffix(got, " reject_once:No") {
+			if got := strings.Join(opts, " "); !strings.HasPrefix(got, "allow_once:Allow once allow_always:Always allow ") || !strings.HasSuffix(got, " reject_once:Deny") {
 				t.Errorf("options %s", got)
+			}
+			if p := string(asked[0].Params); strings.Contains(p, "[y]es") || strings.Contains(p, "explains)") {
+				t.Errorf("the question names the terminal's keys to an editor: %s", p)
 			}
 			var callID string
 			for _, u := range s.updates() {
