@@ -10,10 +10,10 @@ import (
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
-// claudeFace is the one-shot face's part for Claude Code's shape
+// shapeFace is the one-shot face's part for Claude Code's shape
 // (--stream-shape claude) and its stream-json input (--input-format
 // stream-json).
-type claudeFace struct {
+type shapeFace struct {
 	// Shape is --stream-shape: ShapeRalph ("" too) or ShapeClaude.
 	Shape string
 	// Version is ralph's; PermissionMode the mode the run asks in, in
@@ -33,7 +33,7 @@ type claudeFace struct {
 // nil otherwise. It is made at its first use, from what the face knows
 // then (OneShotMain has set the model and the project's root by the
 // first event).
-func (o *OneShot) claudeShape() *claudeStream {
+func (o *OneShot) shapedStream() *claudeStream {
 	if o.Format != FormatStreamJSON || o.Shape != ShapeClaude {
 		return nil
 	}
@@ -64,7 +64,7 @@ func (o *OneShot) claudeShape() *claudeStream {
 // standard input, only once it has the result. An interrupted run ends
 // the one-shot, as a hard stop does.
 func (o *OneShot) followUps(ctx context.Context, res coordinator.Result, run func(prompt string) coordinator.Result) coordinator.Result {
-	c := o.claudeShape()
+	c := o.shapedStream()
 	for o.more != nil && c != nil && res.Subtype != coordinator.SubtypeInterrupted {
 		c.result(res)
 		next, ok := o.more(ctx)
@@ -86,14 +86,14 @@ func (o *OneShot) followUps(ctx context.Context, res coordinator.Result, run fun
 	return res
 }
 
-// claudeFace settles --stream-shape on the face, with what the claude
+// settleShape settles --stream-shape on the face, with what the claude
 // shape's init line says: a bad value is a usage error (exit 2), reported
 // in the format asked for.
-func (c *cli) claudeFace(face *OneShot) int {
-	if err := ValidateShape(c.f.claude.streamShape, face.Format); err != nil {
+func (c *cli) settleShape(face *OneShot) int {
+	if err := ValidateShape(c.f.shape.streamShape, face.Format); err != nil {
 		return face.Fail(ExitUsage, err)
 	}
-	face.Shape, face.Version = c.f.claude.streamShape, c.version
+	face.Shape, face.Version = c.f.shape.streamShape, c.version
 	switch {
 	case c.f.yes:
 		face.PermissionMode = "bypassPermissions"
@@ -108,12 +108,12 @@ func (c *cli) claudeFace(face *OneShot) int {
 // message is the task (set in *task) and whose later ones the face runs
 // as follow-ups.
 func (c *cli) taskInput(ctx context.Context, face *OneShot, task *string) (stdin string, piped bool, err error) {
-	switch c.f.claude.inputFormat {
+	switch c.f.shape.inputFormat {
 	case InputText:
 		return ReadPipedStdin(os.Stdin)
 	case InputStreamJSON:
 	default:
-		return "", false, fmt.Errorf("--input-format %q is not one of text or stream-json", c.f.claude.inputFormat)
+		return "", false, fmt.Errorf("--input-format %q is not one of text or stream-json", c.f.shape.inputFormat)
 	}
 	if face.Format != FormatStreamJSON || face.Shape != ShapeClaude {
 		return "", false, errors.New("--input-format stream-json goes with --output-format stream-json --stream-shape claude: it is Claude Code's input, answered in Claude Code's shape")

@@ -9,15 +9,15 @@ import (
 // Claude Code's Agent SDK starts its executable with the flags of its
 // options (query()'s options.maxTurns is --max-turns, and so on). Those
 // with a meaning in ralph are ralph's flags, under Claude Code's name
-// where it differs (conventions.go, addClaudeSDKFlags); the rest are
+// where it differs (conventions.go, addSDKFlags); the rest are
 // refused in one sentence naming the SDK's option, rather than pflag's
 // bare "unknown flag", so whoever points the SDK at ralph learns which
 // option to leave out.
 
-// claudeOnlyFlags are Claude Code's flags the SDK may pass that ralph has
+// sdkOnlyFlags are Claude Code's flags the SDK may pass that ralph has
 // no meaning for: each with the SDK option that gives it and what to do
 // instead.
-var claudeOnlyFlags = map[string][2]string{
+var sdkOnlyFlags = map[string][2]string{
 	"include-partial-messages":       {"includePartialMessages", "ralph's claude shape prints each block whole, never its deltas"},
 	"thinking":                       {"thinking", "thinking is off unless --thinking-tokens N gives it a budget (thinking: {type: 'enabled', budgetTokens: N})"},
 	"effort":                         {"effort", "ralph asks the model at its default effort"},
@@ -49,18 +49,18 @@ var claudeOnlyFlags = map[string][2]string{
 	"thinking-display":               {"thinking", "ralph's claude shape prints a thinking model's reasoning whole"},
 }
 
-// claudeOnlyFlag is the sentence refusing Claude Code's flag name, or ""
+// sdkOnlyFlag is the sentence refusing Claude Code's flag name, or ""
 // when it is none of those ralph refuses.
-func claudeOnlyFlag(name string) string {
-	r, ok := claudeOnlyFlags[name]
+func sdkOnlyFlag(name string) string {
+	r, ok := sdkOnlyFlags[name]
 	if !ok {
 		return ""
 	}
 	return fmt.Sprintf("--%s is Claude Code's (the Agent SDK's %s option), which ralph does not take: %s", name, r[0], r[1])
 }
 
-// claudeFlags are the one-shot's flags of Claude Code's stream-json.
-type claudeFlags struct {
+// shapeFlags are the one-shot's flags of Claude Code's stream-json.
+type shapeFlags struct {
 	// streamShape and inputFormat are --stream-shape and --input-format
 	// (claudeshape.go, claudeinput.go).
 	streamShape, inputFormat string
@@ -69,12 +69,12 @@ type claudeFlags struct {
 	allowSkip bool
 }
 
-// addClaudeSDKFlags adds the one-shot's flags of Claude Code's
+// addSDKFlags adds the one-shot's flags of Claude Code's
 // stream-json, and those the Agent SDK passes that have a meaning in
 // ralph under another name, kept out of the help, which names ralph's
 // own.
-func (c *cli) addClaudeSDKFlags(root *cobra.Command) {
-	cf := &c.f.claude
+func (c *cli) addSDKFlags(root *cobra.Command) {
+	cf := &c.f.shape
 	root.Flags().StringVar(&cf.streamShape, "stream-shape", ShapeRalph, "the lines of --output-format stream-json: ralph (its events, docs/events.md) or claude (those of claude -p --output-format stream-json --verbose)")
 	root.Flags().StringVar(&cf.inputFormat, "input-format", InputText, "text (the task as an argument) or stream-json (Claude Code's user messages on standard input, a turn each; with --stream-shape claude)")
 	pf := root.PersistentFlags()
@@ -85,4 +85,16 @@ func (c *cli) addClaudeSDKFlags(root *cobra.Command) {
 	// changes nothing.
 	root.Flags().BoolVar(&cf.allowSkip, "allow-dangerously-skip-permissions", false, "lets --permission-mode bypassPermissions be chosen (Claude Code's; ralph needs no leave for it)")
 	_ = root.Flags().MarkHidden("allow-dangerously-skip-permissions")
+}
+
+// shapeCompletions are the values of the claude shape's flags, for the
+// shell's completion (complete.go).
+func shapeCompletions() map[string]cobra.CompletionFunc {
+	fixed := func(vals ...string) cobra.CompletionFunc {
+		return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
+	}
+	return map[string]cobra.CompletionFunc{
+		"stream-shape": fixed(ShapeRalph+"\tralph's events (docs/events.md)", ShapeClaude+"\tthe lines of claude -p --output-format stream-json"),
+		"input-format": fixed(InputText+"\tthe task as an argument", InputStreamJSON+"\tClaude Code's user messages on standard input"),
+	}
 }

@@ -398,10 +398,10 @@ func TestClaudeSDKFlagsAreTakenOrRefused(t *testing.T) {
 		return c, root.Execute()
 	}
 	c, err := parse("--max-thinking-tokens", "2048", "--allow-dangerously-skip-permissions", "--input-format", "stream-json", "--stream-shape", "claude")
-	if err != nil || c.f.thinkingTokens != 2048 || c.f.claude.inputFormat != InputStreamJSON || c.f.claude.streamShape != ShapeClaude {
-		t.Fatalf("err %v, flags %+v", err, c.f.claude)
+	if err != nil || c.f.thinkingTokens != 2048 || c.f.shape.inputFormat != InputStreamJSON || c.f.shape.streamShape != ShapeClaude {
+		t.Fatalf("err %v, flags %+v", err, c.f.shape)
 	}
-	for name, r := range claudeOnlyFlags {
+	for name, r := range sdkOnlyFlags {
 		_, err := parse("--"+name+"=x", "hi")
 		var ue usageError
 		if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), "--"+name+" is Claude Code's (the Agent SDK's "+r[0]+" option)") {

@@ -74,7 +74,7 @@ type flags struct {
 	jsonSchema       string
 	// claude are the flags of Claude Code's stream-json and its Agent
 	// SDK (claudeflags.go).
-	claude claudeFlags
+	shape shapeFlags
 }
 
 // exitError carries an exit code out of cobra.
@@ -284,7 +284,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	root.AddCommand(c.doctorCommand(), c.configCommand(), c.modelsCommand(), c.skillsCommand())
 	c.addServeCommands(root)
 	c.addConventionFlags(root)
-	c.addClaudeSDKFlags(root)
+	c.addSDKFlags(root)
 	// exec copies the root's own flags, so it comes after every one of them.
 	c.addExecCommand(root)
 	trimSubcommandHelp(root)
@@ -427,7 +427,7 @@ func (c *cli) task(ctx context.Context, task string) int {
 		return face.Fail(ExitUsage, err)
 	}
 	face.Schema = sc
-	if code := c.claudeFace(face); code != 0 {
+	if code := c.settleShape(face); code != 0 {
 		return code
 	}
 	stdin, piped, err := c.taskInput(ctx, face, &task)

@@ -49,10 +49,9 @@ func (c *cli) addValueCompletions(root *cobra.Command) {
 		// --output-schema names a JSON file; --json-schema is the JSON.
 		outputSchemaFlag: cobra.FixedCompletions([]string{"json"}, cobra.ShellCompDirectiveFilterFileExt),
 		jsonSchemaFlag:   cobra.NoFileCompletions,
-
-		// Claude Code's stream-json (claudeflags.go).
-		"stream-shape": fixed(ShapeRalph+"\tralph's events (docs/events.md)", ShapeClaude+"\tthe lines of claude -p --output-format stream-json"),
-		"input-format": fixed(InputText+"\tthe task as an argument", InputStreamJSON+"\tClaude Code's user messages on standard input"),
+	}
+	for name, complete := range shapeCompletions() {
+		byFlag[name] = complete
 	}
 	// --resume takes its id as the next word (resumeArgs), so the word
 	// after a bare --resume completes as one.

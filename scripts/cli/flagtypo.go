@@ -27,7 +27,7 @@ func flagError(cmd *cobra.Command, err error) error {
 	}
 	if m := unknownFlag().FindStringSubmatch(err.Error()); m != nil {
 		dashes, name := m[1]+m[2], m[3]
-		if s := claudeOnlyFlag(name); s != "" && dashes == "--" {
+		if s := sdkOnlyFlag(name); s != "" && dashes == "--" {
 			return usageErrorf("%s", s)
 		}
 		if near := nearFlag(cmd, name); near != "" {

@@ -134,8 +134,8 @@ type OneShot struct {
 	// progress display does (countdown.go); nil until one opens. Handle
 	// sets it, Close ends it, as progress.
 	breaker *countdown
-	// claudeFace is the claude shape's part of the face (claudeshape.go).
-	claudeFace
+	// shapeFace is the claude shape's part of the face (claudeshape.go).
+	shapeFace
 }
 
 // onTerminal reports whether a person reads this run on a terminal, to
@@ -237,7 +237,7 @@ func (o *OneShot) Handle(ev coordinator.Event) {
 	}
 	switch o.Format {
 	case FormatStreamJSON:
-		if c := o.claudeShape(); c != nil {
+		if c := o.shapedStream(); c != nil {
 			c.event(ev)
 			return
 		}
@@ -416,7 +416,7 @@ func (o *OneShot) Fail(code int, err error) int {
 	res := coordinator.Result{Subtype: coordinator.SubtypeExecutionError, IsError: true, Text: err.Error(), Err: err}
 	switch o.Format {
 	case FormatStreamJSON:
-		if c := o.claudeShape(); c != nil {
+		if c := o.shapedStream(); c != nil {
 			c.fail(res)
 			break
 		}
@@ -457,7 +457,7 @@ func (o *OneShot) Finish(res coordinator.Result) int {
 	if o.summary != nil && recorded {
 		facts, latest = o.summary(res, o.onTerminal())
 	}
-	switch c := o.claudeShape(); {
+	switch c := o.shapedStream(); {
 	case c != nil:
 		if !c.wrote {
 			c.result(res)

@@ -42,7 +42,12 @@ func TestOnlyTheTableNamesTheAgents(t *testing.T) {
 	// models were trained on, Claude Code's and codex's, named after the
 	// models' makers' harnesses as memory/providers names them: not the
 	// agents ralph runs.
-	skipFile := map[string]bool{"workers/tools/families.go": true, "workers/tools/family_claude.go": true, "workers/tools/family_codex.go": true}
+	skipFile := map[string]bool{"workers/tools/families.go": true, "workers/tools/family_claude.go": true, "workers/tools/family_codex.go": true,
+		// The claude shape is Claude Code's stream-json and its Agent
+		// SDK's flags and input, a format ralph prints and reads as
+		// claude -p does: named after that CLI as the tool families are,
+		// not a list of the agents ralph runs.
+		"scripts/cli/claudeshape.go": true, "scripts/cli/claudeface.go": true, "scripts/cli/claudeflags.go": true, "scripts/cli/claudeinput.go": true}
 	skipDir := map[string]bool{"coordinator/llm": true, "memory/providers": true, "testdata": true, ".git": true, "e2e": true, "third_party": true,
 		"cmd/benchpeers": true} // it times the peers' CLIs by name, as tests drive them
 	checked := 0
@@ -103,8 +108,12 @@ var helpProse = map[string][]string{
 		"another agent (Claude Code, codex",       // ralph mcp serve: who calls it
 		"claude mcp add ralph -- ralph mcp serve", // and the line to add it
 	},
-	"scripts/cli/run.go": {"ralph run --agent claude --on-error skip"},   // the examples
-	"scripts/cli/cli.go": {"a claude-… or gemini-… model picks its own"}, // the providers, by their models' names
+	"scripts/cli/run.go": {"ralph run --agent claude --on-error skip"}, // the examples
+	"scripts/cli/cli.go": {
+		"a claude-… or gemini-… model picks its own", // the providers, by their models' names
+		"(as codex exec)", "(as claude -p)", // --output-schema and --json-schema: whose flags they are
+	},
+	"scripts/cli/exec.go": {"as codex exec"}, // ralph exec: whose habit it keeps
 	"scripts/cli/hooks.go": { // where hooks come from, as a person looks for them
 		"Hooks are commands that run when something happens in a session",
 		"no hooks: ralph reads them from your config",
