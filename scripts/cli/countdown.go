@@ -6,7 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
+	"github.com/ralph-dev/ralph/memory"
 )
 
 // countdown says on standard error, when that is no terminal (no
@@ -101,4 +103,17 @@ func nextMark(left time.Duration) (mark time.Duration, ok bool) {
 		return max((left-1)/(5*time.Minute)*(5*time.Minute), 10*time.Minute), true
 	}
 	return max((left-1)/time.Minute*time.Minute, last), true
+}
+
+// breakerCountdown starts saying how long an open breaker has left, or
+// stops when it is no longer open.
+func (o *OneShot) breakerCountdown(ev coordinator.Event) {
+	if o.breaker == nil {
+		o.breaker = newCountdown(o.Stderr)
+	}
+	if ev.State == memory.BreakerOpen && !ev.Until.IsZero() {
+		o.breaker.begin(ev.Until)
+		return
+	}
+	o.breaker.end()
 }

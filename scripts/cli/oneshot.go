@@ -12,7 +12,6 @@
 package cli
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -257,19 +256,6 @@ func (o *OneShot) Handle(ev coordinator.Event) {
 			o.verboseLine(ev)
 		}
 	}
-}
-
-// breakerCountdown starts saying how long an open breaker has left, or
-// stops when it is no longer open.
-func (o *OneShot) breakerCountdown(ev coordinator.Event) {
-	if o.breaker == nil {
-		o.breaker = newCountdown(o.Stderr)
-	}
-	if ev.State == memory.BreakerOpen && !ev.Until.IsZero() {
-		o.breaker.begin(ev.Until)
-		return
-	}
-	o.breaker.end()
 }
 
 // verboseLine is one step of -v without a terminal: the line the
@@ -610,19 +596,6 @@ func (o *OneShot) writeAnswer(md string) {
 		md += "\n"
 	}
 	_, _ = io.WriteString(o.Stdout, md)
-}
-
-// writeStructured writes a structured answer: the JSON as it is for a
-// script, indented in a code block for a person at a terminal.
-func (o *OneShot) writeStructured(value json.RawMessage) {
-	if o.StdoutTTY {
-		var pretty bytes.Buffer
-		if json.Indent(&pretty, value, "", "  ") == nil {
-			o.writeAnswer("```json\n" + pretty.String() + "\n```")
-			return
-		}
-	}
-	_, _ = o.Stdout.Write(append(append([]byte(nil), value...), '\n'))
 }
 
 // quoteList shows commands in one line of a message: exactly, with every

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -56,4 +58,17 @@ func pathProblem(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// writeStructured writes a structured answer: the JSON as it is for a
+// script, indented in a code block for a person at a terminal.
+func (o *OneShot) writeStructured(value json.RawMessage) {
+	if o.StdoutTTY {
+		var pretty bytes.Buffer
+		if json.Indent(&pretty, value, "", "  ") == nil {
+			o.writeAnswer("```json\n" + pretty.String() + "\n```")
+			return
+		}
+	}
+	_, _ = o.Stdout.Write(append(append([]byte(nil), value...), '\n'))
 }
