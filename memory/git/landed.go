@@ -160,12 +160,7 @@ func (r *Repo) onTaskBranch(ctx context.Context, id string, attempt int) (Landed
 // name task id's attempt, and the session they name.
 func namesAttempt(trailers, id string, attempt int) (session string, ok bool) {
 	task, n := false, false
-	for _, t := range strings.Split(trailers, "\x1f") {
-		k, v, found := strings.Cut(t, ":")
-		if !found {
-			continue
-		}
-		v = strings.TrimSpace(v)
+	eachTrailer(trailers, func(k, v string) {
 		switch {
 		case strings.EqualFold(k, TrailerTask):
 			task = task || v == id
@@ -174,8 +169,18 @@ func namesAttempt(trailers, id string, attempt int) (session string, ok bool) {
 		case strings.EqualFold(k, TrailerSession):
 			session = v
 		}
-	}
+	})
 	return session, task && n
+}
+
+// eachTrailer calls f with each key and trimmed value of trailers, as
+// trailerFormat prints them (separated by \x1f).
+func eachTrailer(trailers string, f func(key, value string)) {
+	for _, t := range strings.Split(trailers, "\x1f") {
+		if k, v, found := strings.Cut(t, ":"); found {
+			f(k, strings.TrimSpace(v))
+		}
+	}
 }
 
 // revertedBy is the commit after c on HEAD's history that reverts c and

@@ -100,19 +100,14 @@ func (r *Repo) TaskCommits(ctx context.Context, session, id string) ([]string, e
 // task id of session, whatever the attempt.
 func namesTask(trailers, session, id string) bool {
 	task, sess := false, false
-	for _, t := range strings.Split(trailers, "\x1f") {
-		k, v, found := strings.Cut(t, ":")
-		if !found {
-			continue
-		}
-		v = strings.TrimSpace(v)
+	eachTrailer(trailers, func(k, v string) {
 		switch {
 		case strings.EqualFold(k, TrailerTask):
 			task = task || v == id
 		case strings.EqualFold(k, TrailerSession):
 			sess = sess || v == session
 		}
-	}
+	})
 	return task && sess
 }
 
