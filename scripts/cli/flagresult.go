@@ -42,6 +42,11 @@ func failBeforeRun(root *cobra.Command, args []string, err error) {
 	}
 	cwd, _ := os.Getwd()
 	face := &OneShot{Format: format, Stdout: os.Stdout, Stderr: io.Discard, Cwd: cwd}
+	if format == FormatStreamJSON && rawValue(args, "--stream-shape") == ShapeClaude {
+		// A reader of Claude Code's lines (its Agent SDK) gets the
+		// error as claude's result line, not ralph's init and result.
+		face.Shape = ShapeClaude
+	}
 	face.Fail(ExitUsage, err)
 }
 
@@ -74,6 +79,24 @@ func rawFormat(args []string) string {
 		return FormatText
 	}
 	return format
+}
+
+// rawValue is the last value the raw arguments give flag (as "--flag V"
+// or "--flag=V"), up to "--"; "" for none.
+func rawValue(args []string, flag string) string {
+	v := ""
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			return v
+		case a == flag && i+1 < len(args):
+			i++
+			v = args[i]
+		case strings.HasPrefix(a, flag+"="):
+			v = strings.TrimPrefix(a, flag+"=")
+		}
+	}
+	return v
 }
 
 // valueError says in ralph's words what is wrong with a flag's value
