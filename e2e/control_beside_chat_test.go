@@ -125,7 +125,7 @@ func TestFirsthour2ControlReachesTheRunBesideAChat(t *testing.T) {
 		t.Fatalf("ralph status calls the open chat completed:\n%s", st.stdout)
 	}
 	client, base := startServe(t, dir, env)
-	if page := getPage(t, client, base+"/"); !strings.Contains(page, `<td data-col="status">idle</td>`) {
+	if page := getPage(t, client, base+"/"); !strings.Contains(page, `<td data-col="status" data-status="idle">open at its prompt</td>`) {
 		t.Fatalf("the web view's index does not show the open chat as idle:\n%s", page)
 	}
 

@@ -3,6 +3,8 @@ package repl
 import (
 	"strings"
 
+	"github.com/mattn/go-runewidth"
+
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -27,8 +29,12 @@ func isStatusPrompt(p string) bool {
 }
 
 // fitStatus joins the status line's parts in room columns (the end's
-// arrow apart): the parts between the clock and "Ctrl-C stops" are left
-// out from the last while they do not fit, then the clock alone is cut.
+// arrow apart). The parts after the second are left out from the last
+// while they do not fit (tokens, agents); then the second, what ralph is
+// doing (the model's thinking, a wait, the task loop's pause), is clipped
+// to the room left, its newest words kept for the thinking, as long as
+// minPart columns of it show, and left out otherwise; then the clock
+// alone is cut.
 func fitStatus(parts []string, room int) string {
 	room -= len([]rune(statusEnd))
 	for {
@@ -36,9 +42,41 @@ func fitStatus(parts []string, room int) string {
 		if text.ClipWidth(line, room) == line {
 			return line
 		}
-		if len(parts) <= 2 {
-			return text.ClipWidth(line, max(room, 1))
+		if len(parts) > 3 {
+			parts = append(parts[:len(parts)-2:len(parts)-2], parts[len(parts)-1])
+			continue
 		}
-		parts = append(parts[:len(parts)-2:len(parts)-2], parts[len(parts)-1])
+		if len(parts) == 3 {
+			left := room - runewidth.StringWidth(parts[0]+" ·  · "+parts[2])
+			if left >= minPart {
+				return parts[0] + " · " + clipPart(parts[1], left) + " · " + parts[2]
+			}
+			parts = []string{parts[0], parts[2]}
+			continue
+		}
+		return text.ClipWidth(line, max(room, 1))
 	}
+}
+
+// minPart is the least of what ralph is doing the status line shows
+// clipped; less says nothing, and it is left out.
+const minPart = 16
+
+// clipPart clips a status part to width columns: the thinking keeps its
+// label and its newest words ("thinking: …words"), which are what moves;
+// any other part keeps its start.
+func clipPart(part string, width int) string {
+	const label = "thinking: "
+	if !strings.HasPrefix(part, label) {
+		return text.ClipWidth(part, width)
+	}
+	tail := []rune(strings.TrimPrefix(strings.TrimPrefix(part, label), text.Ellipsis))
+	keep := width - runewidth.StringWidth(label+text.Ellipsis)
+	if keep <= 0 {
+		return text.ClipWidth(part, width)
+	}
+	for len(tail) > 0 && runewidth.StringWidth(string(tail)) > keep {
+		tail = tail[1:]
+	}
+	return label + text.Ellipsis + string(tail)
 }

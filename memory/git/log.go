@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"iter"
+	"slices"
 	"strings"
 	"time"
 
@@ -134,64 +136,125 @@ func ReadLogFile(fs afero.Fs, path string) []Entry {
 	return out
 }
 
+// Undone is what the undos of a checkpoint log took back and no undo put
+// back since.
+type Undone struct {
+	// Refs are the entries' refs.
+	Refs map[string]bool
+	// Files are the files only changes taken back touched: what a
+	// session changed and no longer has changed. A file a change still in
+	// place touched too is not among them.
+	Files map[string]bool
+	// Turns are the model steps whose changes were taken back.
+	Turns map[int]bool
+}
+
 // UndoneRefs are the refs of the entries of log that an undo took back
 // and that are still taken back: an undo of an undo puts its entries
 // back in place.
-func UndoneRefs(log []Entry) map[string]bool {
-	undone := map[string]bool{}
-	byRef := map[string]Entry{}
-	for _, e := range log {
-		if e.Ref != "" {
-			byRef[e.Ref] = e
+func UndoneRefs(log []Entry) map[string]bool { return undoneRefs(slices.Values(log)) }
+
+// UndoneFiles are Undone's Files of log.
+func UndoneFiles(log []Entry) map[string]bool {
+	return undoneOf(UndoneRefs(log), slices.Values(log)).Files
+}
+
+// UndoneTurns are Undone's Turns of log.
+func UndoneTurns(log []Entry) map[int]bool {
+	return undoneOf(UndoneRefs(log), slices.Values(log)).Turns
+}
+
+// undoMark and changeMarks pick a log's lines by their kind before any
+// is decoded: the log is written by ralph with encoding/json, which
+// writes a kind so, and a long run's log is hundreds of megabytes.
+var (
+	undoMark    = []byte(`"kind":"` + KindUndo + `"`)
+	changeMarks = [][]byte{[]byte(`"kind":"` + KindTurn + `"`), []byte(`"kind":"` + KindTask + `"`)}
+)
+
+// ReadUndoneFile is Undone of the log at path, read as a stream: the
+// undo entries first, and the turns and tasks only when there is an undo
+// among them, so that a session's summary and replay (every one-shot's
+// end, every ralph -c) read a long run's log in bounded memory and, as
+// most sessions have no undo, at the speed of one scan of its bytes. A
+// missing or unreadable log has nothing undone.
+func ReadUndoneFile(fs afero.Fs, path string) Undone {
+	refs := undoneRefs(logLines(fs, path, undoMark))
+	if len(refs) == 0 {
+		return Undone{Refs: refs, Files: map[string]bool{}, Turns: map[int]bool{}}
+	}
+	return undoneOf(refs, logLines(fs, path, changeMarks...))
+}
+
+// logLines are the entries of the log at path whose lines hold one of
+// marks, opened as ReadLogFile opens it.
+func logLines(fs afero.Fs, path string, marks ...[]byte) iter.Seq[Entry] {
+	return func(yield func(Entry) bool) {
+		f, _, err := rootfs.OpenSmall(fs, path)
+		if err != nil {
+			return
 		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+		for sc.Scan() {
+			line := sc.Bytes()
+			if !slices.ContainsFunc(marks, func(m []byte) bool { return bytes.Contains(line, m) }) {
+				continue
+			}
+			var e Entry
+			if json.Unmarshal(line, &e) == nil && e.Commit != "" && !yield(e) {
+				return
+			}
+		}
+	}
+}
+
+// undoneRefs is UndoneRefs of entries in the log's order; only the undo
+// entries count.
+func undoneRefs(entries iter.Seq[Entry]) map[string]bool {
+	undone := map[string]bool{}
+	undos := map[string]Entry{}
+	for e := range entries {
 		if e.Kind != KindUndo {
 			continue
 		}
 		for _, r := range strings.Fields(e.Undone) {
 			undone[r] = true
-			if u, ok := byRef[r]; ok && u.Kind == KindUndo {
+			if u, ok := undos[r]; ok {
 				for _, back := range strings.Fields(u.Undone) {
 					undone[back] = false
 				}
 			}
 		}
+		if e.Ref != "" {
+			undos[e.Ref] = e
+		}
 	}
 	return undone
 }
 
-// UndoneFiles are the files that only changes an undo took back touched
-// in log: what a session changed and no longer has changed. A file a
-// change still in place touched too is not among them.
-func UndoneFiles(log []Entry) map[string]bool {
-	undone := UndoneRefs(log)
-	out, kept := map[string]bool{}, map[string]bool{}
-	for _, e := range log {
+// undoneOf is the Undone of entries whose undone refs are undone.
+func undoneOf(undone map[string]bool, entries iter.Seq[Entry]) Undone {
+	out := Undone{Refs: undone, Files: map[string]bool{}, Turns: map[int]bool{}}
+	kept := map[string]bool{}
+	for e := range entries {
 		if e.Kind != KindTurn && e.Kind != KindTask {
 			continue
 		}
+		if e.Kind == KindTurn && e.Turn > 0 && undone[e.Ref] {
+			out.Turns[e.Turn] = true
+		}
 		for _, f := range e.Files {
 			if undone[e.Ref] {
-				out[f.Path] = true
+				out.Files[f.Path] = true
 			} else {
 				kept[f.Path] = true
 			}
 		}
 	}
 	for p := range kept {
-		delete(out, p)
-	}
-	return out
-}
-
-// UndoneTurns are the model steps of log whose changes an undo took back
-// and that no undo put back since.
-func UndoneTurns(log []Entry) map[int]bool {
-	undone := UndoneRefs(log)
-	out := map[int]bool{}
-	for _, e := range log {
-		if e.Kind == KindTurn && e.Turn > 0 && undone[e.Ref] {
-			out[e.Turn] = true
-		}
+		delete(out.Files, p)
 	}
 	return out
 }

@@ -2,9 +2,15 @@ package git
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/afero"
 )
 
 // TestRevertCommitTakesATaskBackAndKeepsWhatCameAfter: the revert of a
@@ -97,5 +103,58 @@ func TestUndoneFilesAndTurns(t *testing.T) {
 	log = append(log, Entry{Kind: KindUndo, Undone: "u1", Checkpoint: Checkpoint{Ref: "u2"}})
 	if got := UndoneTurns(log); len(got) != 0 {
 		t.Errorf("after the undo of the undo: %v", got)
+	}
+}
+
+// TestReadUndoneFileReadsWhatTheLogSays: the streamed read of a log file
+// (every one-shot's summary and every replay) finds what UndoneFiles and
+// UndoneTurns find in the same log read whole, and a log without an undo
+// has nothing undone.
+func TestReadUndoneFileReadsWhatTheLogSays(t *testing.T) {
+	t.Parallel()
+	entry := func(kind string, turn int, ref, undone string, paths ...string) Entry {
+		e := Entry{Kind: kind, Turn: turn, Undone: undone, Checkpoint: Checkpoint{Ref: ref, Commit: "c" + ref}}
+		for _, p := range paths {
+			e.Files = append(e.Files, FileChange{Path: p})
+		}
+		return e
+	}
+	write := func(log []Entry) string {
+		var b []byte
+		for _, e := range log {
+			line, err := json.Marshal(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b = append(append(b, line...), '\n')
+		}
+		path := filepath.Join(t.TempDir(), "checkpoints.jsonl")
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	log := []Entry{
+		entry(KindBaseline, 0, "r0", ""),
+		entry(KindTurn, 1, "r1", "", "a.md", "b.md"),
+		entry(KindTurn, 2, "r2", "", "b.md"),
+		entry(KindUndo, 0, "u1", "r1"),
+		entry(KindTurn, 3, "r3", "", "c.md"),
+		entry(KindUndo, 0, "u2", "r3"),
+		entry(KindUndo, 0, "u3", "u2"),
+	}
+	fs := afero.NewOsFs()
+	got := ReadUndoneFile(fs, write(log))
+	if !maps.Equal(got.Files, UndoneFiles(log)) || !maps.Equal(got.Turns, UndoneTurns(log)) {
+		t.Errorf("streamed %v %v, whole %v %v", got.Files, got.Turns, UndoneFiles(log), UndoneTurns(log))
+	}
+	if len(got.Files) != 1 || !got.Files["a.md"] || len(got.Turns) != 1 || !got.Turns[1] {
+		t.Errorf("got files %v turns %v, want a.md and turn 1", got.Files, got.Turns)
+	}
+	if got := ReadUndoneFile(fs, write(log[:3])); len(got.Files)+len(got.Turns) != 0 {
+		t.Errorf("a log without an undo: %+v", got)
+	}
+	if got := ReadUndoneFile(fs, filepath.Join(t.TempDir(), "missing")); len(got.Files)+len(got.Turns) != 0 {
+		t.Errorf("a missing log: %+v", got)
 	}
 }

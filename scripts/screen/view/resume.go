@@ -61,9 +61,9 @@ const replayScreens = 2
 // no longer hold it.
 func Replay(fs afero.Fs, root, id string, t ReplayTerm) string {
 	evs, _, _ := memory.ReadJSONL[coordinator.Event](fs, memory.LogPath(root, id, memory.EventsLog))
-	log := git.ReadLogFile(fs, memory.LogPath(root, id, git.LogName))
-	t.undone = git.UndoneTurns(log)
-	return replay(sessionFactsLog(fs, root, id, evs, log), evs, t)
+	undone := git.ReadUndoneFile(fs, memory.LogPath(root, id, git.LogName))
+	t.undone = undone.Turns
+	return replay(sessionFactsLog(fs, root, id, evs, undone), evs, t)
 }
 
 // replay is Replay on events read already.

@@ -47,25 +47,25 @@ func LoadSessionFacts(fs afero.Fs, root, id string) SessionFacts {
 	_, _ = memory.EachJSONL(fs, memory.LogPath(root, id, memory.EventsLog),
 		coordinator.EventMarks(coordinator.EventFilesChanged, coordinator.EventTaskChanged, coordinator.EventToolCall, coordinator.EventToolResult),
 		t.add)
-	t.undo(git.ReadLogFile(fs, memory.LogPath(root, id, git.LogName)))
+	t.undo(git.ReadUndoneFile(fs, memory.LogPath(root, id, git.LogName)))
 	return t.facts(fs, root, id)
 }
 
 // sessionFactsLog is LoadSessionFacts with the session's events and
-// checkpoint log read already.
-func sessionFactsLog(fs afero.Fs, root, id string, evs []coordinator.Event, log []git.Entry) SessionFacts {
+// what its checkpoint log says was undone read already.
+func sessionFactsLog(fs afero.Fs, root, id string, evs []coordinator.Event, undone git.Undone) SessionFacts {
 	t := newFactsTally()
 	for _, ev := range evs {
 		t.add(ev)
 	}
-	t.undo(log)
+	t.undo(undone)
 	return t.facts(fs, root, id)
 }
 
-// undo takes out of the files counted those that only undone changes of
-// log touched.
-func (t *factsTally) undo(log []git.Entry) {
-	for p := range git.UndoneFiles(log) {
+// undo takes out of the files counted those that only undone changes
+// touched.
+func (t *factsTally) undo(undone git.Undone) {
+	for p := range undone.Files {
 		delete(t.files, p)
 	}
 }
