@@ -26,21 +26,9 @@ func (r *RuneBuffer) oneRow() bool {
 // oneRowOutput is the prompt and the part of the line around the cursor
 // that fits on one row with it, the cursor put back where it belongs.
 func (r *RuneBuffer) oneRowOutput() []byte {
-	if n := len(r.buf); n > 0 && r.buf[n-1] == '\n' && r.idx == n {
-		// The line ends (Enter): its last draw ends with the newline, as
-		// readline's own does, and leaves the cursor on the next row.
-		out := r.oneRowOf(r.buf[:n-1], n-1)
-		r.oneRowCol = -1
-		return append(out, '\n')
-	}
-	return r.oneRowOf(r.buf, r.idx)
-}
-
-// oneRowOf is oneRowOutput for the line text with the cursor at idx.
-func (r *RuneBuffer) oneRowOf(text []rune, idx int) []byte {
-	line := r.cfg.Painter.Paint(text, idx)
-	if len(line) != len(text) {
-		line = text
+	line := r.cfg.Painter.Paint(r.buf, r.idx)
+	if len(line) != len(r.buf) {
+		line = r.buf
 	}
 	shown := make([]rune, len(line))
 	for i, c := range line {
@@ -52,7 +40,7 @@ func (r *RuneBuffer) oneRowOf(text []rune, idx int) []byte {
 	// The last column stays empty: a row that fills it leaves some
 	// terminals' cursor past the edge, and the next write wraps.
 	room := r.width - 1 - r.promptLen()
-	start, end := window(shown, idx, room)
+	start, end := window(shown, r.idx, room)
 	var buf bytes.Buffer
 	buf.WriteString(string(r.prompt))
 	col := r.promptLen()
@@ -64,8 +52,8 @@ func (r *RuneBuffer) oneRowOf(text []rune, idx int) []byte {
 	if end < len(shown) {
 		buf.WriteRune(ellipsis)
 	}
-	col += runes.WidthAll(shown[start:idx])
-	back := runes.WidthAll(shown[idx:end])
+	col += runes.WidthAll(shown[start:r.idx])
+	back := runes.WidthAll(shown[r.idx:end])
 	if end < len(shown) {
 		back++
 	}
