@@ -42,10 +42,10 @@ func failBeforeRun(root *cobra.Command, args []string, err error) {
 	}
 	cwd, _ := os.Getwd()
 	face := &OneShot{Format: format, Stdout: os.Stdout, Stderr: io.Discard, Cwd: cwd}
-	if format == FormatStreamJSON && rawValue(args, "--stream-shape") == ShapeClaude {
-		// A reader of Claude Code's lines (its Agent SDK) gets the
-		// error as claude's result line, not ralph's init and result.
-		face.Shape = ShapeClaude
+	if format == FormatStreamJSON {
+		// A reader of the other shape's lines (Claude Code's Agent SDK)
+		// gets the error as its result line, not ralph's init and result.
+		face.Shape = rawValue(args, "--stream-shape")
 	}
 	face.Fail(ExitUsage, err)
 }
