@@ -637,9 +637,16 @@ func (s *Shell) updatePrompt() {
 	if s.rl == nil {
 		return
 	}
-	p := s.promptText()
+	// The text is worked out under promptMu, so that the last update to
+	// take the lock sets the prompt for the state as it is then. Worked out
+	// before it, a status tick that read a job still running could set its
+	// status line just after the job's end set the idle prompt; the
+	// ticker stops once nothing is busy, so that status line stood for
+	// good, and the person (and the suite, twice) waited at a prompt that
+	// never came back.
 	s.promptMu.Lock()
 	defer s.promptMu.Unlock()
+	p := s.promptText()
 	if p == s.lastPrompt {
 		return
 	}
