@@ -168,8 +168,8 @@ func TestOneShotPlainWhenPipedOrNoColor(t *testing.T) {
 	}
 }
 
-// In chat the streamed draft is replaced by glamour's rendering at the
-// end of the turn, at the terminal's width, with the code highlighted;
+// In chat the streamed draft, rendered as far as it came, is replaced by
+// glamour's rendering of the whole answer at the end of the turn, at the terminal's width, with the code highlighted;
 // the terminal is asked about its background once, before the prompt.
 func TestChatRendersOnATerminal(t *testing.T) {
 	t.Parallel()
@@ -181,8 +181,11 @@ func TestChatRendersOnATerminal(t *testing.T) {
 	r.waitIdle(10*time.Second, func(s string) bool { return strings.Contains(s, "go run .") && !strings.Contains(s, "```") })
 	raw := r.out.Since(off)
 	assertRendered(t, raw, r.screen(), lightProse)
-	if !strings.Contains(raw, "```go") {
-		t.Errorf("the answer was not streamed as a draft first: %q", raw)
+	// The draft streams rendered as far as it came (issue 92: a raw draft
+	// left on the screen by a resize stayed raw): the fences are never
+	// drawn, and the answer's words came before its end.
+	if strings.Contains(raw, "```") || strings.Count(raw, "Run it with") < 2 {
+		t.Errorf("the answer was not streamed as a rendered draft first: %q", raw)
 	}
 	// A second turn renders the same way, without asking again.
 	off = r.out.Len()

@@ -629,7 +629,8 @@ func (s *Shell) promptText() string {
 		parts = append(parts, text.Counted(n, "agent", "agents"))
 	}
 	parts = append(parts, "Ctrl-C stops")
-	return s.scr.pal.Dim(strings.Join(parts, " · ")) + " › "
+	w, _ := s.scr.dims()
+	return s.scr.pal.Dim(fitStatus(parts, w-1-minTyped)) + statusEnd
 }
 
 // updatePrompt shows the prompt for the current state, if it changed.
@@ -652,6 +653,7 @@ func (s *Shell) updatePrompt() {
 	}
 	s.lastPrompt = p
 	s.syncWidth()
+	s.oneRow.Store(isStatusPrompt(p))
 	s.rl.SetPrompt(p)
 	// readline draws a new prompt only while it is marked as reading, and
 	// that mark comes a moment after it printed the prompt at a line's

@@ -60,7 +60,7 @@ func (s *Shell) endsAtStatus(r rune) bool {
 		return false
 	}
 	s.promptMu.Lock()
-	status := strings.HasSuffix(s.lastPrompt, " › ") && strings.Contains(s.lastPrompt, "Ctrl-C stops")
+	status := isStatusPrompt(s.lastPrompt)
 	s.promptMu.Unlock()
 	if status {
 		s.promptOut.dropLine.Store(true)

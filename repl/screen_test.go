@@ -95,13 +95,14 @@ func firstDiff(a, b string) string {
 }
 
 // With colour, each finished block is rendered while the next streams,
-// and the block in flight shows raw.
+// and the block in flight shows rendered as far as it came (issue 92: a
+// raw block left on the screen stayed raw).
 func TestStreamRendersFinishedBlocks(t *testing.T) {
 	s, draft, _ := testScreen(60, 24)
 	s.color, s.mdStyle = true, "dark"
 	s.delta("Some **bold** words\n\nand the ")
 	out := shown(draft.String())
-	if len(out) != 3 || strings.TrimSpace(out[0]) != "Some bold words" || out[1] != "" || out[2] != "and the " {
+	if len(out) != 3 || strings.TrimSpace(out[0]) != "Some bold words" || out[1] != "" || strings.TrimSpace(out[2]) != "and the" {
 		t.Fatalf("screen = %q", out)
 	}
 	s.delta("next `block`")

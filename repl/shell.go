@@ -216,8 +216,11 @@ type Shell struct {
 	quitCode   atomic.Int32 // -1 until a signal asks the shell to leave
 	promptMu   sync.Mutex
 	lastPrompt string
-	eofOnce    sync.Once
-	eofSeen    chan struct{}
+	// oneRow is set while the prompt is the status line, which readline
+	// then keeps on one row with the line typed there (statusline.go).
+	oneRow  atomic.Bool
+	eofOnce sync.Once
+	eofSeen chan struct{}
 }
 
 // New returns a shell; it does no I/O.
@@ -327,6 +330,7 @@ func (s *Shell) open(fd int) error {
 		FuncMakeRaw:         s.raw.enter,
 		FuncExitRaw:         s.raw.exit,
 		FuncGetWidth:        width,
+		FuncOneRow:          s.oneRow.Load,
 		FuncOnWidthChanged:  s.setWidthCallback,
 		FuncFilterInputRune: s.filterRune,
 	}

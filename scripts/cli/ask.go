@@ -59,6 +59,18 @@ func newQuestions(out io.Writer, open func() (io.ReadCloser, error)) *questions 
 	return &questions{open: open, out: out, turn: make(chan struct{}, 1)}
 }
 
+// wrapped is a question laid out for the terminal it is asked on, wrapped
+// at word boundaries: written as it was, a terminal of 60 columns cut the
+// choices mid-word ("[y]e" / "s", issue 92). Elsewhere it stays as it is.
+func (q *questions) wrapped(question string) string {
+	f, ok := q.out.(*os.File)
+	if !ok || !terminal.IsTerminal(f) {
+		return question
+	}
+	w, _ := terminal.Size(f, 0, 0)
+	return terminal.Wrap(question, w-1)
+}
+
 // openTTY opens the controlling terminal, which answers questions even
 // when standard input is a pipe.
 func openTTY() (io.ReadCloser, error) { return os.Open("/dev/tty") }
@@ -79,7 +91,7 @@ func (q *questions) ask(ctx context.Context, question, prompt string, bell bool)
 	if q.pause != nil {
 		defer q.pause()()
 	}
-	fmt.Fprintf(q.out, "%s\n%s\n%s ", q.ring(question, bell), question, prompt)
+	fmt.Fprintf(q.out, "%s\n%s\n%s ", q.ring(question, bell), q.wrapped(question), prompt)
 	if q.pending == nil {
 		ch := make(chan lineResult, 1)
 		q.pending = ch

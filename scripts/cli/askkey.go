@@ -42,7 +42,7 @@ func (q *questions) askKey(ctx context.Context, question, prompt string, kq term
 	if q.pause != nil {
 		defer q.pause()()
 	}
-	fmt.Fprintf(q.out, "%s\n%s\n%s ", q.ring(question, bell), question, prompt)
+	fmt.Fprintf(q.out, "%s\n%s\n%s ", q.ring(question, bell), q.wrapped(question), prompt)
 	for {
 		b, err := q.readKey(ctx, fd)
 		if err != nil {

@@ -56,6 +56,12 @@ type Config struct {
 
 	FuncGetWidth func() int
 
+	// FuncOneRow, when set and returning true, shows the line on one row
+	// (ralph's patch, onerow.go): the prompt, then as much of the line
+	// around the cursor as fits, cut with an ellipsis. It is called while
+	// the line's buffer is locked, so it must not call back into readline.
+	FuncOneRow func() bool
+
 	Stdin       io.ReadCloser
 	StdinWriter io.Writer
 	Stdout      io.Writer

@@ -32,6 +32,10 @@ type RuneBuffer struct {
 
 	lastKill []rune
 
+	// oneRowCol is the cursor's column when the line was last printed on
+	// one row (onerow.go), -1 when it was printed as readline does.
+	oneRowCol int
+
 	sync.Mutex
 }
 
@@ -67,6 +71,7 @@ func NewRuneBuffer(w io.Writer, prompt string, cfg *Config, width int) *RuneBuff
 		interactive: cfg.useInteractive(),
 		cfg:         cfg,
 		width:       width,
+		oneRowCol:   -1,
 	}
 	rb.SetPrompt(prompt)
 	return rb
@@ -381,6 +386,9 @@ func (r *RuneBuffer) MoveToLineEnd() {
 }
 
 func (r *RuneBuffer) LineCount(width int) int {
+	if r.oneRow() {
+		return 1
+	}
 	if width == -1 {
 		width = r.width
 	}
@@ -436,7 +444,7 @@ func (r *RuneBuffer) IdxLine(width int) int {
 }
 
 func (r *RuneBuffer) idxLine(width int) int {
-	if width == 0 {
+	if width == 0 || r.oneRow() {
 		return 0
 	}
 	sp := r.getSplitByLine(r.buf[:r.idx])
@@ -477,6 +485,10 @@ func (r *RuneBuffer) print() {
 }
 
 func (r *RuneBuffer) output() []byte {
+	if r.oneRow() {
+		return r.oneRowOutput()
+	}
+	r.oneRowCol = -1
 	buf := bytes.NewBuffer(nil)
 	buf.WriteString(string(r.prompt))
 	if r.cfg.EnableMask && len(r.buf) > 0 {
@@ -623,6 +635,12 @@ func (r *RuneBuffer) Clean() {
 }
 
 func (r *RuneBuffer) clean() {
+	if r.oneRowCol >= 0 && r.width > 0 {
+		// The row printed may have been reflowed by a terminal made
+		// narrower since (onerow.go).
+		r.cleanWithIdxLine(r.oneRowCol / r.width)
+		return
+	}
 	r.cleanWithIdxLine(r.idxLine(r.width))
 }
 

@@ -96,6 +96,15 @@ type Answer struct {
 
 	out  strings.Builder
 	live []string
+	// liveKey and liveCols are the markdown and width liveRendered, the
+	// live region's rows, were rendered from (renderLive).
+	liveKey      string
+	liveCols     int
+	liveRendered []string
+	// liveRaw: the live region shows the block in flight raw, too tall to
+	// render at every piece (maxRenderedLive); shownRaw is liveRaw when
+	// the face last showed the region.
+	liveRaw, shownRaw bool
 }
 
 // Held reports whether the block in flight is held back, the live
@@ -178,7 +187,7 @@ func (a *Answer) Freeze(cols int) {
 }
 
 // Shown records that the face shows the live region as Live is now.
-func (a *Answer) Shown() { a.shownEnd, a.shownRow = a.liveEnd, a.liveRow }
+func (a *Answer) Shown() { a.shownEnd, a.shownRow, a.shownRaw = a.liveEnd, a.liveRow, a.liveRaw }
 
 // Touched records that the screen changed below the live region (the
 // user submitted a line, or cleared the screen): the rows shown stay
@@ -190,11 +199,24 @@ func (a *Answer) Touched(shown bool, cols, rows int) {
 	if shown {
 		if a.raw || !a.Color {
 			a.row = strings.TrimPrefix(a.row, a.shownRow)
-		} else if a.shownEnd > a.done {
+		} else if a.shownEnd > a.done && a.shownRaw {
 			got := a.got.String()
 			a.done = a.shownEnd
 			a.midLine = got[a.done-1] != '\n'
 			a.raw = true
+		} else if a.shownEnd > a.done {
+			// The rows shown are the block so far, rendered
+			// (renderLive): they stay as written, and the rest of the
+			// block goes on as a block of its own, with its fence or
+			// header again, as after Freeze.
+			got := a.got.String()
+			header := a.reopen
+			if header == "" {
+				header = headerOf(got[a.blockStart:], a.fence)
+			}
+			a.done = a.shownEnd
+			a.endBlock()
+			a.reopen = header
 		}
 	}
 	a.live = nil
@@ -321,12 +343,18 @@ func (a *Answer) layout(eof bool, cols, rows int) {
 		if a.blocks > 0 {
 			live = append([]string{""}, live...)
 		}
-		if cut := wordEnd(rest); cut < len(rest) && len(live) <= limit {
+		cut := len(rest)
+		if c := a.liveCut(rest); c < len(rest) && len(live) <= limit {
+			cut = c
 			a.liveEnd = a.done + cut
 			live = liveRows(rest[:cut], cols)
 			if a.blocks > 0 {
 				live = append([]string{""}, live...)
 			}
+		}
+		a.liveRaw = len(live) > maxRenderedLive
+		if len(live) <= limit && !a.liveRaw {
+			live = a.renderLive(rest[:cut], cols)
 		}
 		if len(live) > limit {
 			// Too tall to redraw: the block is held back until it ends
@@ -337,6 +365,74 @@ func (a *Answer) layout(eof bool, cols, rows int) {
 		a.live = live
 		return
 	}
+}
+
+// maxRenderedLive is the most rows of a block in flight the live region
+// shows rendered: each piece of the stream renders the block again, and a
+// paragraph taller than this (only a tall window holds one) is shown raw,
+// as it is, since a paragraph raw reads as it does rendered.
+const maxRenderedLive = 24
+
+// liveCut is how much of rest, the block in flight, the live region
+// shows: a paragraph up to its last whole word, any other block (code, a
+// table, a heading, a list, a quote) up to its last whole line, since
+// what the region shows may stay on the screen for good (a line typed
+// under it, a resize) and the rest then goes on as a block of its own,
+// which must not start inside a line of code, a row or a heading.
+func (a *Answer) liveCut(rest string) int {
+	if a.fence != "" || a.reopen != "" || !paragraph(rest) {
+		return strings.LastIndexByte(rest, '\n') + 1
+	}
+	return wordEnd(rest)
+}
+
+// paragraph reports whether the block t starts is a plain paragraph.
+func paragraph(t string) bool {
+	l := strings.TrimLeft(t, " ")
+	if l == "" {
+		return true
+	}
+	switch l[0] {
+	case '#', '-', '*', '+', '>', '|', '`', '~', '=', '_':
+		return false
+	}
+	digits := len(l) - len(strings.TrimLeft(l, "0123456789"))
+	return digits == 0 || digits == len(l) || (l[digits] != '.' && l[digits] != ')')
+}
+
+// renderLive is the live region's rows for part, the shown part of the
+// block in flight: rendered as the block will be when it ends (issue 92:
+// shown raw, a block the screen changed below, or a resize left, stayed
+// raw in the scrollback, fences and all). A code block is closed for the
+// rendering.
+func (a *Answer) renderLive(part string, cols int) []string {
+	md := part
+	if a.reopen != "" {
+		if f := fenceOf(a.reopen); f != "" && closes(strings.TrimSpace(md), f) {
+			md = ""
+		} else {
+			md = a.reopen + "\n" + md
+		}
+	}
+	if strings.TrimSpace(md) == "" {
+		return nil
+	}
+	if a.fence != "" {
+		md = strings.TrimSuffix(md, "\n") + "\n" + a.fence + "\n"
+	}
+	if a.liveKey == md && a.liveCols == cols {
+		return a.liveRendered
+	}
+	out := strings.TrimRight(render.Markdown(md, render.Options{Width: cols, Color: true, Style: a.style()}), "\n")
+	rows := strings.Split(out, "\n")
+	for len(rows) > 0 && strings.TrimSpace(text.StripControls(rows[0])) == "" {
+		rows = rows[1:]
+	}
+	if a.blocks > 0 {
+		rows = append([]string{""}, rows...)
+	}
+	a.liveKey, a.liveCols, a.liveRendered = md, cols, rows
+	return rows
 }
 
 // holdOn looks for the end of the held block, rest being all of it so
