@@ -221,6 +221,7 @@ func (s *screen) paint() {
 func (s *screen) frameLocked() []segment {
 	s.fitLocked()
 	cols, height := s.dims()
+	s.layoutLocked(cols, height)
 	resized := len(s.shown) > 0 && (cols != s.shownCols || height != s.shownHeight)
 	rows := s.liveRowsLocked(cols, height)
 	if len(s.queue) == 0 && !resized && slices.Equal(rows, s.shown) {
@@ -360,15 +361,23 @@ func (s *screen) resized() {
 	s.changed()
 }
 
-// delta streams a piece of the answer.
+// delta streams a piece of the answer. It is laid out at the next paint,
+// after the paint has looked at the terminal's size (frameLocked): laid
+// out here, a block that ended was queued for good while the live region
+// still showed it, and a resize before the paint kept those rows on the
+// screen (fitLocked), so the block was printed twice.
 func (s *screen) delta(t string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.fitLocked()
-	w, h := s.dims()
-	s.answer().Write(t, w, h)
-	s.takeAnswer()
+	s.answer().Append(t)
 	s.changed()
+}
+
+// layoutLocked lays out what the answer took since the last paint, at
+// the terminal's size now; fitLocked must have run first.
+func (s *screen) layoutLocked(cols, height int) {
+	s.answer().Layout(cols, height)
+	s.takeAnswer()
 }
 
 // finish shows a turn's complete answer: the blocks not written yet are
@@ -471,7 +480,8 @@ func (s *screen) touched() {
 // shows it, so that output printed next goes below it.
 func (s *screen) freezeLive() {
 	s.fitLocked()
-	w, _ := s.dims()
+	w, h := s.dims()
+	s.layoutLocked(w, h)
 	s.answer().Freeze(w)
 	s.takeAnswer()
 }

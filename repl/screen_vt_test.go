@@ -61,3 +61,41 @@ func TestScreenRendersAtUnknownSize(t *testing.T) {
 		t.Fatalf("the answer is not rendered whole:\n%s", got)
 	}
 }
+
+// A block that ends while the live region still shows it, and a resize
+// (narrower and lower) before the next paint: the rows shown stay on the
+// screen for good (fitLocked), so the block must not be written again
+// under them. Laid out as each piece came, the block was queued whole
+// before the paint saw the resize, and the suite's resize test found it
+// printed twice, now and then, on a loaded machine.
+func TestScreenResizeBeforePaintWritesABlockOnce(t *testing.T) {
+	term := vt.New(100, 30)
+	out := term.TTY()
+	cols, rows := 100, 30
+	s := &screen{draftOut: out, infoOut: out, color: true, mdStyle: "notty", size: func() (int, int) { return cols, rows }}
+	head := "## Part 1\n\nThe part 1 explains a function.\n\n```go\n"
+	for j := range 6 {
+		head += "func part1Line" + string(rune('0'+j)) + "() int { return 1 }\n"
+	}
+	tail := "```\n\nThe end.\n"
+	stream(s, head, 7)
+	if !strings.Contains(term.Text(), "part1Line5") {
+		t.Fatalf("the live region does not show the block in flight:\n%s", term.Text())
+	}
+	// A painter that has not run yet: changes only wake it.
+	s.kick = make(chan struct{}, 1)
+	s.delta(tail)
+	cols, rows = 60, 15
+	s.paint()
+	s.kick = nil
+	s.finish(head + tail)
+	got := term.Text()
+	for j := range 6 {
+		if n := strings.Count(got, "part1Line"+string(rune('0'+j))); n != 1 {
+			t.Fatalf("part1Line%d is there %d times, want once:\n%s", j, n, got)
+		}
+	}
+	if !strings.Contains(got, "The end.") || strings.Contains(got, "```") {
+		t.Fatalf("the answer's end is missing or raw:\n%s", got)
+	}
+}

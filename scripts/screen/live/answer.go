@@ -54,6 +54,8 @@ type Answer struct {
 
 	active bool
 	got    strings.Builder
+	// pending: text was appended and not laid out yet (Append).
+	pending bool
 	// done is how many bytes of got are laid out: written for good, or,
 	// in a raw block, in the row in flight.
 	done int
@@ -119,9 +121,29 @@ func (a *Answer) Text() string { return a.got.String() }
 
 // Write streams a piece of the answer on a terminal of cols×rows.
 func (a *Answer) Write(t string, cols, rows int) {
+	a.Append(t)
+	a.Layout(cols, rows)
+}
+
+// Append takes a piece of the answer without laying it out; Layout (or
+// any call that lays out) does that later. A face that paints in frames
+// appends each piece and lays out once per frame, after it has looked at
+// the terminal's size: laid out as it came, a block that ended was
+// written for good while the screen still showed it in the live region,
+// and a resize before the paint left those rows on the screen for good
+// (fitLocked in chat), so the block was there twice.
+func (a *Answer) Append(t string) {
 	a.active = true
 	a.got.WriteString(Sanitize(t))
-	a.layout(false, cols, rows)
+	a.pending = true
+}
+
+// Layout lays out what was appended since the last layout on a terminal
+// of cols×rows.
+func (a *Answer) Layout(cols, rows int) {
+	if a.pending {
+		a.layout(false, cols, rows)
+	}
 }
 
 // Consistent reports whether full, the answer as finished, goes on from
@@ -248,6 +270,7 @@ func (a *Answer) Live() []string { return a.live }
 // good, and sets the live region to the rest. At eof everything is
 // complete.
 func (a *Answer) layout(eof bool, cols, rows int) {
+	a.pending = false
 	cols, rows = Size(cols, rows)
 	got := a.got.String()
 	a.liveEnd = len(got)
