@@ -16,7 +16,7 @@ import (
 )
 
 // recordsModel scripts the children of a ten-task run whose record has
-// something to say: "slow task" takes over a second a turn; "flaky task"
+// something to say: "slow task" takes three seconds a turn (under load the first task, which also waits for the bring-up, took 4.4 s, more than 1.2 s a turn made of the slow one); "flaky task"
 // leaves the project broken (state.txt says BROKEN, which --verify
 // refuses) at its first attempt and mends it at its second; "an
 // impossible task" runs a command that fails and never completes. Every
@@ -37,7 +37,7 @@ func recordsModel() func(llmtest.RecordedRequest) llmtest.Response {
 		}
 		delay := 0
 		if title == "slow task" {
-			delay = 1200
+			delay = 3000
 		}
 		args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 		runCmd := func(cmd string) llmtest.Response {
