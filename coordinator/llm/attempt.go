@@ -100,8 +100,8 @@ func (w *chatWire) attempt(ctx context.Context, c *Client, req Request, slot *at
 			}
 			return fail(fmt.Errorf("%w: %w", ErrBrokenStream, err))
 		}
-		if chunk.SystemFingerprint == ollamaFingerprint {
-			c.ollama.Store(true)
+		if d := dialectByFingerprint(chunk.SystemFingerprint); d != nil {
+			c.dialect.Store(d)
 		}
 		if chunk.Usage != nil {
 			usage = chunk.Usage

@@ -100,9 +100,10 @@ type Client struct {
 	// wire is the protocol, chosen once in New (protocols.go).
 	wire       wire
 	httpClient *http.Client
-	// ollama is set once an answer carried Ollama's system fingerprint;
-	// it allows asking the server for the context it serves (served.go).
-	ollama atomic.Bool
+	// dialect is set once an answer carried a served dialect's system
+	// fingerprint (Ollama's): it allows asking the server for the
+	// context it serves (served.go, dialects.go).
+	dialect atomic.Pointer[servedDialect]
 	// truncWarned is set once a truncated prompt has been reported.
 	truncWarned atomic.Bool
 	// local: the endpoint is on this machine or its network (local.go).
