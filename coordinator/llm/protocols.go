@@ -74,7 +74,7 @@ func wireFor(protocol string) wire {
 	case providers.ProtocolResponses:
 		return &responsesWire{}
 	}
-	return &chatWire{responses: &responsesWire{}}
+	return &chatWire{other: &responsesWire{}}
 }
 
 // wireOf is the wire of a request for model: the protocol's, or the
@@ -111,10 +111,10 @@ func (w *chatWire) learn(c *Client, req Request, f *failure, emit func(Delta)) b
 // completions for every other.
 func (w *chatWire) serving(c *Client, model string) wire {
 	if providers.Wire(c.cfg.BaseURL, model, c.cfg.Wire) == providers.WireResponses {
-		return w.responses
+		return w.other
 	}
 	if _, moved := w.onResponses.Load(model); moved && !c.heldToChat() {
-		return w.responses
+		return w.other
 	}
 	return w
 }

@@ -36,9 +36,10 @@ type chatWire struct {
 	// only on the Responses API, which this wire sends there from then
 	// on (protocols.go).
 	onResponses sync.Map // model → struct{}
-	// responses is OpenAI's other API at the same endpoint, which
-	// serving chooses for some models (protocols.go).
-	responses *responsesWire
+	// other is OpenAI's other API at the same endpoint (the Responses
+	// API), which serving chooses for some models: the wire choice sets
+	// it (protocols.go).
+	other wire
 }
 
 func (*chatWire) home() providers.Provider { return homeRow("openai") }
