@@ -170,12 +170,7 @@ func (c *cli) command() *cobra.Command {
   ralph mcp list        MCP servers whose tools the model may call (add, remove, approve)
   ralph doctor          check the setup (config, model, sandbox, git) and say how to fix it
 
-The model is configured by the key a person has (OPENAI_API_KEY, ANTHROPIC_API_KEY,
-GEMINI_API_KEY or OPENROUTER_API_KEY picks OpenAI, Anthropic, Gemini or OpenRouter;
-a claude-… or gemini-… model picks its own), --provider, OPENAI_BASE_URL (or
-ANTHROPIC_BASE_URL) and RALPH_MODEL, the flags below, or .ralph/config.toml
-(project) over ~/.config/ralph/config.toml. Local endpoints (Ollama, vLLM,
-LM Studio, llama.cpp) need no key. ralph doctor says which provider and why.
+` + modelHelp() + `
 
 Questions (approvals, ask_user) are asked at the terminal; without one, ralph run
 waits for ralph answer up to --answer-timeout, a one-shot or script refuses at once
@@ -186,7 +181,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 		Example: `  ralph "add a --verbose flag to main.go"
   ralph --json -y "run the tests and fix what fails" | jq .result
   git diff | ralph "write a commit message for this change"
-  OPENAI_BASE_URL=http://localhost:11434/v1 RALPH_MODEL=qwen2.5-coder ralph "explain this repo"`,
+  ` + localExample() + ` ralph "explain this repo"`,
 		Args:          cobra.ArbitraryArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -230,7 +225,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	}
 	pf := root.PersistentFlags()
 	pf.StringVarP(&f.model, config.ModelSetting.Flag, "m", "", "model name (env "+config.ModelSetting.Env+")")
-	pf.StringVar(&f.baseURL, config.BaseURLSetting.Flag, "", "the model endpoint, e.g. http://localhost:11434/v1; with --provider anthropic a Messages API host (env "+config.BaseURLSetting.Env+")")
+	pf.StringVar(&f.baseURL, config.BaseURLSetting.Flag, "", "the model endpoint, e.g. "+localEndpoint()+"; with --provider anthropic a Messages API host (env "+config.BaseURLSetting.Env+")")
 	pf.StringVar(&f.provider, config.ProviderSetting.Flag, "", "the model provider: "+config.ProviderNames()+" (env "+config.ProviderSetting.Env+"; default: inferred from the keys set)")
 	pf.IntVar(&f.thinkingTokens, "thinking-tokens", 0, "switch extended thinking on with this budget of tokens, at least 1024 (Anthropic; env MAX_THINKING_TOKENS)")
 	pf.StringVarP(&f.dir, "dir", "C", "", "project directory (default: the project the working directory is in, named on stderr when it lies above; never / or a sticky or other user's directory)")
