@@ -72,7 +72,7 @@ func New(p *project.Project, run *memory.RunConfig) loop.TaskGit {
 }
 
 // checkpointer is what task git records through: the session's
-// checkpoints (project.Checkpoints).
+// checkpoints (project.Project.Checkpoints).
 type checkpointer interface {
 	Before(ctx context.Context)
 	Ready()

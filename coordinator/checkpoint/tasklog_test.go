@@ -1,4 +1,4 @@
-package project
+package checkpoint
 
 import (
 	"encoding/json"
@@ -17,7 +17,7 @@ import (
 // from its start.
 func TestTaskEntriesFollowTheLog(t *testing.T) {
 	fs := afero.NewMemMapFs()
-	p := &Project{Root: "/p", Fs: fs}
+	p := New("/p", fs, false)
 	path := memory.LogPath("/p", "s", git.LogName)
 	if err := fs.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
