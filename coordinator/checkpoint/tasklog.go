@@ -34,9 +34,19 @@ type taskLog struct {
 // read).
 const maxLogRead = 256 << 20
 
-// TaskEntries is the checkpoint log's entries of the task with this id
-// (kind task), in the log's order: the checkpoints of its attempts.
-func (t *Tracker) TaskEntries(session, id string) []git.Entry {
+// TaskEntries is the session's checkpoint log's entries of the task with
+// this id (kind task), in the log's order: the checkpoints of its
+// attempts. The task loop reads them at every task's end (task git's
+// commit, a review of each attempt).
+func (t *Tracker) TaskEntries(id string) []git.Entry {
+	if t == nil || t.deps.Session == nil {
+		return nil
+	}
+	return t.entries(t.deps.Session.ID, id)
+}
+
+// entries is TaskEntries of the session with this id.
+func (t *Tracker) entries(session, id string) []git.Entry {
 	l := &t.taskLog
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -438,6 +438,31 @@ func (t *Tracker) Wait() {
 	}
 }
 
+// RecordTask takes a checkpoint after an attempt at a task and logs it
+// as the task's (Checkpoints.RecordTask); nil outside git.
+func (t *Tracker) RecordTask(ctx context.Context, task, name string, skip map[string]bool, written []string) []git.FileChange {
+	if cps := t.Checkpoints(); cps != nil {
+		return cps.RecordTask(ctx, task, name, skip, written)
+	}
+	return nil
+}
+
+// Ready returns once the session's first checkpoint of this process is
+// taken, at once outside git.
+func (t *Tracker) Ready() {
+	if cps := t.Checkpoints(); cps != nil {
+		cps.Ready()
+	}
+}
+
+// LeaveOut has every later checkpoint of the session leave paths out
+// (Checkpoints.LeaveOut).
+func (t *Tracker) LeaveOut(paths []string) {
+	if cps := t.Checkpoints(); cps != nil {
+		cps.LeaveOut(paths)
+	}
+}
+
 // Retake takes again the checkpoints that could not be taken.
 func (t *Tracker) Retake(ctx context.Context) { t.Checkpoints().Retake(ctx) }
 

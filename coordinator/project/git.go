@@ -82,17 +82,6 @@ func (p *Project) CheckpointLog(session string) []git.Entry {
 	return p.tracker().Log(session)
 }
 
-// TaskEntries is the checkpoint log's entries of the task with this id
-// (kind task), in the log's order: the checkpoints of its attempts.
-func (p *Project) TaskEntries(session, id string) []git.Entry {
-	return p.tracker().TaskEntries(session, id)
-}
-
-// NoteGitError tells the person of git work for the session that failed
-// beside the checkpoints (a task's worktree that could not be removed),
-// as a checkpoint that could not be taken is told.
-func (p *Project) NoteGitError(err error) { p.tracker().NoteError(err) }
-
 // Warn tells the person something about this session's work, through
 // the coordinator's events, when one runs.
 func (p *Project) Warn(s string) {
