@@ -52,7 +52,8 @@ type Deps struct {
 }
 
 // Tracker is a session's git. Its zero value is not usable: make one with
-// New. Every method is safe on a nil Tracker, which is outside git.
+// New. Every method but Open, Pinned, Log and Stamp is safe on a nil
+// Tracker, which has no git.
 type Tracker struct {
 	root string
 	fs   afero.Fs
@@ -335,7 +336,11 @@ func (t *Tracker) logEnds(session string) (first, last git.Entry, logged bool) {
 // NoteError tells the person of git work for the session that failed
 // beside the checkpoints (a task's worktree that could not be removed),
 // as a checkpoint that could not be taken is told.
-func (t *Tracker) NoteError(err error) { t.recordErr(err) }
+func (t *Tracker) NoteError(err error) {
+	if t != nil {
+		t.recordErr(err)
+	}
+}
 
 // recordErr notes a checkpoint that could not be taken, once per process:
 // in the session's errors log, and as a warning to the person (undo and
@@ -421,7 +426,9 @@ func (t *Tracker) Before(ctx context.Context) {
 		cps.Before(ctx)
 		return
 	}
-	placedGate{t.deps.Session}.Before(ctx)
+	if t != nil && t.deps.Session != nil {
+		placedGate{t.deps.Session}.Before(ctx)
+	}
 }
 
 // After records the work tree after a step's tools, in a repository.
