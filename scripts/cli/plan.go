@@ -19,6 +19,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts/contract"
 	"github.com/ralph-dev/ralph/scripts/screen/render"
 	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 	"github.com/ralph-dev/ralph/workers/sandbox"
@@ -425,7 +426,7 @@ type planResult struct {
 	// Type is "plan".
 	Type string `json:"type"`
 	// SchemaVersion is the contract's version (docs/events.md).
-	SchemaVersion ContractVersion `json:"schema_version"`
+	SchemaVersion contract.Version `json:"schema_version"`
 	// SessionID is the planning session.
 	SessionID string `json:"session_id"`
 	// TasksFile and GoalsFile are the files the plan was written to
