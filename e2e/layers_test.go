@@ -120,7 +120,8 @@ var architecturePath = regexp.MustCompile("`([a-z][A-Za-z0-9_-]*(?:/[A-Za-z0-9_.
 
 // TestDocArchitecturePathsExist keeps docs/architecture.md's map, and its
 // "Where do I change X" table above all, true as files move: every path
-// of the repository it names in backticks exists.
+// of the repository it names in backticks exists, and every folder it
+// names is a folder (checkDocFolders, docmap_test.go).
 func TestDocArchitecturePathsExist(t *testing.T) {
 	t.Parallel()
 	doc, err := os.ReadFile(filepath.Join(moduleRoot, "docs", "architecture.md"))
@@ -139,4 +140,5 @@ func TestDocArchitecturePathsExist(t *testing.T) {
 	if seen < 40 {
 		t.Fatalf("found only %d paths in docs/architecture.md; is the pattern still right?", seen)
 	}
+	checkDocFolders(t, string(doc))
 }
