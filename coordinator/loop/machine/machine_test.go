@@ -89,7 +89,7 @@ func (h *sim) run() *End {
 			done, failure := h.sc.Result(id, e.Attempt)
 			switch {
 			case h.sc.Limited(id, e.Attempt):
-				r.Err = "the claude agent hit its usage limit: " + scenarios.LimitError
+				r.Err = "the " + scenarios.LimitAgent + " agent hit its usage limit: " + scenarios.LimitError
 				r.Limit = &LimitSeen{Kind: memory.WaitUsageLimit, Agent: scenarios.LimitAgent, Until: h.now.Add(scenarios.LimitReset)}
 			case !done:
 				r.Err = failure

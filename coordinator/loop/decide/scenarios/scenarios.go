@@ -127,7 +127,7 @@ const CostUSD = 0.25
 
 // LimitAgent is the external agent whose usage limit a "limit" result
 // is.
-const LimitAgent = "claude"
+const LimitAgent = "fake"
 
 // LimitReset is how long after an attempt a "limit" result resets.
 const LimitReset = 200 * time.Millisecond
@@ -250,7 +250,7 @@ var All = []Scenario{
 		Attempts:  map[string]int{"u": 2, "v": 1},
 		Starts:    []string{"u", "u", "v"},
 		Decisions: []string{"task_picked u", "limit_wait u", "limit_wait_over", "task_picked u", "task_picked v"},
-		Reasons:   map[string]string{"limit_wait u": "attempt 1 was stopped by the claude usage limit: the claude agent hit its usage limit"},
+		Reasons:   map[string]string{"limit_wait u": "attempt 1 was stopped by the fake usage limit: the fake agent hit its usage limit"},
 	},
 	{
 		// The breaker trips with someone who could be asked, but nobody
