@@ -125,7 +125,7 @@ func (a *Activities) Attempt(ctx context.Context, in AttemptInput) (AttemptOutco
 		if ctx.Err() != nil {
 			return out, ctx.Err()
 		}
-		if out.Failure == "" && (out.Verify == nil || out.Verify.OK) {
+		if out.Failure == "" {
 			out.Completed, out.Failure = false, "cannot push the task's branch: "+err.Error()
 		}
 	}
@@ -203,7 +203,8 @@ func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *h
 	// task's own verify lines, in order, as the local loop runs them.
 	if len(checks) > 0 {
 		hb.set(func(b *beat) { b.Phase = "verifying" })
-		out.checked(loop.RunChecks(ctx, opts.Verify, loop.Workspace{}, checks))
+		run, output, failed := loop.RunChecks(ctx, opts.Verify, loop.Workspace{}, checks)
+		out.checked(r, run, output, failed)
 	}
 }
 
@@ -220,11 +221,18 @@ func (out *AttemptOutcome) take(r machine.Report) {
 	}
 }
 
-// checked puts how the verify commands went into the outcome: their
-// run, the head of what they printed and the command that did not pass
-// (loop.RunChecks' results).
-func (out *AttemptOutcome) checked(run *coordinator.VerifyRun, output, failed string) {
+// checked puts how the verify commands went into the outcome of the
+// attempt r reports: their run, the head of what they printed and the
+// command that did not pass (loop.RunChecks' results). A failed run's
+// settled sentence goes in Failure too, for a workflow from before the
+// settlement, which reads only Failure and would otherwise merge the
+// task; the workflow now words it itself (loopWF.report).
+func (out *AttemptOutcome) checked(r machine.Report, run *coordinator.VerifyRun, output, failed string) {
 	out.Verify, out.VerifyFailed, out.VerifyOutput = run, failed, text.Clip(strings.TrimSpace(output), verifyHead)
+	if !run.OK {
+		r.Verify, r.VerifyFailed, r.VerifyOutput = out.Verify, out.VerifyFailed, out.VerifyOutput
+		out.Failure = machine.Settle(r).Failure
+	}
 }
 
 // verifyHead bounds the head of verify's output an attempt's outcome

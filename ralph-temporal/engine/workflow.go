@@ -448,6 +448,11 @@ func (w *loopWF) report(f *inflight, out AttemptOutcome) machine.Report {
 	if r.Limit == nil && out.ErrKind == ErrKindLimit {
 		r.Limit = &machine.LimitSeen{Kind: memory.WaitRateLimit, Until: out.LimitUntil}
 	}
+	if v := out.Verify; v != nil && !v.OK {
+		// Failure holds the settled sentence for workflows from before
+		// the settlement; this one words it from the run.
+		r.Err = ""
+	}
 	return r
 }
 

@@ -176,7 +176,8 @@ func TestWorkflowScenarios(t *testing.T) {
 				out.take(r)
 				if r.Err == "" && r.Completed && sc.Verifies() {
 					verify := func(context.Context, loop.Workspace, string) (bool, string) { return sc.Verified(id, in.Attempt) }
-					out.checked(loop.RunChecks(ctx, verify, loop.Workspace{}, []string{scenarios.VerifyCommand}))
+					run, output, failed := loop.RunChecks(ctx, verify, loop.Workspace{}, []string{scenarios.VerifyCommand})
+					out.checked(r, run, output, failed)
 				}
 				return out, nil
 			})
