@@ -76,8 +76,10 @@ kill-sweep: test-setup
 
 ## check: the inner loop: vet and the packages' own tests, without the
 ## end-to-end tests and the race detector (RACE=1 adds it), and -short
-## (the few tests that wait out a timeout skip; make test runs them);
-## go test's cache answers for the packages a change did not touch
+## (the few tests that wait out a timeout or write tens of megabytes
+## skip, and the property tests try a quarter of their random cases;
+## make test runs them all); go test's cache answers for the packages a
+## change did not touch
 check:
 	$(GO) vet ./...
 	$(GO) test -short $(if $(RACE),-race) $$($(GO) list ./... | grep -v '/e2e')

@@ -64,7 +64,8 @@ func imports(t *testing.T, dir string) map[string][]string {
 // no package imports one above it, nothing but main imports the chat
 // shell, nothing below the faces imports scripts, and ralph-temporal (a
 // module of its own, the task loop on Temporal) imports no face; the
-// agent (coordinator and its helpers) never imports the task loop.
+// agent (coordinator and its helpers) never imports the task loop, and
+// the session's git (coordinator/checkpoint) never imports the project.
 func TestPackagesPointDown(t *testing.T) {
 	t.Parallel()
 	for _, dir := range []string{moduleRoot, filepath.Join(moduleRoot, "ralph-temporal")} {
@@ -84,6 +85,11 @@ func TestPackagesPointDown(t *testing.T) {
 					t.Errorf("ralph-temporal's %s imports the face %s", pkg, imp)
 				case to > from:
 					t.Errorf("%s (layer %d) imports %s (layer %d): dependencies point down", pkg, from, imp, to)
+				case pkg == module+"/coordinator/checkpoint" && imp == module+"/coordinator/project":
+					// The session's git is wired by the project, not the
+					// other way round: it stands beside undo and task git,
+					// which record through it.
+					t.Errorf("%s imports %s; the project wires the session's git, which never reaches back into it", pkg, imp)
 				case agentPackage(pkg) && strings.HasPrefix(imp, module+"/coordinator/loop"):
 					// The task loop stands on the agent's public API, as
 					// ralph-temporal's workflow does; the bring-up and the
@@ -114,7 +120,8 @@ var architecturePath = regexp.MustCompile("`([a-z][A-Za-z0-9_-]*(?:/[A-Za-z0-9_.
 
 // TestDocArchitecturePathsExist keeps docs/architecture.md's map, and its
 // "Where do I change X" table above all, true as files move: every path
-// of the repository it names in backticks exists.
+// of the repository it names in backticks exists, and every folder it
+// names is a folder (checkDocFolders, docmap_test.go).
 func TestDocArchitecturePathsExist(t *testing.T) {
 	t.Parallel()
 	doc, err := os.ReadFile(filepath.Join(moduleRoot, "docs", "architecture.md"))
@@ -133,4 +140,5 @@ func TestDocArchitecturePathsExist(t *testing.T) {
 	if seen < 40 {
 		t.Fatalf("found only %d paths in docs/architecture.md; is the pattern still right?", seen)
 	}
+	checkDocFolders(t, string(doc))
 }

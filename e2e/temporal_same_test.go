@@ -53,11 +53,29 @@ func taskStates(t *testing.T, dir string) []string {
 	return out
 }
 
+// loopReasons are the reasons of the machine's decisions of the
+// project's only session, by "kind task" (the first of each).
+func loopReasons(t *testing.T, project string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(readFileT(t, filepath.Join(sessionDir(t, project), "decisions.jsonl"))), "\n") {
+		var d memory.DecisionRecord
+		if err := json.Unmarshal([]byte(line), &d); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		if k := strings.TrimSpace(d.Kind + " " + d.Task); slices.Contains(machineKinds, d.Kind) && out[k] == "" {
+			out[k] = d.Reason
+		}
+	}
+	return out
+}
+
 // sameOnBothHosts runs titles with args locally and on a dev server,
 // the run ending with exit code, and checks both made the decisions
-// want and ended with the task states states.
+// want and ended with the task states states; it returns the local
+// project and the one the Temporal run was started from.
 // before, when set, is called before each run.
-func sameOnBothHosts(t *testing.T, env []string, before func(), titles, args []string, code int, want, states []string) {
+func sameOnBothHosts(t *testing.T, env []string, before func(), titles, args []string, code int, want, states []string) (string, string) {
 	t.Helper()
 	if before == nil {
 		before = func() {}
@@ -85,6 +103,29 @@ func sameOnBothHosts(t *testing.T, env []string, before func(), titles, args []s
 	}
 	if got := taskStates(t, onRemote(t, remoteDir)); !slices.Equal(got, states) {
 		t.Errorf("temporal tasks %q, want %q", got, states)
+	}
+	return local, project
+}
+
+// TestTemporalAndLocalRunsFailAVerificationAlike: the run's --verify
+// refutes the first task's claim; both hosts word the failure alike
+// (machine.Settle), the head of what the command printed and which
+// command it was, and go on to the task it passes.
+func TestTemporalAndLocalRunsFailAVerificationAlike(t *testing.T) {
+	t.Parallel()
+	srv := fileTaskModel(t, nil)
+	env := append(cleanEnv(t, "OPENAI_BASE_URL="+srv.URL), personGit...)
+	check := "test -f b.txt || (echo no b.txt yet; exit 1)"
+	local, project := sameOnBothHosts(t, env, nil, []string{"write a.txt one", "write b.txt two"},
+		[]string{"--output-format", "stream-json", "run", "--retries", "0", "--verify", check}, 1,
+		[]string{"task_picked t1", "task_skip t1", "task_picked t2"},
+		[]string{"t1 failed", "t2 done"})
+	mine, theirs := loopReasons(t, local)["task_skip t1"], loopReasons(t, project)["task_skip t1"]
+	if mine != theirs {
+		t.Errorf("task_skip t1 because\n%q locally and\n%q on Temporal", mine, theirs)
+	}
+	if !strings.HasPrefix(mine, "verification failed: no b.txt yet") || !strings.HasSuffix(mine, "(`"+check+"` did not pass); 1 attempt failed and --retries 0 allows no more") {
+		t.Errorf("task_skip t1 because %q, want the command's output and the command", mine)
 	}
 }
 

@@ -2,6 +2,7 @@ package repl
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,38 +14,47 @@ import (
 // scrollback hold each word of the answer exactly once, in order. A
 // paragraph taller than the window used to be drawn again into the
 // scrollback at every piece (39,120 copies of 600 words at 100×20).
+//
+// Each random case has a generator of its own, so the cases run side by
+// side; -short (make check) runs the first 16 of make test's 60.
 func TestScreenWritesEveryWordOnce(t *testing.T) {
-	rng := rand.New(rand.NewPCG(44, 2))
-	cases := []struct {
+	type screenCase struct {
 		cols, rows int
 		paragraphs []int
-	}{{100, 20, []int{600}}, {100, 30, []int{600}}, {100, 60, []int{600}}, {100, 2, []int{30, 200}}}
-	for range 60 {
+	}
+	cases := []screenCase{{100, 20, []int{600}}, {100, 30, []int{600}}, {100, 60, []int{600}}, {100, 2, []int{30, 200}}}
+	random := 60
+	if testing.Short() {
+		random = 16
+	}
+	for i := range random {
+		rng := rand.New(rand.NewPCG(44, uint64(i)))
 		var ps []int
 		for range 1 + rng.IntN(3) {
 			ps = append(ps, 1+rng.IntN(700))
 		}
-		cases = append(cases, struct {
-			cols, rows int
-			paragraphs []int
-		}{20 + rng.IntN(100), 2 + rng.IntN(199), ps})
+		cases = append(cases, screenCase{20 + rng.IntN(100), 2 + rng.IntN(199), ps})
 	}
 	for i, tc := range cases {
-		color := i%3 != 2
-		term := vt.New(tc.cols, tc.rows)
-		out := term.TTY()
-		s := &screen{draftOut: out, infoOut: out, color: color, mdStyle: "notty", size: func() (int, int) { return tc.cols, tc.rows }}
-		answer, n := vt.Numbered(tc.paragraphs...)
-		piece := 1 + rng.IntN(30)
-		for rest := answer; rest != ""; {
-			k := min(len(rest), 1+rng.IntN(piece))
-			s.delta(rest[:k])
-			rest = rest[k:]
-		}
-		s.finish(answer)
-		if err := vt.WordsOnce(term.Text(), n); err != nil {
-			t.Fatalf("%d×%d, colour %v, paragraphs %v: %v", tc.cols, tc.rows, color, tc.paragraphs, err)
-		}
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(45, uint64(i)))
+			color := i%3 != 2
+			term := vt.New(tc.cols, tc.rows)
+			out := term.TTY()
+			s := &screen{draftOut: out, infoOut: out, color: color, mdStyle: "notty", size: func() (int, int) { return tc.cols, tc.rows }}
+			answer, n := vt.Numbered(tc.paragraphs...)
+			piece := 1 + rng.IntN(30)
+			for rest := answer; rest != ""; {
+				k := min(len(rest), 1+rng.IntN(piece))
+				s.delta(rest[:k])
+				rest = rest[k:]
+			}
+			s.finish(answer)
+			if err := vt.WordsOnce(term.Text(), n); err != nil {
+				t.Fatalf("%d×%d, colour %v, paragraphs %v: %v", tc.cols, tc.rows, color, tc.paragraphs, err)
+			}
+		})
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
+	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/workers/proctree"
 )
 
@@ -130,7 +131,7 @@ func allPeers(ralphBin string) []*peer {
 	return []*peer{
 		{name: "ralph", bin: ralphBin, args: []string{"--json", prompt},
 			setup: func(home, url string) ([]string, error) {
-				return cleanEnv(home, "OPENAI_BASE_URL="+url), nil
+				return cleanEnv(home, providers.OpenAIBaseURLEnv+"="+url), nil
 			}},
 		// codex speaks OpenAI's Responses API to a model provider of its
 		// config (as the end-to-end harness's realCLIs sets it up).
@@ -159,10 +160,26 @@ stream_max_retries = 0
 		// claude speaks Anthropic's Messages API at ANTHROPIC_BASE_URL.
 		{name: "claude -p", bin: "claude", args: []string{"-p", prompt},
 			setup: func(home, url string) ([]string, error) {
-				return cleanEnv(home, "ANTHROPIC_BASE_URL="+strings.TrimSuffix(url, "/v1"), "ANTHROPIC_API_KEY=fake-anthropic-key",
+				anthropic, _ := providers.Named("anthropic")
+				return cleanEnv(home, anthropic.BaseURLEnv+"="+strings.TrimSuffix(url, "/v1"), anthropic.KeyEnv+"=fake-anthropic-key",
 					"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"), nil
 			}},
 	}
+}
+
+// modelVariables are the variables that point an agent at a model: every
+// provider's key, token, endpoint and model variable (the provider table).
+func modelVariables() []string {
+	out := append(providers.KeyVariables(), providers.OpenAIBaseURLEnv)
+	for _, p := range providers.All() {
+		if p.BaseURLEnv != "" {
+			out = append(out, p.BaseURLEnv)
+		}
+		if p.ModelEnv != "" {
+			out = append(out, p.ModelEnv)
+		}
+	}
+	return out
 }
 
 // cleanEnv is this process's environment with a home of the agent's own
@@ -172,9 +189,11 @@ func cleanEnv(home string, extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		switch name {
-		case "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "OPENAI_API_KEY", "OPENAI_BASE_URL",
-			"RALPH_MODEL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CODEX_HOME", "CI":
+		switch {
+		case slices.Contains(modelVariables(), name):
+			continue
+		case name == "HOME", name == "XDG_CONFIG_HOME", name == "XDG_STATE_HOME", name == "XDG_CACHE_HOME", name == "XDG_DATA_HOME",
+			name == "RALPH_MODEL", name == "CODEX_HOME", name == "CI":
 			continue
 		}
 		env = append(env, kv)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/scripts/cli"
+	"github.com/ralph-dev/ralph/scripts/contract"
 )
 
 // Generate writes docs/events.md from the contract's lines
@@ -168,7 +169,7 @@ func (g *generator) jsonType(t reflect.Type, omitted bool) (map[string]any, stri
 		return map[string]any{"anyOf": []any{s, map[string]any{"type": "null"}}}, words + " or null"
 	}
 	switch t {
-	case reflect.TypeFor[cli.ContractVersion]():
+	case reflect.TypeFor[contract.Version]():
 		return map[string]any{"const": coordinator.SchemaVersion}, fmt.Sprintf("integer (%d)", coordinator.SchemaVersion)
 	case reflect.TypeFor[time.Time]():
 		return map[string]any{"type": "string", "format": "date-time"}, "string (RFC 3339 time)"

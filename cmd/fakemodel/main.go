@@ -16,16 +16,20 @@ import (
 	"syscall"
 
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
+	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
+// usageText is the help, with the provider table's variables in braces
+// (usage fills them in): the table alone spells them
+// (TestProviderFactsLiveInTheTable).
 const usageText = `fakemodel - a scripted fake OpenAI-compatible model for tests and demos.
 
 It is not a real model: each POST /v1/chat/completions request gets the next
 response of a JSON scenario file (see testdata/scenarios/), streamed in the
 OpenAI wire format. It only ever listens on the loopback interface.
 
-The first line of stdout is the base URL to use as OPENAI_BASE_URL, e.g.
+The first line of stdout is the base URL to use as {openai-url}, e.g.
 http://127.0.0.1:41234/v1. It serves until SIGINT/SIGTERM, or until stdin
 reaches EOF when -stdin-close is given (so it dies with the script that
 started it).
@@ -51,16 +55,23 @@ And as Anthropic's Messages API (POST /v1/messages: thinking, tool_use
 blocks, the prompt cache, the real API's request checks and error shapes;
 a response's "replay" sends a recording of testdata/anthropic). With
 -anthropic the first line is the base URL without /v1, as
-ANTHROPIC_BASE_URL and ralph's --base-url with --provider anthropic take
+{anthropic-url} and ralph's --base-url with --provider anthropic take
 it, e.g.
   ralph --provider anthropic --base-url "$(head -1 url)" "say hi"
-with ANTHROPIC_API_KEY set (to -api-key's value when it is given).
+with {anthropic-key} set (to -api-key's value when it is given).
 
 Usage:
   fakemodel -scenario FILE [-addr 127.0.0.1:0] [-stdin-close] [-anthropic] [-api-key KEY]
 
 Flags:
 `
+
+// usage is usageText with the provider table's variables.
+func usage() string {
+	anthropic, _ := providers.Named("anthropic")
+	return strings.NewReplacer("{openai-url}", providers.OpenAIBaseURLEnv,
+		"{anthropic-url}", anthropic.BaseURLEnv, "{anthropic-key}", anthropic.KeyEnv).Replace(usageText)
+}
 
 func main() {
 	signals := make(chan os.Signal, 1)
@@ -79,7 +90,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, signals <-cha
 	anthropic := fs.Bool("anthropic", false, "print the Messages API's base URL (without /v1) instead of OpenAI's")
 	apiKey := fs.String("api-key", "", "refuse requests without this `key` (Bearer, or x-api-key for the Messages API) with 401")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, usageText)
+		fmt.Fprint(stderr, usage())
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

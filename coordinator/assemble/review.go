@@ -110,13 +110,14 @@ func attemptDiff(ctx context.Context, p *project.Project, t planfile.Task, attem
 		}
 		return func(ctx context.Context) (string, error) { return repo.ReviewDiff(ctx, "HEAD") }, true
 	}
-	cps := p.Checkpoints(ctx)
+	g := p.Git(ctx)
+	cps := g.Checkpoints()
 	if cps == nil {
 		return nil, false
 	}
 	base := ""
 	suffix := fmt.Sprintf("-%d", attempt)
-	for _, e := range p.TaskEntries(p.Session.ID, t.ID) {
+	for _, e := range g.TaskEntries(t.ID) {
 		if strings.HasSuffix(e.Ref, suffix) {
 			base = e.Parent
 		}

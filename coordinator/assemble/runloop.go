@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/checkpoint"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/coordinator/review"
@@ -87,7 +88,7 @@ func RunLoop(ctx context.Context, p *project.Project, f LoopFace) (LoopRun, erro
 
 // checkpointFailed numbers the session's latest checkpoint that could
 // not be taken and is still owed (0: none, and none outside git).
-func checkpointFailed(cps *project.Checkpoints) int {
+func checkpointFailed(cps *checkpoint.Checkpoints) int {
 	n, _ := cps.Failed()
 	return n
 }

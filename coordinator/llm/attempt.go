@@ -49,16 +49,16 @@ func (c *Client) attempt(ctx context.Context, req Request, slot *attemptSlot, em
 	return c.wireOf(req.Model).attempt(ctx, c, req, slot, emit, fail, &stalled)
 }
 
-// attemptChat is attempt for OpenAI's chat completions: one streamed
-// request through go-openai, assembled. fail and stalled are attempt's.
-func (c *Client) attemptChat(ctx context.Context, req Request, slot *attemptSlot, emit func(Delta),
+// attempt is one streamed request to chat completions through go-openai,
+// assembled. fail and stalled are Client.attempt's.
+func (w *chatWire) attempt(ctx context.Context, c *Client, req Request, slot *attemptSlot, emit func(Delta),
 	fail func(error) (Response, error), stalled *atomic.Bool) (Response, error) {
-	o := c.toOpenAI(req)
+	o := w.toOpenAI(c, req)
 	if err := checkTools(o, req.Tools); err != nil {
 		return fail(err)
 	}
 	if len(req.Tools) > 0 {
-		tools, err := c.tools.encoded(req.Tools)
+		tools, err := w.tools.encoded(req.Tools)
 		if err != nil {
 			return fail(err)
 		}
@@ -66,7 +66,7 @@ func (c *Client) attemptChat(ctx context.Context, req Request, slot *attemptSlot
 	}
 	slot.signatures = c.signatures(req.Messages)
 	slot.webSearch = c.webSearch(req)
-	stream, err := c.oa.CreateChatCompletionStream(ctx, o)
+	stream, err := w.openAI(c).CreateChatCompletionStream(ctx, o)
 	if err != nil {
 		return fail(err)
 	}
@@ -100,8 +100,8 @@ func (c *Client) attemptChat(ctx context.Context, req Request, slot *attemptSlot
 			}
 			return fail(fmt.Errorf("%w: %w", ErrBrokenStream, err))
 		}
-		if chunk.SystemFingerprint == ollamaFingerprint {
-			c.ollama.Store(true)
+		if d := dialectByFingerprint(chunk.SystemFingerprint); d != nil {
+			c.dialect.Store(d)
 		}
 		if chunk.Usage != nil {
 			usage = chunk.Usage

@@ -65,7 +65,7 @@ func BenchmarkResponsesBody(b *testing.B) {
 	b.ReportAllocs()
 	var n int
 	for b.Loop() {
-		data, err := c.responsesBody(req)
+		data, err := responsesBody(c, req)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -94,46 +92,20 @@ var defaultTransport http.RoundTripper = func() http.RoundTripper {
 }()
 
 // Client streams a model's answers from one endpoint, over its
-// protocol's wire (protocols.go).
+// protocol's wire (protocols.go). It holds what every wire shares: the
+// configuration, the transport, what the endpoint's server is, the
+// fallback models; each wire holds its own protocol's state.
 type Client struct {
 	cfg Config
 	// wire is the protocol, chosen once in New (protocols.go).
 	wire       wire
-	oa         *openai.Client
 	httpClient *http.Client
-	// What this endpoint refuses, learnt from its 400s and remembered for
-	// the rest of the process: some servers reject stream_options, some
-	// the name of a tool message.
-	noStreamOptions atomic.Bool
-	noToolName      atomic.Bool
-	// looseSchema: the endpoint refused an output schema's strict form,
-	// which goes as given with strict off from then on (learn.go).
-	looseSchema atomic.Bool
-	// tokensField is which field carries MaxOutputTokens (wire.go).
-	tokensField atomic.Int32
-	// ollama is set once an answer carried Ollama's system fingerprint;
-	// it allows asking the server for the context it serves (served.go).
-	ollama atomic.Bool
+	// dialect is set once an answer carried a served dialect's system
+	// fingerprint (Ollama's): it allows asking the server for the
+	// context it serves (served.go, dialects.go).
+	dialect atomic.Pointer[servedDialect]
 	// truncWarned is set once a truncated prompt has been reported.
 	truncWarned atomic.Bool
-	// tools keeps the encoded tool definitions (tools.go),
-	// messagesToolCache the Messages API's (messages_wire.go) and
-	// responsesToolCache the Responses API's (responses_wire.go).
-	tools              toolCache
-	messagesToolCache  toolCache
-	responsesToolCache toolCache
-	// onResponses holds the models chat completions refused as served
-	// only on the Responses API, which this client sends there from
-	// then on (protocols.go).
-	onResponses sync.Map // model → struct{}
-	// droppedReasoning holds the reasoning items the endpoint could not
-	// verify (invalid_encrypted_content), left out of every later
-	// request (responses_wire.go).
-	droppedReasoning sync.Map // block's hash → struct{}
-	anyDropped       atomic.Bool
-	// noSummary is set once the Responses API refused a reasoning
-	// summary (an organisation it has not verified): none is asked for.
-	noSummary atomic.Bool
 	// local: the endpoint is on this machine or its network (local.go).
 	local bool
 	// fallback are the models a turn goes to when this one is overloaded
@@ -169,7 +141,6 @@ func New(cfg Config) *Client {
 	if cfg.HTTPClient != nil && cfg.HTTPClient.Transport != nil {
 		base = cfg.HTTPClient.Transport
 	}
-	oc := openai.DefaultConfig(cfg.APIKey)
 	// The protocol is chosen here, once (protocols.go). A client naming
 	// no endpoint gets the table's for the protocol's own provider: the
 	// configuration resolves every session's endpoint (memory/config),
@@ -178,16 +149,9 @@ func New(cfg Config) *Client {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = w.home().BaseURL
 	}
-	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	cfg.BaseURL = oc.BaseURL
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	hc := &http.Client{Transport: tap{base}}
-	oc.HTTPClient = hc
-	// OpenRouter sends ": OPENROUTER PROCESSING" comments while a request
-	// queues; go-openai counts each as an empty message and gives up after
-	// 300 of them, which a long queue reaches. Silence is the idle
-	// watchdog's business.
-	oc.EmptyMessagesLimit = 1 << 30
-	return &Client{cfg: cfg, wire: w, oa: openai.NewClientWithConfig(oc), httpClient: hc, local: isLocal(cfg.BaseURL)}
+	return &Client{cfg: cfg, wire: w, httpClient: hc, local: isLocal(cfg.BaseURL)}
 }
 
 // BaseURL is the endpoint this client talks to.

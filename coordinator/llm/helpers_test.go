@@ -11,6 +11,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	openai "github.com/sashabaranov/go-openai"
 )
 
 // testKey is the API key every test client sends unless a test says otherwise.
@@ -157,4 +158,27 @@ func wantErrorKind(t *testing.T, err, kind error, fragments ...string) *Error {
 		}
 	}
 	return e
+}
+
+// The wires' request builders as the tests call them: on the wire c
+// sends the request's model to, with c's state.
+
+func responsesBody(c *Client, req Request) ([]byte, error) {
+	return c.wireOf(req.Model).(*responsesWire).body(c, req)
+}
+
+func responsesInput(c *Client, req Request) (string, []rItem) {
+	return c.wireOf(req.Model).(*responsesWire).input(c, req)
+}
+
+func messagesBody(c *Client, req Request) ([]byte, error) {
+	return c.wireOf(req.Model).(*messagesWire).body(c, req)
+}
+
+func toOpenAI(c *Client, req Request) openai.ChatCompletionRequest {
+	return c.wireOf(req.Model).(*chatWire).toOpenAI(c, req)
+}
+
+func completionTokensField(c *Client, model string) bool {
+	return c.wireOf(model).(*chatWire).completionTokensField(c, model)
 }

@@ -40,7 +40,7 @@ func TestImagesOnChatCompletionsFollowTheToolResults(t *testing.T) {
 	t.Parallel()
 	data := []byte("\x89PNG\r\n\x1a\nnot really")
 	msgs := imageTurn(data)
-	o := New(Config{BaseURL: "http://localhost:1/v1"}).toOpenAI(Request{Model: "gpt-4o", Messages: msgs})
+	o := toOpenAI(New(Config{BaseURL: "http://localhost:1/v1"}), Request{Model: "gpt-4o", Messages: msgs})
 	if n := len(o.Messages); n != 6 {
 		t.Fatalf("%d messages, want the five and a user message of images after the tool results", n)
 	}
@@ -55,12 +55,12 @@ func TestImagesOnChatCompletionsFollowTheToolResults(t *testing.T) {
 	}
 	// The person's next message takes the images, so roles alternate.
 	msgs = append(msgs, conversation.Message{Role: conversation.RoleUser, Content: "what is in it?"})
-	o = New(Config{BaseURL: "http://localhost:1/v1"}).toOpenAI(Request{Model: "gpt-4o", Messages: msgs})
+	o = toOpenAI(New(Config{BaseURL: "http://localhost:1/v1"}), Request{Model: "gpt-4o", Messages: msgs})
 	if n := len(o.Messages); n != 6 || len(o.Messages[5].MultiContent) != 3 || o.Messages[5].MultiContent[2].Text != "what is in it?" {
 		t.Fatalf("messages %+v", o.Messages)
 	}
 	// A model that takes no images reads a sentence in the result.
-	o = New(Config{BaseURL: "http://localhost:1/v1"}).toOpenAI(Request{Model: "qwen2.5-coder", Messages: imageTurn(data)})
+	o = toOpenAI(New(Config{BaseURL: "http://localhost:1/v1"}), Request{Model: "qwen2.5-coder", Messages: imageTurn(data)})
 	if n := len(o.Messages); n != 5 || !strings.Contains(o.Messages[3].Content, "this model does not accept images, so shot.png was not shown to it") {
 		t.Fatalf("messages %+v", o.Messages)
 	}
@@ -75,7 +75,7 @@ func TestImagesOnChatCompletionsFollowTheToolResults(t *testing.T) {
 func TestImagesOnTheMessagesAPIGoInsideTheToolResult(t *testing.T) {
 	t.Parallel()
 	data := []byte("\x89PNG\r\n\x1a\nnot really")
-	body, err := New(messagesConfig()).messagesBody(Request{Model: "claude-sonnet-4-5", Messages: imageTurn(data)})
+	body, err := messagesBody(New(messagesConfig()), Request{Model: "claude-sonnet-4-5", Messages: imageTurn(data)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,13 +88,13 @@ func TestImagesOnTheMessagesAPIGoInsideTheToolResult(t *testing.T) {
 		t.Fatalf("the text result changed: %s", body)
 	}
 	// A model that takes no images, and an image whose bytes are gone.
-	body, _ = New(messagesConfig()).messagesBody(Request{Model: "claude-2.1", Messages: imageTurn(data)})
+	body, _ = messagesBody(New(messagesConfig()), Request{Model: "claude-2.1", Messages: imageTurn(data)})
 	if strings.Contains(string(body), `"image"`) || !strings.Contains(string(body), "this model does not accept images") {
 		t.Fatalf("body %s", body)
 	}
 	gone := imageTurn(data)
 	gone[3].Images[0].Data = nil
-	body, _ = New(messagesConfig()).messagesBody(Request{Model: "claude-sonnet-4-5", Messages: gone})
+	body, _ = messagesBody(New(messagesConfig()), Request{Model: "claude-sonnet-4-5", Messages: gone})
 	if strings.Contains(string(body), `"image"`) || !strings.Contains(string(body), "is no longer kept in this session") {
 		t.Fatalf("body %s", body)
 	}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Fields some OpenAI-compatible servers refuse. Servers with strict request
@@ -24,27 +25,27 @@ var (
 	})
 )
 
-// learn reports whether f is a 400 about a field this client can leave
-// out, and leaves it out from now on.
-func (c *Client) learn(req Request, f *failure) bool {
+// learnFields reports whether f is a 400 about a field chat completions
+// at this endpoint can leave out, and leaves it out from now on.
+func (w *chatWire) learnFields(c *Client, req Request, f *failure) bool {
 	if f.status != 400 {
 		return false
 	}
 	msg := f.server.message
 	switch {
-	case c.learnLooseSchema(req, f):
+	case w.schema.learn(req, f):
 		return true
-	case !c.noStreamOptions.Load() && streamOptionsRe().MatchString(msg):
-		c.noStreamOptions.Store(true)
+	case !w.noStreamOptions.Load() && streamOptionsRe().MatchString(msg):
+		w.noStreamOptions.Store(true)
 		return true
-	case c.cfg.MaxOutputTokens > 0 && c.tokensField.Load() != tokensFieldCompletion && maxTokensRe().MatchString(msg) && !c.completionTokensField(req.Model):
-		c.tokensField.Store(tokensFieldCompletion)
+	case c.cfg.MaxOutputTokens > 0 && w.tokensField.Load() != tokensFieldCompletion && maxTokensRe().MatchString(msg) && !w.completionTokensField(c, req.Model):
+		w.tokensField.Store(tokensFieldCompletion)
 		return true
-	case c.cfg.MaxOutputTokens > 0 && c.tokensField.Load() != tokensFieldMax && completionRe().MatchString(msg) && c.completionTokensField(req.Model):
-		c.tokensField.Store(tokensFieldMax)
+	case c.cfg.MaxOutputTokens > 0 && w.tokensField.Load() != tokensFieldMax && completionRe().MatchString(msg) && w.completionTokensField(c, req.Model):
+		w.tokensField.Store(tokensFieldMax)
 		return true
-	case !c.noToolName.Load() && hasToolName(req) && toolNameRe().MatchString(msg) && !modelRe().MatchString(msg):
-		c.noToolName.Store(true)
+	case !w.noToolName.Load() && hasToolName(req) && toolNameRe().MatchString(msg) && !modelRe().MatchString(msg):
+		w.noToolName.Store(true)
 		return true
 	}
 	return false
@@ -59,25 +60,30 @@ func hasToolName(req Request) bool {
 	return false
 }
 
-// learnLooseSchema reports a 400 that refused a request's schema in
+// looseSchema is set once the endpoint refused a schema's strict form.
+// Each of OpenAI's two APIs learns it for itself (chatWire.schema,
+// responsesWire.schema): they check schemas apart.
+type looseSchema struct{ atomic.Bool }
+
+// learn reports a 400 that refused a request's schema in
 // strict mode ("Invalid schema for response_format 'final_answer': In
 // context=(), …"), which ralph made strict where it judged the meaning
 // kept: from then on the schema goes as the person gave it with strict
 // off, and the answer is still validated against it (coordinator).
-func (c *Client) learnLooseSchema(req Request, f *failure) bool {
+func (l *looseSchema) learn(req Request, f *failure) bool {
 	sc := req.Schema
-	if f.status != 400 || sc == nil || !sc.Strict || sc.Given == nil || c.looseSchema.Load() ||
+	if f.status != 400 || sc == nil || !sc.Strict || sc.Given == nil || l.Load() ||
 		!strings.Contains(f.server.message, "Invalid schema for response_format") {
 		return false
 	}
-	c.looseSchema.Store(true)
+	l.Store(true)
 	return true
 }
 
-// sentSchema is the schema as this client sends it: strict, or as given
-// once the endpoint refused its strict form.
-func (c *Client) sentSchema(sc *OutputSchema) OutputSchema {
-	if sc.Strict && sc.Given != nil && c.looseSchema.Load() {
+// sent is the schema as the wire sends it: strict, or as given once the
+// endpoint refused its strict form.
+func (l *looseSchema) sent(sc *OutputSchema) OutputSchema {
+	if sc.Strict && sc.Given != nil && l.Load() {
 		return OutputSchema{Name: sc.Name, Schema: sc.Given}
 	}
 	return *sc

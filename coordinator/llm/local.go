@@ -50,9 +50,9 @@ func (c *Client) silenceLimit(ctx context.Context, model string, slot *attemptSl
 	if !c.local || slot.answered.Load() {
 		return c.cfg.IdleTimeout, false
 	}
-	if c.looksLikeOllama() && silent >= c.cfg.IdleTimeout && silent-p.asked >= c.cfg.IdleTimeout {
+	if d := c.served(); d != nil && silent >= c.cfg.IdleTimeout && silent-p.asked >= c.cfg.IdleTimeout {
 		p.asked = silent
-		_, p.working = c.loadedContext(withoutSlot(ctx), model)
+		_, p.working = c.loadedContext(withoutSlot(ctx), d, model)
 	}
 	if p.working {
 		return ollamaPatience * c.cfg.FirstByteTimeout, true

@@ -75,7 +75,7 @@ func TestOllamaWorkingIsWaitedFor(t *testing.T) {
 	cfg.IdleTimeout, cfg.FirstByteTimeout, cfg.WaitNotice = 200*time.Millisecond, 400*time.Millisecond, 100*time.Millisecond
 	srv := serve(t, &llmtest.Scenario{Flavor: "ollama", Responses: []llmtest.Response{{Text: "done reading", DelayMS: 1500}}})
 	c := clientFor(srv, cfg)
-	c.ollama.Store(true) // as after an earlier answer with Ollama's fingerprint
+	c.dialect.Store(dialectByFingerprint("fp_ollama")) // as after an earlier answer with Ollama's fingerprint
 	var w waits
 	resp, err := c.Stream(context.Background(), userRequest("a long prompt"), w.emit)
 	if err != nil || resp.Message.Content != "done reading" {

@@ -38,7 +38,49 @@ import (
 	"strings"
 	"sync/atomic"
 	"unicode"
+
+	"github.com/ralph-dev/ralph/memory/providers"
 )
+
+// messagesWire is Anthropic's Messages API (POST {base}/v1/messages),
+// ralph's own small client (messages*.go), with its tool cache.
+type messagesWire struct {
+	// tools keeps the encoded tool definitions (messages_wire.go).
+	tools toolCache
+}
+
+func (*messagesWire) home() providers.Provider { return homeRow("anthropic") }
+
+func (*messagesWire) models(ctx context.Context, c *Client) ([]ServedModel, error) {
+	return c.messagesModels(ctx)
+}
+
+func (*messagesWire) get(ctx context.Context, c *Client, u string) (*http.Response, error) {
+	req, err := c.newMessagesRequest(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	return c.httpClient.Do(req)
+}
+
+func (*messagesWire) notAPI(_ context.Context, c *Client, where string) string {
+	return c.notMessagesSentence(where)
+}
+
+// learn learns nothing: the Messages API's schema is one, and a field it
+// refuses is ralph's mistake to fix, not the server's dialect.
+func (*messagesWire) learn(*Client, Request, *failure, func(Delta)) bool { return false }
+
+func (*messagesWire) surelyKey() bool { return true }
+
+// webSearch is always offered: the Messages API's web_search server tool
+// serves every current model.
+func (*messagesWire) webSearch(string) error { return nil }
+
+// warm builds chat completions' codecs, as a session of this protocol
+// has since before the wires were apart; its own are built at its first
+// request.
+func (*messagesWire) warm() { warmChat() }
 
 // anthropicVersion is the API version ralph speaks.
 const anthropicVersion = "2023-06-01"
@@ -76,14 +118,14 @@ func (c *Client) newMessagesRequest(ctx context.Context, method, u string, body 
 	return req, nil
 }
 
-// attemptMessages is attempt for the Messages API: one streamed request,
+// attempt is one attempt on the Messages API: one streamed request,
 // assembled. fail and stalled are attempt's, so that its failures read as
 // the OpenAI path's do.
-func (c *Client) attemptMessages(ctx context.Context, req Request, slot *attemptSlot, emit func(Delta),
+func (w *messagesWire) attempt(ctx context.Context, c *Client, req Request, slot *attemptSlot, emit func(Delta),
 	fail func(error) (Response, error), stalled *atomic.Bool) (Response, error) {
 	var whole Response
 	for pause := 0; ; pause++ {
-		out, stop, err := c.messagesOnce(ctx, req, slot, emit, fail, stalled)
+		out, stop, err := w.once(ctx, c, req, slot, emit, fail, stalled)
 		if err != nil {
 			return out, err
 		}
@@ -128,14 +170,14 @@ func joinPaused(whole, part Response, pause int) Response {
 	return whole
 }
 
-// messagesOnce is one request of an attempt, and its raw stop reason.
-func (c *Client) messagesOnce(ctx context.Context, req Request, slot *attemptSlot, emit func(Delta),
+// once is one request of an attempt, and its raw stop reason.
+func (w *messagesWire) once(ctx context.Context, c *Client, req Request, slot *attemptSlot, emit func(Delta),
 	fail func(error) (Response, error), stalled *atomic.Bool) (Response, string, error) {
 	failed := func(err error) (Response, string, error) {
 		out, err := fail(err)
 		return out, "", err
 	}
-	body, err := c.messagesBody(req)
+	body, err := w.body(c, req)
 	if err != nil {
 		return failed(err)
 	}

@@ -63,11 +63,11 @@ func TestMessagesPrefixIsByteStable(t *testing.T) {
 	for i, req := range growingConversation() {
 		// A new client each time: the bytes must not depend on what this
 		// process sent before (a session continued with -c).
-		data, err := New(cfg).messagesBody(req)
+		data, err := messagesBody(New(cfg), req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, _ := New(cfg).messagesBody(req)
+		again, _ := messagesBody(New(cfg), req)
 		if !bytes.Equal(data, again) {
 			t.Fatalf("request %d encodes differently twice", i)
 		}
@@ -169,7 +169,7 @@ func TestMessagesWireRules(t *testing.T) {
 		{append(append([]conversation.Message(nil), plain...), conversation.Message{Role: conversation.RoleAssistant, Content: "done"},
 			conversation.Message{Role: conversation.RoleUser, Content: "next"}), true},
 	} {
-		data, err := c.messagesBody(Request{Model: claudeModel, Messages: tc.msgs})
+		data, err := messagesBody(c, Request{Model: claudeModel, Messages: tc.msgs})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -331,7 +331,7 @@ func finishReason(stop string) string {
 		return "length"
 	case "pause_turn":
 		// The API pauses a long turn of its own server tools, and ralph
-		// sends it back to go on (attemptMessages) a few times; one
+		// sends it back to go on (messagesWire.attempt) a few times; one
 		// paused still then is a turn cut short, which the coordinator
 		// reports as one cut at the output limit, keeping its text,
 		// rather than a turn that looks finished.

@@ -156,8 +156,8 @@ func (c *Client) tokenLimits(model string, thinking bool) (maxTokens, budget int
 	return maxTokens, budget
 }
 
-// messagesBody builds the request for req (messagesRequest above).
-func (c *Client) messagesBody(req Request) ([]byte, error) {
+// body builds the request for req (messagesRequest above).
+func (w *messagesWire) body(c *Client, req Request) ([]byte, error) {
 	body := messagesRequest{Model: req.Model, Stream: true}
 	body.System, body.Messages = c.messagesOf(shownImages(req.Messages, AcceptsImages(req.Model)))
 	var budget int
@@ -170,7 +170,7 @@ func (c *Client) messagesBody(req Request) ([]byte, error) {
 		body.Thinking = &thinkingOption{Type: "enabled", BudgetTokens: budget}
 	}
 	if len(req.Tools) > 0 {
-		tools, err := c.messagesToolCache.encodedWith(req.Tools, messagesTools)
+		tools, err := w.tools.encodedWith(req.Tools, messagesTools)
 		if err != nil {
 			return nil, err
 		}

@@ -21,9 +21,11 @@ import (
 // A protocol is chosen once, by wireFor when the Client is made (New),
 // and the wire of each request from it by serving, for the request's
 // model; no other code in this package asks which protocol it speaks
-// (TestNoProtocolSwitchOutsideTheWireChoice). A further protocol
-// (Gemini's native API) is one more type here and one more case in
-// wireFor.
+// (TestNoProtocolSwitchOutsideTheWireChoice). Each wire type holds its
+// own protocol's state (what it has learnt of the endpoint, its tool
+// cache); the Client holds what every wire shares. A further protocol
+// (Gemini's native API) is one more type in files of its own and one
+// more case in wireFor.
 type wire interface {
 	// home is the provider row whose protocol this is: the endpoint a
 	// client naming none gets, and the variables a sentence names for
@@ -54,21 +56,25 @@ type wire interface {
 	// serving is the wire that carries the requests for model: this
 	// one, or for OpenAI's protocol its other API (chatWire.serving).
 	serving(c *Client, model string) wire
+	// warm builds, once per process, the codecs of this wire's request
+	// and stream (Warm).
+	warm()
 }
 
 // wireFor is the one choice of a protocol: providers.ProtocolAnthropic is
 // Anthropic's Messages API, ProtocolResponses OpenAI's Responses API for
 // every request, anything else ("" or ProtocolOpenAI) OpenAI's protocol,
 // whose requests go to chat completions or the Responses API by model
-// (chatWire.serving).
+// (chatWire.serving). Each call makes fresh wires, with nothing learnt:
+// a wire's state is its client's.
 func wireFor(protocol string) wire {
 	switch protocol {
 	case providers.ProtocolAnthropic:
-		return messagesWire{}
+		return &messagesWire{}
 	case providers.ProtocolResponses:
-		return responsesWire{}
+		return &responsesWire{}
 	}
-	return chatWire{}
+	return &chatWire{other: &responsesWire{}}
 }
 
 // wireOf is the wire of a request for model: the protocol's, or the
@@ -81,64 +87,41 @@ func homeRow(name string) providers.Provider {
 	return p
 }
 
-// chatWire is OpenAI's chat completions (POST {base}/chat/completions),
-// through go-openai (attempt.go, wire.go, learn.go).
-type chatWire struct{}
-
-func (chatWire) home() providers.Provider { return homeRow("openai") }
-
-func (chatWire) attempt(ctx context.Context, c *Client, req Request, slot *attemptSlot, emit func(Delta),
-	fail func(error) (Response, error), stalled *atomic.Bool) (Response, error) {
-	return c.attemptChat(ctx, req, slot, emit, fail, stalled)
-}
-
-func (chatWire) models(ctx context.Context, c *Client) ([]ServedModel, error) {
-	return c.chatModels(ctx)
-}
-
-func (chatWire) get(ctx context.Context, c *Client, u string) (*http.Response, error) {
-	return c.sideRequest(ctx, http.MethodGet, u, nil)
-}
-
-func (chatWire) notAPI(ctx context.Context, c *Client, where string) string {
-	return c.notAnAPISentence(ctx, where)
-}
-
 // learn moves a model that chat completions refused as served only on
 // the Responses API there, unless the configuration holds it to chat
 // completions; else it learns the fields the endpoint refuses (learn.go).
-func (chatWire) learn(c *Client, req Request, f *failure, emit func(Delta)) bool {
+func (w *chatWire) learn(c *Client, req Request, f *failure, emit func(Delta)) bool {
 	if (f.status == 400 || f.status == 404) && responsesOnlyRe().MatchString(f.server.message) {
 		if c.heldToChat() {
 			return false
 		}
-		if _, known := c.onResponses.LoadOrStore(req.Model, struct{}{}); !known {
+		if _, known := w.onResponses.LoadOrStore(req.Model, struct{}{}); !known {
 			emit(Delta{Notice: fmt.Sprintf("%s is served only on OpenAI's Responses API; ralph uses it from now on (set wire = %q in the config to start there)",
 				req.Model, providers.WireResponses)})
 		}
 		return true
 	}
-	return c.learn(req, f)
+	return w.learnFields(c, req, f)
 }
-
-func (chatWire) surelyKey() bool { return false }
-
-func (chatWire) webSearch(model string) error { return openAIWebSearch(model) }
 
 // serving is the Responses API for the models it serves (the models
 // OpenAI serves only there, and on OpenAI's own endpoint its reasoning
 // models: providers.Wire, as the configuration's wire says), and for a
 // model chat completions refused as served only there (learn); chat
 // completions for every other.
-func (w chatWire) serving(c *Client, model string) wire {
+func (w *chatWire) serving(c *Client, model string) wire {
 	if providers.Wire(c.cfg.BaseURL, model, c.cfg.Wire) == providers.WireResponses {
-		return responsesWire{}
+		return w.other
 	}
-	if _, moved := c.onResponses.Load(model); moved && !c.heldToChat() {
-		return responsesWire{}
+	if _, moved := w.onResponses.Load(model); moved && !c.heldToChat() {
+		return w.other
 	}
 	return w
 }
+
+func (w *responsesWire) serving(*Client, string) wire { return w }
+
+func (w *messagesWire) serving(*Client, string) wire { return w }
 
 // heldToChat reports a configuration that names chat completions as the
 // wire (wire = "chat"): no model is moved to the Responses API.
@@ -155,91 +138,19 @@ func (c *Client) responsesFix() string {
 	return fmt.Sprintf("set wire = %q in the config", providers.WireResponses)
 }
 
-// responsesWire is OpenAI's Responses API (POST {base}/responses),
-// ralph's own small client (responses*.go). The model list, side requests
-// and the sentence about a base URL that is no API are chat's: OpenAI's
-// endpoint serves both APIs, and so do the servers that speak this one.
-type responsesWire struct{}
-
-func (responsesWire) home() providers.Provider { return homeRow("openai") }
-
-func (responsesWire) attempt(ctx context.Context, c *Client, req Request, slot *attemptSlot, emit func(Delta),
-	fail func(error) (Response, error), stalled *atomic.Bool) (Response, error) {
-	return c.attemptResponses(ctx, req, slot, emit, fail, stalled)
-}
-
-func (responsesWire) models(ctx context.Context, c *Client) ([]ServedModel, error) {
-	return c.chatModels(ctx)
-}
-
-func (responsesWire) get(ctx context.Context, c *Client, u string) (*http.Response, error) {
-	return c.sideRequest(ctx, http.MethodGet, u, nil)
-}
-
-func (responsesWire) notAPI(ctx context.Context, c *Client, where string) string {
-	return c.notAnAPISentence(ctx, where)
-}
-
-// learn leaves out, from now on, the reasoning items of a request the
-// endpoint could not verify, and the reasoning summary of an
-// organisation the API does not give one (responses_wire.go).
-func (responsesWire) learn(c *Client, req Request, f *failure, _ func(Delta)) bool {
-	return c.learnLooseSchema(req, f) || c.learnUnverified(req, f) || c.learnNoSummary(f)
-}
-
-func (responsesWire) surelyKey() bool { return false }
-
-func (responsesWire) webSearch(model string) error {
-	if providers.SearchesOnResponses(model) {
-		return nil
-	}
-	return fmt.Errorf("%w to %s: on OpenAI's Responses API only the GPT-5 family and the o-series search the web themselves, and ralph has no search engine of its own", ErrNoWebSearch, model)
-}
-
-func (w responsesWire) serving(*Client, string) wire { return w }
-
-// messagesWire is Anthropic's Messages API (POST {base}/v1/messages),
-// ralph's own small client (messages*.go).
-type messagesWire struct{}
-
-func (messagesWire) home() providers.Provider { return homeRow("anthropic") }
-
-func (messagesWire) attempt(ctx context.Context, c *Client, req Request, slot *attemptSlot, emit func(Delta),
-	fail func(error) (Response, error), stalled *atomic.Bool) (Response, error) {
-	return c.attemptMessages(ctx, req, slot, emit, fail, stalled)
-}
-
-func (messagesWire) models(ctx context.Context, c *Client) ([]ServedModel, error) {
-	return c.messagesModels(ctx)
-}
-
-func (messagesWire) get(ctx context.Context, c *Client, u string) (*http.Response, error) {
-	req, err := c.newMessagesRequest(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, err
-	}
-	return c.httpClient.Do(req)
-}
-
-func (messagesWire) notAPI(_ context.Context, c *Client, where string) string {
-	return c.notMessagesSentence(where)
-}
-
-// learn learns nothing: the Messages API's schema is one, and a field it
-// refuses is ralph's mistake to fix, not the server's dialect.
-func (messagesWire) learn(*Client, Request, *failure, func(Delta)) bool { return false }
-
-func (messagesWire) surelyKey() bool { return true }
-
-// webSearch is always offered: the Messages API's web_search server tool
-// serves every current model.
-func (messagesWire) webSearch(string) error { return nil }
-
-func (w messagesWire) serving(*Client, string) wire { return w }
-
 // servesResponses reports whether a session of protocol at baseURL asks
 // model on OpenAI's Responses API first (Warm's question): the choice
 // wireFor and the chat wire make, asked before there is a Client.
 func servesResponses(protocol, baseURL, model, wire string) bool {
 	return protocol != providers.ProtocolAnthropic && providers.Wire(baseURL, model, wire) == providers.WireResponses
+}
+
+// firstWire is the wire a session of protocol at baseURL asks model on
+// first (Warm's question): the choice wireFor and the chat wire make,
+// asked before there is a Client.
+func firstWire(protocol, baseURL, model, wire string) wire {
+	if servesResponses(protocol, baseURL, model, wire) {
+		return &responsesWire{}
+	}
+	return wireFor(protocol)
 }

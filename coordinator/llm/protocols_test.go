@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -177,4 +178,83 @@ func TestWireHomes(t *testing.T) {
 			t.Errorf("the wire of %s is at home at %s", model, home.Name)
 		}
 	}
+}
+
+// wireFiles are each wire type's own files, by the prefixes of their
+// names: the only files beside the wire choice (wireChoiceFile) whose
+// code names the type. Adding a wire (the Responses API was the third)
+// is then files of its own, a case in the wire choice and the provider
+// table's facts, and no field on Client.
+var wireFiles = map[string][]string{
+	"chatWire":      {"wire.go", "attempt.go", "learn.go"},
+	"messagesWire":  {"messages"},
+	"responsesWire": {"responses"},
+}
+
+// TestEachWireLivesInItsOwnFiles fails when code outside a wire's own
+// files and the wire choice names its type: the state and the protocol
+// of a wire are its own, and the Client shares only what every wire
+// uses.
+func TestEachWireLivesInItsOwnFiles(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[string]bool{}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, typ := range wireTypesNamed(t, name, src) {
+			named[typ] = true
+			if !ownFile(typ, name) {
+				t.Errorf("%s names %s: keep the wire's code in its own files (%v) or the wire choice (%s)", name, typ, wireFiles[typ], wireChoiceFile)
+			}
+		}
+	}
+	for typ := range wireFiles {
+		if !named[typ] {
+			t.Errorf("no file names %s: the guard sees nothing", typ)
+		}
+	}
+	if got := wireTypesNamed(t, "planted.go", []byte(`package llm; func f(w *responsesWire) {}`)); len(got) != 1 || ownFile(got[0], "client.go") {
+		t.Errorf("the guard misses a wire type named in client.go: %v", got)
+	}
+}
+
+// ownFile reports whether file may name the wire type typ.
+func ownFile(typ, file string) bool {
+	if file == wireChoiceFile {
+		return true
+	}
+	for _, prefix := range wireFiles[typ] {
+		if strings.HasPrefix(file, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// wireTypesNamed lists the wire types the code of one file names.
+func wireTypesNamed(t *testing.T, name string, src []byte) []string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			if _, wire := wireFiles[id.Name]; wire && !slices.Contains(out, id.Name) {
+				out = append(out, id.Name)
+			}
+		}
+		return true
+	})
+	return out
 }

@@ -34,11 +34,87 @@ package llm
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 	"sync/atomic"
+
+	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/providers"
 )
+
+// responsesWire is OpenAI's Responses API (POST {base}/responses),
+// ralph's own small client (responses*.go), with what it has learnt of
+// the endpoint. The model list, side requests and the sentence about a
+// base URL that is no API are chat's: OpenAI's endpoint serves both
+// APIs, and so do the servers that speak this one.
+type responsesWire struct {
+	// tools keeps the encoded tool definitions (responses_wire.go).
+	tools toolCache
+	// schema is set once the endpoint refused a strict output schema
+	// (learn.go).
+	schema looseSchema
+	// droppedReasoning holds the reasoning items the endpoint could not
+	// verify (invalid_encrypted_content), left out of every later
+	// request (responses_learn.go).
+	droppedReasoning sync.Map // block's hash → struct{}
+	anyDropped       atomic.Bool
+	// noSummary is set once the API refused a reasoning summary (an
+	// organisation it has not verified): none is asked for.
+	noSummary atomic.Bool
+}
+
+func (*responsesWire) home() providers.Provider { return homeRow("openai") }
+
+func (*responsesWire) models(ctx context.Context, c *Client) ([]ServedModel, error) {
+	return c.chatModels(ctx)
+}
+
+func (*responsesWire) get(ctx context.Context, c *Client, u string) (*http.Response, error) {
+	return c.sideRequest(ctx, http.MethodGet, u, nil)
+}
+
+func (*responsesWire) notAPI(ctx context.Context, c *Client, where string) string {
+	return c.notAnAPISentence(ctx, where)
+}
+
+// learn leaves out, from now on, a strict schema the endpoint refused,
+// the reasoning items of a request the endpoint could not verify, and
+// the reasoning summary of an organisation the API does not give one
+// (responses_learn.go).
+func (w *responsesWire) learn(c *Client, req Request, f *failure, _ func(Delta)) bool {
+	return w.schema.learn(req, f) || w.learnUnverified(c, req, f) || w.learnNoSummary(f)
+}
+
+func (*responsesWire) surelyKey() bool { return false }
+
+func (*responsesWire) webSearch(model string) error {
+	if providers.SearchesOnResponses(model) {
+		return nil
+	}
+	return fmt.Errorf("%w to %s: on OpenAI's Responses API only the GPT-5 family and the o-series search the web themselves, and ralph has no search engine of its own", ErrNoWebSearch, model)
+}
+
+// warm builds the codecs of the Responses API's request and stream
+// events, as warmChat does chat's.
+func (w *responsesWire) warm() {
+	c := &Client{wire: w}
+	_, _ = w.body(c, Request{Model: "gpt-5", CacheKey: "k", Messages: []conversation.Message{
+		{Role: conversation.RoleSystem, Content: "s"}, {Role: conversation.RoleUser, Content: "u"},
+		{Role: conversation.RoleAssistant, Content: "a", ToolCalls: []conversation.ToolCall{{ID: "i", Name: "n", Arguments: "{}"}}},
+		{Role: conversation.RoleTool, ToolCallID: "i", Content: "o"},
+	}, Tools: []conversation.ToolDef{{Name: "n", Description: "d", Parameters: json.RawMessage(`{}`)}}})
+	for _, ev := range []string{
+		`{"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"id":"m","type":"message","status":"in_progress","role":"assistant","content":[]}}`,
+		`{"type":"response.output_text.delta","sequence_number":2,"item_id":"m","output_index":0,"content_index":0,"delta":"h"}`,
+		`{"type":"response.completed","sequence_number":3,"response":{"id":"r","status":"completed","output":[],"usage":{"input_tokens":1,"input_tokens_details":{"cached_tokens":0},"output_tokens":1,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":2}}}`,
+	} {
+		var e responsesEvent
+		_ = json.Unmarshal([]byte(ev), &e)
+	}
+}
 
 // responsesURL is the Responses API's endpoint at the base URL, which for
 // OpenAI's protocol ends in /v1 (as chat completions' does).
@@ -60,15 +136,14 @@ func (c *Client) newResponsesRequest(ctx context.Context, body []byte) (*http.Re
 	return req, nil
 }
 
-// attemptResponses is attempt for the Responses API: one streamed
-// request, assembled. fail and stalled are attempt's, so that its
+// attempt is one streamed request to the Responses API, assembled. fail and stalled are attempt's, so that its
 // failures read as the other wires' do: an HTTP error through the tap
 // (its body and limit headers), and response.failed or an error event as
 // the slot's in-stream error, which the tap's line sniffing does not see
 // (neither has a top-level "error" object).
-func (c *Client) attemptResponses(ctx context.Context, req Request, slot *attemptSlot, emit func(Delta),
+func (w *responsesWire) attempt(ctx context.Context, c *Client, req Request, slot *attemptSlot, emit func(Delta),
 	fail func(error) (Response, error), stalled *atomic.Bool) (Response, error) {
-	body, err := c.responsesBody(req)
+	body, err := w.body(c, req)
 	if err != nil {
 		return fail(err)
 	}

@@ -70,11 +70,11 @@ func TestResponsesPrefixIsByteStable(t *testing.T) {
 	cfg.MaxOutputTokens = 8192
 	var prev []byte
 	for i, req := range growingCodexConversation() {
-		data, err := New(cfg).responsesBody(req)
+		data, err := responsesBody(New(cfg), req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if again, _ := New(cfg).responsesBody(req); !bytes.Equal(data, again) {
+		if again, _ := responsesBody(New(cfg), req); !bytes.Equal(data, again) {
 			t.Fatalf("request %d encodes differently twice", i)
 		}
 		if !json.Valid(data) {
@@ -138,7 +138,7 @@ func TestOpaqueBlocksNeverCrossWires(t *testing.T) {
 			// "anthropic", so the test's blocks are another provider's.
 			mcfg.Provider = mark
 		}
-		mbody, err := New(mcfg).messagesBody(Request{Model: claudeModel, Messages: msgs})
+		mbody, err := messagesBody(New(mcfg), Request{Model: claudeModel, Messages: msgs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,12 +148,12 @@ func TestOpaqueBlocksNeverCrossWires(t *testing.T) {
 		ccfg.Provider = mark
 		cc := New(ccfg)
 		sigs, _ := json.Marshal(cc.signatures(msgs))
-		chat, _ := json.Marshal(cc.toOpenAI(Request{Model: "gpt-4o", Messages: msgs}))
+		chat, _ := json.Marshal(toOpenAI(cc, Request{Model: "gpt-4o", Messages: msgs}))
 		only("chat completions", append(sigs, chat...), "GEMINI")
 
 		rcfg := responsesConfig()
 		rcfg.Provider = provider
-		rbody, err := New(rcfg).responsesBody(req)
+		rbody, err := responsesBody(New(rcfg), req)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,7 @@ import (
 )
 
 // What the Responses API refuses that ralph can leave out and go on
-// (protocols.go, responsesWire.learn): each is learnt from the first
+// (responses.go, responsesWire.learn): each is learnt from the first
 // refusal, the request goes again at once without it, and so does every
 // later request of the client.
 
@@ -23,7 +23,7 @@ var unverifiedRe = sync.OnceValue(func() *regexp.Regexp {
 // request's encrypted reasoning, and leaves every reasoning item of the
 // request out of this client's requests from now on: sent again, it
 // would be refused again, turn after turn. The conversation keeps them.
-func (c *Client) learnUnverified(req Request, f *failure) bool {
+func (w *responsesWire) learnUnverified(c *Client, req Request, f *failure) bool {
 	if !codeIs(f, "invalid_encrypted_content") && !unverifiedRe().MatchString(f.server.message) {
 		return false
 	}
@@ -31,9 +31,9 @@ func (c *Client) learnUnverified(req Request, f *failure) bool {
 	for _, m := range req.Messages {
 		for _, o := range m.Opaque {
 			if _, ok := reasoningOf(o, provider); ok {
-				if _, had := c.droppedReasoning.LoadOrStore(blockKey(o.Block), struct{}{}); !had {
+				if _, had := w.droppedReasoning.LoadOrStore(blockKey(o.Block), struct{}{}); !had {
 					dropped = true
-					c.anyDropped.Store(true)
+					w.anyDropped.Store(true)
 				}
 			}
 		}
@@ -51,10 +51,10 @@ var noSummaryRe = sync.OnceValue(func() *regexp.Regexp {
 // learnNoSummary reports whether f is the API's refusal of the reasoning
 // summary ralph asks for, and asks for none from now on: the model
 // reasons all the same, and its reasoning is carried, only not shown.
-func (c *Client) learnNoSummary(f *failure) bool {
-	if f.status != 400 || c.noSummary.Load() || !noSummaryRe().MatchString(f.server.message) {
+func (w *responsesWire) learnNoSummary(f *failure) bool {
+	if f.status != 400 || w.noSummary.Load() || !noSummaryRe().MatchString(f.server.message) {
 		return false
 	}
-	c.noSummary.Store(true)
+	w.noSummary.Store(true)
 	return true
 }

@@ -319,7 +319,7 @@ func TestResponsesReasoningCarried(t *testing.T) {
 	}
 	// Another model is not given the reasoning another minted.
 	req.Model = "gpt-5.1-codex"
-	data, err := c.responsesBody(req)
+	data, err := responsesBody(c, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,7 +411,7 @@ func TestResponsesImages(t *testing.T) {
 		{Role: conversation.RoleTool, ToolCallID: "call_1", Name: "view_image", Content: "shown", Images: []conversation.Image{img}},
 		{Role: conversation.RoleAssistant, Content: "A red square."},
 	}}
-	data, err := New(responsesConfig()).responsesBody(req)
+	data, err := responsesBody(New(responsesConfig()), req)
 	if err != nil {
 		t.Fatal(err)
 	}

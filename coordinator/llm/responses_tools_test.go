@@ -142,7 +142,7 @@ func TestResponsesInputRules(t *testing.T) {
 		{Role: conversation.RoleTool, ToolCallID: "call_gone", Name: "bash", Content: "late"},
 		{Role: conversation.RoleSystem, Content: "a note later on"},
 	}
-	instructions, items := New(responsesConfig()).responsesInput(Request{Model: codexModel, Messages: msgs})
+	instructions, items := responsesInput(New(responsesConfig()), Request{Model: codexModel, Messages: msgs})
 	if instructions != "one\n\ntwo" {
 		t.Errorf("instructions = %q", instructions)
 	}

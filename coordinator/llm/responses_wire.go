@@ -219,24 +219,24 @@ func toolKinds(defs []conversation.ToolDef) map[string]string {
 	return kinds
 }
 
-// responsesBody builds the request for req: {"model","instructions",
+// body builds the request for req: {"model","instructions",
 // "input":[…],"tools":[…],"tool_choice",…} (responsesHead, the items,
 // the tools, responsesOptions).
-func (c *Client) responsesBody(req Request) ([]byte, error) {
+func (w *responsesWire) body(c *Client, req Request) ([]byte, error) {
 	head := responsesHead{Model: req.Model}
 	var items []rItem
-	head.Instructions, items = c.responsesInput(req)
+	head.Instructions, items = w.input(c, req)
 	opts := responsesOptions{Stream: true, PromptCacheKey: req.CacheKey, MaxOutputTokens: max(c.cfg.MaxOutputTokens, 0)}
 	var tools json.RawMessage
 	if len(req.Tools) > 0 {
 		var err error
-		if tools, err = c.responsesToolCache.encodedWith(req.Tools, responsesTools); err != nil {
+		if tools, err = w.tools.encodedWith(req.Tools, responsesTools); err != nil {
 			return nil, err
 		}
 	}
 	if providers.Reasons(req.Model) {
 		r := reasoningOption{Effort: providers.ReasoningEffort(req.Model), Summary: "auto"}
-		if c.noSummary.Load() {
+		if w.noSummary.Load() {
 			r.Summary = ""
 		}
 		if r != (reasoningOption{}) {
@@ -255,7 +255,7 @@ func (c *Client) responsesBody(req Request) ([]byte, error) {
 	if req.Schema != nil {
 		// The Responses API takes a schema beside tools, as codex exec
 		// --output-schema sends it: on every request of the turn.
-		sc := c.sentSchema(req.Schema)
+		sc := w.schema.sent(req.Schema)
 		opts.Text = &responsesText{Format: responsesFormat{Type: "json_schema", Name: sc.Name, Schema: sc.Schema, Strict: sc.Strict}}
 		if req.Answer && len(tools) > 0 {
 			opts.ToolChoice, opts.ParallelToolCalls = "none", false
@@ -324,9 +324,9 @@ func bodySize(items []rItem) int {
 	return n
 }
 
-// responsesInput is the conversation as the instructions and the input
+// input is the conversation as the instructions and the input
 // items (see the top of this file).
-func (c *Client) responsesInput(req Request) (string, []rItem) {
+func (w *responsesWire) input(c *Client, req Request) (string, []rItem) {
 	var (
 		instructions []string
 		items        = []rItem{}
@@ -357,7 +357,7 @@ func (c *Client) responsesInput(req Request) (string, []rItem) {
 				items = append(items, rItem{Type: "message", Role: "developer", Content: parts})
 			}
 		case conversation.RoleAssistant:
-			items = append(items, c.assistantItems(m, req.Model, provider, kinds, calls)...)
+			items = append(items, w.assistantItems(m, req.Model, provider, kinds, calls)...)
 		case conversation.RoleTool:
 			items = append(items, outputItem(m, calls))
 			for _, img := range m.Images {
@@ -390,11 +390,11 @@ func textParts(typ, s string) []rPart {
 // assistantItems is an assistant turn as input items: its reasoning, its
 // text and its calls, in the order reasoningBlock describes. calls learns
 // the kind of each call, for its output.
-func (c *Client) assistantItems(m conversation.Message, model, provider string, kinds, calls map[string]string) []rItem {
+func (w *responsesWire) assistantItems(m conversation.Message, model, provider string, kinds, calls map[string]string) []rItem {
 	var lead []rItem
 	var before map[string][]rItem
 	for _, o := range m.Opaque {
-		item, at, ok := c.reasoningItem(o, provider, model)
+		item, at, ok := w.reasoningItem(o, provider, model)
 		if !ok {
 			continue
 		}
@@ -494,13 +494,13 @@ func outputItem(m conversation.Message, calls map[string]string) rItem {
 // reasoningItem is the reasoning item an opaque block keeps, and the call
 // it came before, when the block is this wire's, of provider and model,
 // and not one the endpoint could not verify.
-func (c *Client) reasoningItem(o conversation.OpaqueBlock, provider, model string) (rItem, string, bool) {
+func (w *responsesWire) reasoningItem(o conversation.OpaqueBlock, provider, model string) (rItem, string, bool) {
 	b, ok := reasoningOf(o, provider)
 	if !ok || b.Model != model {
 		return rItem{}, "", false
 	}
-	if c.anyDropped.Load() {
-		if _, dropped := c.droppedReasoning.Load(blockKey(o.Block)); dropped {
+	if w.anyDropped.Load() {
+		if _, dropped := w.droppedReasoning.Load(blockKey(o.Block)); dropped {
 			return rItem{}, "", false
 		}
 	}

@@ -7,53 +7,29 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
-	"github.com/ralph-dev/ralph/memory/providers"
 )
 
-// Ollama serves a model with the context its server was started with
-// (OLLAMA_CONTEXT_LENGTH, or a model's num_ctx parameter), not the model's
-// own window: by default 4096 tokens on a machine with less than 24 GiB of
-// VRAM (docs/context-length.mdx), whatever the model could do. A longer
-// prompt is not refused: it is cut, silently, keeping its start and end
-// (its log says "truncating input prompt limit=4096 prompt=28848"). Its
-// /v1 layer cannot be told num_ctx, but its native API beside /v1 says what
-// it serves: /api/ps lists loaded models with the "context_length" they
-// were loaded with, and /api/show gives a model's "parameters" (num_ctx,
-// when set) and "model_info" ("<arch>.context_length", the model's own
-// window).
+// A local server may serve a model with less context than the model's own
+// window, and cut a longer prompt silently, keeping its start and end
+// (Ollama's log says "truncating input prompt limit=4096 prompt=28848").
+// Its OpenAI-compatible layer cannot be told the context, but a native API
+// beside it may say what it serves: the served dialects (dialects.go).
 //
-// ralph asks only a server that looks like Ollama, so that a one-shot
-// against any other server never waits for a probe: one on Ollama's port
-// 11434, or one whose answers carried Ollama's system fingerprint
-// "fp_ollama" (its openai/openai.go sets it on every chunk). The answer is
-// cached per endpoint and model for the process.
-
-// ollamaPort is Ollama's port, as the provider table's row has it.
-var ollamaPort = sync.OnceValue(func() string {
-	p, _ := providers.Named("ollama")
-	u, err := url.Parse(p.BaseURL)
-	if err != nil {
-		return ""
-	}
-	return u.Port()
-})
+// ralph asks only a server that looks like one of them, so that a one-shot
+// against any other server never waits for a probe: one on the port of
+// the dialect's provider row, or one whose answers carried the dialect's
+// system fingerprint. The answer is cached per endpoint and model for the
+// process.
 
 const (
-	ollamaFingerprint = "fp_ollama"
 	// probeTimeout bounds each question to the native API; a local server
 	// answers in milliseconds.
 	probeTimeout = 2 * time.Second
-	// ollamaDefaultContext is what Ollama serves a model that is not loaded
-	// and has no num_ctx, on most machines; ralph assumes it until the
-	// model is loaded and /api/ps says what it got.
-	ollamaDefaultContext = 4096
 	// maxServedTries bounds how often an answer that is only a guess is
 	// asked again (the model was not loaded yet).
 	maxServedTries = 3
@@ -69,23 +45,25 @@ type servedEntry struct {
 // servedCache holds what each endpoint serves each model, for the process.
 var servedCache sync.Map // endpoint root + "\x00" + model → *servedEntry
 
-// looksLikeOllama reports whether the endpoint is worth asking.
-func (c *Client) looksLikeOllama() bool {
-	if c.ollama.Load() {
-		return true
+// served is the dialect the endpoint looks like it speaks, worth asking,
+// or nil: the one its answers showed, else the one its port says.
+func (c *Client) served() *servedDialect {
+	if d := c.dialect.Load(); d != nil {
+		return d
 	}
-	u, err := url.Parse(c.cfg.BaseURL)
-	return err == nil && u.Port() == ollamaPort()
+	return dialectByPort(c.cfg.BaseURL)
 }
 
 func (c *Client) servedKey(model string) string {
-	return strings.TrimSuffix(c.cfg.BaseURL, "/v1") + "\x00" + model
+	return c.cfg.BaseURL + "\x00" + model
 }
 
 // ServedWindow is the context window, in tokens, the endpoint really
-// serves model with, or 0 when it cannot tell (any server but Ollama).
+// serves model with, or 0 when it cannot tell (a server of no served
+// dialect).
 func (c *Client) ServedWindow(ctx context.Context, model string) int {
-	if !c.looksLikeOllama() {
+	d := c.served()
+	if d == nil {
 		return 0
 	}
 	v, _ := servedCache.LoadOrStore(c.servedKey(model), &servedEntry{})
@@ -96,7 +74,7 @@ func (c *Client) ServedWindow(ctx context.Context, model string) int {
 		return e.window
 	}
 	e.tries++
-	if w, final := c.askOllama(ctx, model); w > 0 {
+	if w, final := c.askServed(ctx, d, model); w > 0 {
 		e.window, e.final = w, final
 	}
 	return e.window
@@ -114,32 +92,22 @@ func (c *Client) cachedWindow(model string) (int, bool) {
 	return 0, false
 }
 
-var numCtxRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*num_ctx\s+(\d+)`) })
-
-// askOllama asks Ollama's native API what it serves model with: the
-// loaded model's context_length (final), else its num_ctx parameter
-// (final), else Ollama's default capped at the model's own window (a
-// guess). It returns 0 when the server does not answer like Ollama.
-func (c *Client) askOllama(ctx context.Context, model string) (int, bool) {
-	root := strings.TrimSuffix(c.cfg.BaseURL, "/v1")
-	if n, loaded := c.loadedContext(ctx, model); loaded && n > 0 {
+// askServed asks the dialect's native API what it serves model with:
+// the loaded model's context (final), else the model's own setting
+// (final), else the dialect's default capped at the model's own window (a
+// guess). It returns 0 when the server does not answer like the dialect.
+func (c *Client) askServed(ctx context.Context, d *servedDialect, model string) (int, bool) {
+	if n, loaded := c.loadedContext(ctx, d, model); loaded && n > 0 {
 		return n, true
 	}
-	var show struct {
-		Parameters string         `json:"parameters"`
-		ModelInfo  map[string]any `json:"model_info"`
-	}
-	body, _ := json.Marshal(map[string]string{"model": model})
-	if !c.getJSON(ctx, http.MethodPost, root+"/api/show", body, &show) {
+	n, show, ok := c.showModel(ctx, d, model)
+	switch {
+	case !ok:
 		return 0, false
+	case n > 0:
+		return n, true
 	}
-	if m := numCtxRe().FindStringSubmatch(show.Parameters); m != nil {
-		var n int
-		if _, err := fmt.Sscan(m[1], &n); err == nil && n > 0 {
-			return n, true
-		}
-	}
-	w := ollamaDefaultContext
+	w := d.defaultContext
 	for k, v := range show.ModelInfo {
 		if n, ok := v.(float64); ok && strings.HasSuffix(k, ".context_length") && n > 0 {
 			w = min(w, int(n))
@@ -148,9 +116,33 @@ func (c *Client) askOllama(ctx context.Context, model string) (int, bool) {
 	return w, false
 }
 
-// loadedContext asks Ollama's /api/ps whether model is loaded, and with
-// what context.
-func (c *Client) loadedContext(ctx context.Context, model string) (int, bool) {
+// shownModel is the answer of a dialect's show request.
+type shownModel struct {
+	Parameters string         `json:"parameters"`
+	ModelInfo  map[string]any `json:"model_info"`
+}
+
+// showModel asks the dialect's native API about model: the context its
+// own settings give it (0: none), the whole answer, and whether the
+// server answered.
+func (c *Client) showModel(ctx context.Context, d *servedDialect, model string) (int, shownModel, bool) {
+	var show shownModel
+	body, _ := json.Marshal(map[string]string{"model": model})
+	if !c.getJSON(ctx, http.MethodPost, d.root(c.cfg.BaseURL)+d.show, body, &show) {
+		return 0, show, false
+	}
+	if m := d.numCtx.FindStringSubmatch(show.Parameters); m != nil {
+		var n int
+		if _, err := fmt.Sscan(m[1], &n); err == nil && n > 0 {
+			return n, show, true
+		}
+	}
+	return 0, show, true
+}
+
+// loadedContext asks the dialect's native API whether model is loaded,
+// and with what context.
+func (c *Client) loadedContext(ctx context.Context, d *servedDialect, model string) (int, bool) {
 	var ps struct {
 		Models []struct {
 			Name          string `json:"name"`
@@ -158,21 +150,15 @@ func (c *Client) loadedContext(ctx context.Context, model string) (int, bool) {
 			ContextLength int    `json:"context_length"`
 		} `json:"models"`
 	}
-	if !c.getJSON(ctx, http.MethodGet, strings.TrimSuffix(c.cfg.BaseURL, "/v1")+"/api/ps", nil, &ps) {
+	if !c.getJSON(ctx, http.MethodGet, d.root(c.cfg.BaseURL)+d.loaded, nil, &ps) {
 		return 0, false
 	}
 	for _, m := range ps.Models {
-		if sameOllamaModel(m.Name, model) || sameOllamaModel(m.Model, model) {
+		if d.sameModel(m.Name, model) || d.sameModel(m.Model, model) {
 			return m.ContextLength, true
 		}
 	}
 	return 0, false
-}
-
-// sameOllamaModel matches a loaded model's name with the one asked for:
-// Ollama names "qwen2.5-coder" as "qwen2.5-coder:latest".
-func sameOllamaModel(loaded, asked string) bool {
-	return loaded != "" && (loaded == asked || loaded == asked+":latest" || asked == loaded+":latest")
 }
 
 // getJSON makes one short request to the endpoint's native API and
@@ -249,7 +235,8 @@ func (c *Client) truncation(ctx context.Context, req Request, read int) *Truncat
 		return nil
 	}
 	window, final := c.cachedWindow(req.Model)
-	if !final && c.looksLikeOllama() {
+	d := c.served()
+	if !final && d != nil {
 		window = c.ServedWindow(ctx, req.Model)
 	}
 	cut := window > 0 && read <= window && sent > window+window/4
@@ -257,8 +244,8 @@ func (c *Client) truncation(ctx context.Context, req Request, read int) *Truncat
 		return nil
 	}
 	t := &Truncation{Sent: sent, Read: read, Window: window}
-	if c.looksLikeOllama() {
-		t.fix = c.ollamaFix(ctx, req.Model)
+	if d != nil {
+		t.fix = c.servedFix(ctx, d, req.Model)
 	}
 	return t
 }

@@ -60,7 +60,7 @@ type OutputSchema struct {
 	// strict mode requires (every property required, no additional ones).
 	Strict bool
 	// Given is the schema as the person gave it, sent with strict off
-	// once the endpoint refused the strict form (learnLooseSchema).
+	// once the endpoint refused the strict form (looseSchema.learn, learn.go).
 	Given json.RawMessage
 }
 

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"sync"
 
-	"github.com/ralph-dev/ralph/memory/conversation"
-
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -20,39 +18,19 @@ var warmOnce sync.Once
 // anyway. It ends by itself within a millisecond.
 //
 // The session's protocol, endpoint, model and wire say which API it will
-// speak first (protocols.go): a model served on OpenAI's Responses API
-// has its request and event types warmed instead, which a chat session
-// never builds.
+// speak first (protocols.go, firstWire), and that wire warms its own
+// types: a model served on OpenAI's Responses API has its request and
+// event types warmed, which a chat session never builds.
 func Warm(protocol, baseURL, model, wire string) {
 	warmOnce.Do(func() {
-		if servesResponses(protocol, baseURL, model, wire) {
-			go warmResponses()
-			return
-		}
-		go warm()
+		go firstWire(protocol, baseURL, model, wire).warm()
 	})
 }
 
-// warmResponses builds the codecs of the Responses API's request and
-// stream events, as warm does chat's.
-func warmResponses() {
-	c := &Client{wire: wireFor("")}
-	_, _ = c.responsesBody(Request{Model: "gpt-5", CacheKey: "k", Messages: []conversation.Message{
-		{Role: conversation.RoleSystem, Content: "s"}, {Role: conversation.RoleUser, Content: "u"},
-		{Role: conversation.RoleAssistant, Content: "a", ToolCalls: []conversation.ToolCall{{ID: "i", Name: "n", Arguments: "{}"}}},
-		{Role: conversation.RoleTool, ToolCallID: "i", Content: "o"},
-	}, Tools: []conversation.ToolDef{{Name: "n", Description: "d", Parameters: json.RawMessage(`{}`)}}})
-	for _, ev := range []string{
-		`{"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"id":"m","type":"message","status":"in_progress","role":"assistant","content":[]}}`,
-		`{"type":"response.output_text.delta","sequence_number":2,"item_id":"m","output_index":0,"content_index":0,"delta":"h"}`,
-		`{"type":"response.completed","sequence_number":3,"response":{"id":"r","status":"completed","output":[],"usage":{"input_tokens":1,"input_tokens_details":{"cached_tokens":0},"output_tokens":1,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":2}}}`,
-	} {
-		var e responsesEvent
-		_ = json.Unmarshal([]byte(ev), &e)
-	}
-}
-
-func warm() {
+// warmChat builds the codecs of chat completions' request, tools and
+// stream chunks; the Messages API's client has warmed them too since
+// before the wires were apart (messagesWire.warm).
+func warmChat() {
 	req := openai.ChatCompletionRequest{
 		Model: "m", Stream: true, StreamOptions: &openai.StreamOptions{IncludeUsage: true}, MaxTokens: 1,
 		Messages: []openai.ChatCompletionMessage{{Role: "assistant", Content: "c", Name: "n", ToolCallID: "i",

@@ -1,12 +1,84 @@
 package llm
 
 import (
+	"context"
+	"net/http"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/providers"
 	openai "github.com/sashabaranov/go-openai"
 )
+
+// chatWire is OpenAI's chat completions (POST {base}/chat/completions),
+// through go-openai (attempt.go, this file, learn.go), with what it has
+// learnt of the endpoint. Its requests for a model served on OpenAI's
+// Responses API go there instead (serving, protocols.go).
+type chatWire struct {
+	// oa is go-openai's client on the Client's endpoint and transport,
+	// made at the first request (openAI).
+	oa     *openai.Client
+	oaOnce sync.Once
+	// What this endpoint refuses, learnt from its 400s and remembered for
+	// the rest of the process (learn.go): some servers reject
+	// stream_options, some the name of a tool message, some a schema's
+	// strict form.
+	noStreamOptions atomic.Bool
+	noToolName      atomic.Bool
+	schema          looseSchema
+	// tokensField is which field carries MaxOutputTokens (below).
+	tokensField atomic.Int32
+	// tools keeps the encoded tool definitions (tools.go).
+	tools toolCache
+	// onResponses holds the models chat completions refused as served
+	// only on the Responses API, which this wire sends there from then
+	// on (protocols.go).
+	onResponses sync.Map // model → struct{}
+	// other is OpenAI's other API at the same endpoint (the Responses
+	// API), which serving chooses for some models: the wire choice sets
+	// it (protocols.go).
+	other wire
+}
+
+func (*chatWire) home() providers.Provider { return homeRow("openai") }
+
+func (w *chatWire) models(ctx context.Context, c *Client) ([]ServedModel, error) {
+	return c.chatModels(ctx)
+}
+
+func (*chatWire) get(ctx context.Context, c *Client, u string) (*http.Response, error) {
+	return c.sideRequest(ctx, http.MethodGet, u, nil)
+}
+
+func (*chatWire) notAPI(ctx context.Context, c *Client, where string) string {
+	return c.notAnAPISentence(ctx, where)
+}
+
+func (*chatWire) surelyKey() bool { return false }
+
+func (*chatWire) webSearch(model string) error { return openAIWebSearch(model) }
+
+func (*chatWire) warm() { warmChat() }
+
+// openAI is go-openai's client for c's endpoint, made once: a client
+// that never sends a chat request (one of the other protocols) builds
+// none.
+func (w *chatWire) openAI(c *Client) *openai.Client {
+	w.oaOnce.Do(func() {
+		oc := openai.DefaultConfig(c.cfg.APIKey)
+		oc.BaseURL = c.cfg.BaseURL
+		oc.HTTPClient = c.httpClient
+		// OpenRouter sends ": OPENROUTER PROCESSING" comments while a
+		// request queues; go-openai counts each as an empty message and
+		// gives up after 300 of them, which a long queue reaches.
+		// Silence is the idle watchdog's business.
+		oc.EmptyMessagesLimit = 1 << 30
+		w.oa = openai.NewClientWithConfig(oc)
+	})
+	return w.oa
+}
 
 // sendable is the conversation as every server accepts it. The saved
 // history may hold what some servers refuse; only the request is changed:
@@ -67,19 +139,19 @@ func joinTurns(a, b string) string {
 
 // toOpenAI builds the wire request, without the fields this endpoint has
 // refused.
-func (c *Client) toOpenAI(req Request) openai.ChatCompletionRequest {
+func (w *chatWire) toOpenAI(c *Client, req Request) openai.ChatCompletionRequest {
 	o := openai.ChatCompletionRequest{Model: req.Model, Stream: true}
-	if !c.noStreamOptions.Load() {
+	if !w.noStreamOptions.Load() {
 		o.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
 	}
 	if n := c.cfg.MaxOutputTokens; n > 0 {
-		if c.completionTokensField(req.Model) {
+		if w.completionTokensField(c, req.Model) {
 			o.MaxCompletionTokens = n
 		} else {
 			o.MaxTokens = n
 		}
 	}
-	dropName := c.noToolName.Load()
+	dropName := w.noToolName.Load()
 	// A tool message carries text only: the images of a turn's tool
 	// results wait for the end of the turn's results, and go in the user
 	// message after them (the person's own, when one follows).
@@ -114,7 +186,7 @@ func (c *Client) toOpenAI(req Request) openai.ChatCompletionRequest {
 	if req.Schema != nil {
 		// OpenAI takes a schema beside tools: the turns that call tools
 		// call them, and the final text is the schema's JSON.
-		sc := c.sentSchema(req.Schema)
+		sc := w.schema.sent(req.Schema)
 		o.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
 			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: sc.Name, Schema: sc.Schema, Strict: sc.Strict}}
 		if req.Answer && len(req.Tools) > 0 {
@@ -141,8 +213,8 @@ const (
 	tokensFieldMax
 )
 
-func (c *Client) completionTokensField(model string) bool {
-	switch c.tokensField.Load() {
+func (w *chatWire) completionTokensField(c *Client, model string) bool {
+	switch w.tokensField.Load() {
 	case tokensFieldCompletion:
 		return true
 	case tokensFieldMax:

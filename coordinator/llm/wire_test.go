@@ -46,7 +46,7 @@ func TestCompletionTokensField(t *testing.T) {
 		{"http://localhost:8000/v1", "gpt-5-mini", true},
 	} {
 		c := New(Config{BaseURL: tt.base})
-		if got := c.completionTokensField(tt.model); got != tt.want {
+		if got := completionTokensField(c, tt.model); got != tt.want {
 			t.Errorf("%s %s: max_completion_tokens = %v", tt.base, tt.model, got)
 		}
 	}

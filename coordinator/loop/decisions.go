@@ -7,13 +7,11 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/loop/machine"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/planfile"
-	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // This file holds what the task loop tells the agent of an attempt, so a
@@ -25,17 +23,6 @@ const (
 	progressLimit = 3 << 10 // the latest RALPH_PROGRESS.md entries
 	goalsLimit    = 4 << 10 // the head of RALPH_GOALS.md
 )
-
-// tryOf is how a failed attempt went, as its retry is told: a failed
-// verification is told by the end of its output rather than by the
-// failure sentence, which holds the output's head.
-func tryOf(failure string, verify *coordinator.VerifyRun, out Outcome) LastTry {
-	t := LastTry{Error: failure, Summary: text.Clip(out.Summary, 1000)}
-	if verify != nil && !verify.OK {
-		t.Error, t.Verify = "the --verify command failed", verify.Output
-	}
-	return t
-}
 
 // assign gathers what the agent of an attempt is told: the task, its
 // notes, the goals, the latest progress and, for a retry, how the last

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/loop/machine"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -57,7 +58,7 @@ func (l *loop) waitForDisk(d attemptDone, cause error) string {
 	} else if err != nil && !errors.Is(err, planfile.ErrTaskNotFound) {
 		l.keep(err)
 	}
-	l.m.Waive(outcome(d))
+	l.m.Waive(machine.Settle(reported(d)))
 	l.emit(attemptEnded(d, planfile.TaskOpen, nil, full.Error()))
 	l.pauseForDisk(cause)
 	l.decide(memory.DecisionRecord{Kind: "limit_wait", Task: t.ID,

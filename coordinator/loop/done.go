@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/loop/machine"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/planfile"
 )
@@ -38,13 +41,39 @@ type doneAttempt struct {
 // entry could not be written (not for want of space, which is waited out).
 const ReasonProgressNotWritten = "cannot write the progress file"
 
+// complete records a done attempt's completion, o being its settlement
+// and kept what git did with its work: the tracker's note, then the
+// progress entry and the task's mark (planfile.CompleteTask).
+func (l *loop) complete(a doneAttempt, o machine.Outcome, kept string) (Result, bool) {
+	t := a.d.task
+	if n, ok := l.o.Tasks.(planfile.DoneNoter); ok {
+		// A tracker that closes the task with a reason (Beads) names the
+		// commit and the cost in it.
+		n.NoteDone(t.ID, strings.TrimSpace(fmt.Sprintf("ralph session %s, attempt %d: %s %s", l.o.SessionID, a.d.attempt, doneNote(kept), o.Spent())))
+	}
+	// A task's completion is one durable record (planfile.CompleteTask):
+	// the entry, marked with the task and this attempt, is synced before
+	// the task is marked done, and recovery marks a task left in
+	// progress done when its attempt's entry is there.
+	entry := o.Progress(time.Now(), l.o.SessionID, l.m.Iterations())
+	entry.Title, entry.Body = l.o.Redactor.Redact(entry.Title), l.o.Redactor.Redact(entry.Body)
+	err := planfile.CompleteTask(l.o.Fs, l.o.Root, entry, func() error {
+		_, err := l.updateTasks(&t, func(f *planfile.TaskFile) error { return f.SetState(t.ID, planfile.TaskDone) })
+		return err
+	})
+	if err != nil {
+		return l.notRecorded(a, err)
+	}
+	return l.recordDone(a)
+}
+
 // recordDone counts an attempt whose task is marked done: the machine
 // settles it.
 func (l *loop) recordDone(a doneAttempt) (Result, bool) {
-	o := outcome(a.d)
-	o.Done, o.Verify = true, a.verify
+	r := reported(a.d)
+	r.Verify = a.verify
 	h := &host{l: l, ctx: context.Background()}
-	return h.settle(o)
+	return h.settle(machine.Settle(r).Counted())
 }
 
 // notRecorded settles a done attempt whose completion could not be

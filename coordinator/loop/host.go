@@ -197,11 +197,8 @@ func (l *loop) commit(e machine.Effect) (Result, bool) {
 	return Result{}, false
 }
 
-// outcome is an attempt's outcome as the machine takes it.
-func outcome(d attemptDone) machine.Outcome {
-	return machine.Outcome{Task: d.task, Attempt: d.attempt, Summary: d.out.Summary, Usage: d.out.Usage, Turns: d.out.Turns, CostUSD: d.out.CostUSD,
-		Stopped: stoppedAttempts(d.task)}
-}
+// reported is what an attempt reported, verify's run aside.
+func reported(d attemptDone) machine.Report { return Reported(d.task, d.attempt, d.out) }
 
 // settle hands an attempt's outcome to the machine and carries out what
 // it decides.

@@ -2,12 +2,11 @@ package loop
 
 import (
 	"errors"
-	"fmt"
-	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/loop/machine"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/workers/agents"
 )
 
@@ -21,30 +20,30 @@ import (
 // then goes on. Tasks already running go on meanwhile; a hard stop ends
 // the wait at once like any other.
 
-// limitOf reports an attempt's error that is a rate or usage limit: when
-// it resets (zero when nobody said), why the loop would wait, and what to
-// call it.
-func limitOf(err error) (until time.Time, reason, what string, ok bool) {
+// LimitOf is the limit that err is, when it is a rate limit (the model
+// endpoint's 429 with a reset time beyond what one call waits) or an
+// external agent's usage limit; nil when it is neither. Both hosts
+// classify an attempt's error with it (the Temporal attempt too), and
+// machine.Settle names it.
+func LimitOf(err error) *machine.LimitSeen {
 	if t, ok := llm.ResetTime(err); ok {
-		return t, memory.WaitRateLimit, "the rate limit", true
+		return &machine.LimitSeen{Kind: memory.WaitRateLimit, Until: t}
 	}
 	var ul *agents.UsageLimitError
 	if errors.As(err, &ul) {
-		return ul.Until, memory.WaitUsageLimit, fmt.Sprintf("the %s usage limit", ul.Agent), true
+		return &machine.LimitSeen{Kind: memory.WaitUsageLimit, Agent: string(ul.Agent), Until: ul.Until}
 	}
-	return time.Time{}, "", "", false
+	return nil
 }
 
-func isLimit(err error) bool {
-	_, _, _, ok := limitOf(err)
-	return ok
-}
-
-// limit is the machine's view of a limit that cut an attempt short.
-func limit(err error) *machine.Limit {
-	until, reason, what, ok := limitOf(err)
-	if !ok {
-		return nil
+// Reported is the report of attempt number attempt at t whose worker's
+// result is out, its error classified (a limit, a configuration the
+// model cannot work with); the host adds verify's run when it ran.
+func Reported(t planfile.Task, attempt int, out Outcome) machine.Report {
+	r := machine.Report{Task: t, Attempt: attempt, Stopped: stoppedAttempts(t), Completed: out.Completed, Summary: out.Summary,
+		Usage: out.Usage, Turns: out.Turns, CostUSD: out.CostUSD}
+	if out.Err != nil {
+		r.Err, r.ConfigErr, r.Limit = out.Err.Error(), llm.IsConfigError(out.Err), LimitOf(out.Err)
 	}
-	return &machine.Limit{Until: until, Reason: reason, What: what, Err: err.Error()}
+	return r
 }

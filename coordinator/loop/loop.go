@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/coordinator/loop/machine"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
@@ -22,7 +20,6 @@ import (
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/planfile"
-	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // Worker works one task of RALPH_TASKS.md: a child agent of the
@@ -462,117 +459,80 @@ func stoppedAttempts(t planfile.Task) int {
 func (l *loop) finishInterrupted(ctx context.Context, d attemptDone) {
 	delete(l.running, d.task.ID)
 	l.ended(ctx, d, false)
-	o := outcome(d)
-	o.Interrupted = true
+	r := reported(d)
+	r.Interrupted = true
 	h := &host{l: l, ctx: ctx}
-	_, _ = h.carry(l.m.Finished(time.Now(), l.file, o), l.file)
+	_, _ = h.carry(l.m.Finished(time.Now(), l.file, machine.Settle(r)), l.file)
 }
 
 // finish settles one attempt: what only the host can (verify, review,
-// git, the durable record of a completion, a full disk), then the
-// machine's bookkeeping. It reports whether the loop must stop.
+// git, the durable record of a completion, a full disk), with the words
+// and the limit's kind machine.Settle gives, then the machine's
+// bookkeeping. It reports whether the loop must stop.
 func (h *host) finish(d attemptDone) (Result, bool) {
 	l, ctx := h.l, h.ctx
 	delete(l.running, d.task.ID)
 	t, out := d.task, d.out
-	o := outcome(d)
-	if out.Err != nil && llm.IsConfigError(out.Err) {
+	r := reported(d)
+	if r.ConfigErr {
 		l.ended(ctx, d, false)
 		if l.o.Store != nil {
 			l.keep(l.o.Store.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: "config", Turn: l.m.Iterations(), Message: t.ID + ": " + out.Err.Error()}))
 		}
-		o.ConfigErr, o.Failure = true, out.Err.Error()
-		r, stop := h.settle(o)
-		if r.Reason == ReasonConfig {
-			r.Err = out.Err
+		res, stop := h.settle(machine.Settle(r))
+		if res.Reason == ReasonConfig {
+			res.Err = out.Err
 		}
-		return r, stop
+		return res, stop
 	}
-	failure, final, endedAlready := "", false, false
-	var verify *coordinator.VerifyRun
-	var verifyOut string
-	switch {
-	case out.Err != nil && isLimit(out.Err):
+	if r.Limit != nil {
 		// A limit cut the attempt short: the machine waits for it to
 		// reset, unless it is further off than the loop may wait.
 		l.ended(ctx, d, false)
-		o.Limit = limit(out.Err)
-		return h.settle(o)
-	case out.Err != nil:
-		failure = out.Err.Error()
-	case !out.Completed:
-		failure = "the worker finished without completing the task"
-		if out.Summary != "" {
-			failure += ": " + text.Clip(out.Summary, 300)
-		}
-	case len(d.checks) > 0:
-		var failed string
-		verify, verifyOut, failed = l.verify(ctx, d.ws, d.checks)
-		l.emit(verified(d, verify, failed))
-		if !verify.OK {
-			// The output's head first, as reports read it, then which
-			// command decided.
-			failure = fmt.Sprintf("verification failed: %s (`%s` did not pass)", text.Clip(strings.TrimSpace(verifyOut), 500), failed)
-		}
+		return h.settle(machine.Settle(r))
 	}
-	o.Verify = verify
-	if l.diskFull(out.Err, failure) {
+	var verifyOut string
+	if r.Err == "" && r.Completed && len(d.checks) > 0 {
+		var failed string
+		r.Verify, verifyOut, failed = l.verify(ctx, d.ws, d.checks)
+		r.VerifyOutput, r.VerifyFailed = verifyOut, failed
+		l.emit(verified(d, r.Verify, failed))
+	}
+	o := machine.Settle(r)
+	verify, endedAlready := r.Verify, false
+	if l.diskFull(out.Err, o.Failure) {
 		// A full disk is no failure of the task: wait for space.
 		l.ended(ctx, d, verify != nil)
 		cause := out.Err
 		if cause == nil {
-			cause = errors.New(failure)
+			cause = errors.New(o.Failure)
 		}
-		if failure = l.waitForDisk(d, cause); failure == "" {
+		failure := l.waitForDisk(d, cause)
+		if failure == "" {
 			return Result{}, false
 		}
+		o = o.FailedBy(failure, false)
 		endedAlready = true
 	}
 	if !endedAlready {
 		l.ended(ctx, d, verify != nil)
 	}
-	if failure == "" && l.o.Review != nil {
+	if o.Passed() && l.o.Review != nil {
 		// Reviewers read the finished work before it counts; what they
 		// confirm is fixed, and what is left fails the attempt.
-		failure = l.o.Review(ctx, t, d.attempt, d.ws, verifyOut)
+		if failure := l.o.Review(ctx, t, d.attempt, d.ws, verifyOut); failure != "" {
+			o = o.FailedBy(failure, false)
+		}
 	}
-	kept := ""
-	if failure == "" {
-		kept, failure, final = l.keepWork(ctx, d)
-	}
-	if failure == "" {
-		body := out.Summary
-		usage := ""
-		if u := out.Usage; u.InputTokens+u.OutputTokens > 0 {
-			usage = fmt.Sprintf("Tokens for this task: %d in, %d out", u.InputTokens, u.OutputTokens)
-			if out.CostUSD != nil {
-				usage += ", " + text.Dollars(*out.CostUSD)
-			}
-			usage += "."
-			body += "\n\n" + usage
+	if o.Passed() {
+		kept, failure, final := l.keepWork(ctx, d)
+		if failure == "" {
+			return l.complete(doneAttempt{d, verify}, o, kept)
 		}
-		if n, ok := l.o.Tasks.(planfile.DoneNoter); ok {
-			// A tracker that closes the task with a reason (Beads)
-			// names the commit and the cost in it.
-			n.NoteDone(t.ID, strings.TrimSpace(fmt.Sprintf("ralph session %s, attempt %d: %s %s", l.o.SessionID, d.attempt, doneNote(kept), usage)))
-		}
-		// A task's completion is one durable record (planfile.CompleteTask):
-		// the entry, marked with the task and this attempt, is synced
-		// before the task is marked done, and recovery marks a task left
-		// in progress done when its attempt's entry is there.
-		err := planfile.CompleteTask(l.o.Fs, l.o.Root, memory.ProgressEntry{Time: time.Now(), Title: l.o.Redactor.Redact(t.Title), Body: l.o.Redactor.Redact(body),
-			SessionID: l.o.SessionID, Iteration: l.m.Iterations(), TaskID: t.ID, Attempt: d.attempt}, func() error {
-			_, err := l.updateTasks(&t, func(f *planfile.TaskFile) error { return f.SetState(t.ID, planfile.TaskDone) })
-			return err
-		})
-		if err != nil {
-			return l.notRecorded(doneAttempt{d, verify}, err)
-		}
-		return l.recordDone(doneAttempt{d, verify})
+		o = o.FailedBy(failure, final)
 	}
 	if l.o.Store != nil {
-		l.keep(l.o.Store.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: "task", Turn: l.m.Iterations(), Message: t.ID + ": " + failure}))
+		l.keep(l.o.Store.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: "task", Turn: l.m.Iterations(), Message: t.ID + ": " + o.Failure}))
 	}
-	o.Failure, o.Final, o.LastTry = failure, final, tryOf(failure, verify, out)
 	return h.settle(o)
 }

@@ -15,17 +15,24 @@ import (
 const verifyOutputLimit = 2000
 
 // verify runs an attempt's verify commands in order, up to the first
-// that does not pass, and returns the record of the run for the
-// attempt's end event, the full output, and the command that did not
-// pass ("" when all did).
+// that does not pass (RunChecks).
 func (l *loop) verify(ctx context.Context, ws Workspace, cmds []string) (*coordinator.VerifyRun, string, string) {
+	return RunChecks(ctx, l.o.Verify, ws, cmds)
+}
+
+// RunChecks runs an attempt's verify commands with run, in order, up to
+// the first that does not pass, and returns the record of the run for
+// the attempt's end event, the full output, and the command that did
+// not pass ("" when all did). Both hosts run them so (the Temporal
+// attempt too), and machine.Settle words what they found.
+func RunChecks(ctx context.Context, run func(ctx context.Context, ws Workspace, command string) (bool, string), ws Workspace, cmds []string) (*coordinator.VerifyRun, string, string) {
 	start := time.Now()
 	var outputs []string
 	failed := ""
 	for _, cmd := range cmds {
 		ok, output := false, "ralph cannot run verify commands here"
-		if l.o.Verify != nil {
-			ok, output = l.o.Verify(ctx, ws, cmd)
+		if run != nil {
+			ok, output = run(ctx, ws, cmd)
 		}
 		if len(cmds) > 1 {
 			output = "$ " + cmd + "\n" + output

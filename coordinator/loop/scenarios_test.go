@@ -12,6 +12,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide/scenarios"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
+	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/workers/agents"
 )
@@ -36,27 +37,54 @@ func TestLoopScenarios(t *testing.T) {
 			}
 			events := pubsub.NewBroker[coordinator.Event]()
 			var decisions []string
+			reasons := map[string]string{}
 			unsubscribe := events.Subscribe(context.Background(), func(ev coordinator.Event) {
 				if d := ev.Decision; ev.Type == coordinator.EventDecision && d != nil {
 					mu.Lock()
-					decisions = append(decisions, strings.TrimSpace(d.Kind+" "+d.Task))
+					k := strings.TrimSpace(d.Kind + " " + d.Task)
+					decisions = append(decisions, k)
+					if _, ok := reasons[k]; !ok {
+						reasons[k] = d.Reason
+					}
 					mu.Unlock()
 				}
 			})
 			defer unsubscribe()
+			// The verify command judges the attempt that just ended:
+			// one runs at a time (Parallel 1).
+			var last struct {
+				id      string
+				attempt int
+			}
+			var checks []string
+			if sc.Verifies() {
+				checks = []string{scenarios.VerifyCommand}
+			}
 			res := Run(context.Background(), Options{
 				Fs: fs, Root: root, Policy: sc.Policy, Breaker: breaker, Ask: ask, MaxWait: sc.MaxWait, Events: events,
+				VerifyCommands: checks,
+				Verify: func(context.Context, Workspace, string) (bool, string) {
+					mu.Lock()
+					defer mu.Unlock()
+					return sc.Verified(last.id, last.attempt)
+				},
 				Worker: fnWorker(func(_ context.Context, task planfile.Task, attempt int) Outcome {
 					mu.Lock()
 					starts = append(starts, task.ID)
+					last.id, last.attempt = task.ID, attempt
 					mu.Unlock()
 					if sc.Limited(task.ID, attempt) {
-						return Outcome{Err: &agents.UsageLimitError{Agent: "claude", UsageLimit: agents.UsageLimit{Until: time.Now().Add(scenarios.LimitReset), Text: scenarios.LimitError}}}
+						return Outcome{Err: &agents.UsageLimitError{Agent: scenarios.LimitAgent, UsageLimit: agents.UsageLimit{Until: time.Now().Add(scenarios.LimitReset), Text: scenarios.LimitError}}}
 					}
 					if done, failure := sc.Result(task.ID, attempt); !done {
 						return Outcome{Err: errors.New(failure)}
 					}
-					return Outcome{Completed: true, Summary: "did " + task.ID}
+					out := Outcome{Completed: true, Summary: "did " + task.ID}
+					if sc.Costly(task.ID, attempt) {
+						cost := scenarios.CostUSD
+						out.Usage, out.CostUSD = scenarios.Spent, &cost
+					}
+					return out
 				}),
 			})
 			if res.Reason != sc.Reason || res.IsError != sc.IsError {
@@ -73,6 +101,23 @@ func TestLoopScenarios(t *testing.T) {
 			mu.Unlock()
 			if sc.Decisions != nil && !slices.Equal(got, sc.Decisions) {
 				t.Errorf("decisions\n%q\nwant\n%q", got, sc.Decisions)
+			}
+			mu.Lock()
+			wrong := sc.WrongReasons(reasons)
+			mu.Unlock()
+			for _, w := range wrong {
+				t.Error(w)
+			}
+			if len(sc.Progress) > 0 {
+				progress, err := memory.ReadProgress(fs, root)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for id, want := range sc.Progress {
+					if !strings.Contains(progress, want) {
+						t.Errorf("progress of %s: %q holds no %q", id, progress, want)
+					}
+				}
 			}
 			f := loadTasks(t, fs, root)
 			for _, task := range f.Tasks() {

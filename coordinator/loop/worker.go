@@ -58,7 +58,7 @@ func (w childWorker) Work(ctx context.Context, a Assignment) Outcome {
 		// The model's own sentence, so the loop (and the exit code) can
 		// tell a configuration error from a failed task.
 		out.Err = res.Err
-	case failure != "" && isLimit(res.Err):
+	case failure != "" && LimitOf(res.Err) != nil:
 		// The rate limit's reset time, which the loop waits for.
 		out.Err = res.Err
 	case failure != "":

@@ -37,7 +37,7 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 	g := p.openGitBeside(context.Background())
 	opts := coordinator.Options{
 		Model: p.Client, ModelName: p.Config.Model, Tools: p.MainTools(), Store: besideLoop{p.Session, &p.loopControl}, Queue: queue,
-		SessionID: p.Session.ID, MaxTurns: p.Config.MaxTurns, System: system + g.prompt(),
+		SessionID: p.Session.ID, MaxTurns: p.Config.MaxTurns, System: system + g.Prompt(),
 		History: p.History, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(), RecordErr: p.RecordErr,
 		Children: p.Children(), PriceOf: p.PriceOf, NextSession: p.nextSession, Hooks: p.Hooks,
 		Redact: p.Redactor.Redact, WebSearchOff: webSearchOff(p.Config),
@@ -47,22 +47,24 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 	}
 	p.withDefinition(&opts)
 	if !p.pinLazily(opts.Hooks) {
-		g.pinNow()
+		g.PinNow()
 	}
-	if g.cps != nil {
-		opts.Checkpoints = g.cps
+	if g.Checkpoints() != nil {
+		opts.Checkpoints = g
 	} else {
 		// Without checkpoints git cannot tell which files changed: ralph's
-		// own file tools say (files_changed, the session's facts).
+		// own file tools say (files_changed, the session's facts). A
+		// session created beside its first request still holds a turn's
+		// tools until its record is durable (the tracker's placed gate).
 		opts.FilesFromTools = true
 		if p.placing {
-			opts.Checkpoints = placedGate{p.Session}
+			opts.Checkpoints = g
 		}
 	}
-	if len(p.History) > 0 && g.context != "" {
+	if len(p.History) > 0 && g.Context() != "" {
 		// A resumed conversation keeps its first system prompt; what the
 		// repository looks like now reaches the model with the next prompt.
-		opts.Note = "[ralph: the session resumed; the git repository now]\n" + g.context
+		opts.Note = "[ralph: the session resumed; the git repository now]\n" + g.Context()
 	}
 	if len(p.History) > 0 && p.History[0].Role == conversation.RoleSystem {
 		// So do settings that changed (ralph -c --sandbox read-only).

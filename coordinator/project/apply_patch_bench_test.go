@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/checkpoint"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/workers/tools"
 	"github.com/ralph-dev/ralph/workers/tools/applypatch"
@@ -61,7 +62,7 @@ func newPatchBench() patchBench {
 // session opens a one-shot session on a fresh git repository holding the
 // big file, committed, with its baseline checkpoint taken, as a session
 // stands when the model's first tool call arrives.
-func (pb patchBench) session(b *testing.B) (*Project, *Checkpoints) {
+func (pb patchBench) session(b *testing.B) (*Project, *checkpoint.Checkpoints) {
 	b.Helper()
 	dir := b.TempDir()
 	write(b, filepath.Join(dir, "big.txt"), pb.big)
@@ -98,7 +99,7 @@ func (pb patchBench) session(b *testing.B) (*Project, *Checkpoints) {
 // Before, the calls through the tool door one after another, the
 // checkpoint of the paths they name, and waits for it, which the next
 // model request would.
-func turn(b *testing.B, p *Project, cps *Checkpoints, calls map[string][]any, written []string) {
+func turn(b *testing.B, p *Project, cps *checkpoint.Checkpoints, calls map[string][]any, written []string) {
 	b.Helper()
 	ctx := context.Background()
 	cps.Before(ctx)

@@ -1,12 +1,11 @@
 package project
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/checkpoint"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -24,7 +23,7 @@ type idleLock struct {
 	// free says the lock is released; stamp is the work tree as it was
 	// then, to tell the next work what changed meanwhile.
 	free  bool
-	stamp treeStamp
+	stamp checkpoint.TreeStamp
 }
 
 // LetGoWhenIdle makes the lock held only while work runs (Hold): from now
@@ -57,7 +56,7 @@ func (p *Project) Hold() (release func(), news string, err error) {
 			// /clear moved on to a new session while the lock was let go.
 			_ = p.Lock.SetSession(p.Session.ID)
 		}
-		news = p.noteChanges(p.idle.stamp.changes(p.stampTree()))
+		news = p.noteChanges(p.idle.stamp.Changes(p.tracker().Stamp()))
 		p.idle.stamp = nil
 		if _, crashed := p.Lock.Previous(); crashed {
 			news = joinNews(news, p.recoverBeside())
@@ -87,7 +86,7 @@ func (p *Project) letGoLocked() {
 		return
 	}
 	p.CloseConversation()
-	p.idle.stamp = p.stampTree()
+	p.idle.stamp = p.tracker().Stamp()
 	if err := p.Lock.Release(); err != nil {
 		// The file could not be removed; the flock is dropped anyway,
 		// so the next ralph takes the file over as stale.
@@ -144,22 +143,6 @@ func (p *Project) noteChanges(changed []string) string {
 			text.Counted(len(changed), "file", "files"), list))
 	}
 	return text.OneLine(fmt.Sprintf("changed while the chat waited (by another ralph or by you): %s", list))
-}
-
-// stampTimeout bounds the look at the work tree: a chat that cannot list
-// its files quickly tells the model nothing rather than keep the person
-// waiting.
-const stampTimeout = 5 * time.Second
-
-// stampTree is the work tree now, as stamps of its files.
-func (p *Project) stampTree() treeStamp {
-	ctx, cancel := context.WithTimeout(context.Background(), stampTimeout)
-	defer cancel()
-	if p.git != nil && p.git.repo != nil {
-		p.git.waitGuarded()
-		return stampGit(ctx, p.git.repo)
-	}
-	return stampWalk(ctx, p.Root)
 }
 
 // Holding reports whether this ralph holds the project lock now: a chat

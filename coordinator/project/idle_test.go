@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/memory/git"
 )
 
 // TestIdleLockIsLetGoAndTakenBack: with LetGoWhenIdle the lock is held only
@@ -78,20 +77,6 @@ func TestIdleLockIsLetGoAndTakenBack(t *testing.T) {
 		t.Fatalf("nothing changed, yet: %q, %v", news, err)
 	}
 	release()
-}
-
-// BenchmarkStampGit is the look at the work tree a chat takes when it lets
-// the project go and when it takes it back, on ralph's own repository.
-func BenchmarkStampGit(b *testing.B) {
-	repo, err := git.Open(context.Background(), "../..")
-	if err != nil {
-		b.Skip("not in a git work tree")
-	}
-	for b.Loop() {
-		if s := stampGit(context.Background(), repo); len(s) == 0 {
-			b.Fatal("no files stamped")
-		}
-	}
 }
 
 // TestIdleLockRecoversAfterACrashBeside: a ralph that died holding the

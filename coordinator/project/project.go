@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/checkpoint"
 	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/loop"
@@ -155,9 +156,6 @@ type Project struct {
 	// sessionEnv is what the session adds to the model's commands'
 	// environment (childenv.Session; sessionenv.go).
 	sessionEnv *childenv.Session
-	// taskLog is the checkpoint log's task entries, read as it grows
-	// (TaskEntries).
-	taskLog taskLog
 	// plan is the latest plan made here (StartPlan), for DropPlan.
 	planMu sync.Mutex
 	plan   *tools.PlanWriter
@@ -244,10 +242,11 @@ type Project struct {
 	// the face's subscription, unsubscribe the recorders'.
 	coord     *coordinator.Coordinator
 	recording *coordinator.Recording
-	git       *gitState
+	// git is the session's git: the first look at the work tree, the
+	// pinning, the checkpoints and the checkpoint log (git.go).
+	git *checkpoint.Tracker
 	// idle lets the lock go while a chat waits at its prompt (idle.go).
-	idle    idleLock
-	gitLook chan gitLook
+	idle idleLock
 	// warnTo is the coordinator that tells the person about a failed
 	// checkpoint, and records the decisions made beside it (decide),
 	// both of which happen on goroutines of their own.
@@ -355,10 +354,7 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 	// git the model left in ~/.cargo/bin, first on PATH, must not be the
 	// one the first look at the work tree runs as the person.
 	childenv.AddRoots(slices.Concat(cfg.SandboxWritable, opts.AddDirs)...)
-	var look chan gitLook
-	if real {
-		look = lookAtGit(root)
-	}
+	tracker := checkpoint.New(root, opts.Fs, real)
 	// Beside the lock and the session record, which wait for the disk;
 	// after the look at git, whose status is the longer way to the first
 	// request: the goroutine started last waits for this one's processor
@@ -389,7 +385,7 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 		// A Read(…) rule's ./path is read from where the person started
 		// too, as the Edit(…) rules are (the approval's Cwd below).
 		Door:     kept.New(kept.Options{Root: root, Kept: Kept(), Home: home, Cwd: filepath.Join(root, start)}),
-		registry: memory.OpenRegistry(person, memory.RegistryDir(opts.Getenv)), gitLook: look,
+		registry: memory.OpenRegistry(person, memory.RegistryDir(opts.Getenv)), git: tracker,
 		StartDir: start, appendSystem: opts.AppendSystem, notify: opts.Notify, notices: door}
 	// The definitions are read before the lock is taken, so a one-shot
 	// naming one the project lacks fails before any session is recorded.
@@ -568,7 +564,7 @@ func (p *Project) start(opts Options) error {
 	if runsOnce(p.Mode) {
 		// A one-shot's record becomes durable beside its first request,
 		// which changes nothing; every tool that may change a file waits
-		// for it (placedGate, checkpoints.Before), as every save does.
+		// for it (the checkpoint tracker's placed gate, Checkpoints.Before), as every save does.
 		create.Beside, p.placing = true, true
 	}
 	st := memory.State{
@@ -771,15 +767,8 @@ func (p *Project) Close() error {
 		errs = append(errs, p.unsubscribe[i]())
 	}
 	p.unsubscribe = nil
-	if p.git != nil && p.git.cps != nil {
-		p.git.cps.Wait() // their record goes to the session, closed below
-		// A gc that packs their objects beside them ends with the
-		// session: no process ralph starts outlives it.
-		p.git.cps.StopPacking()
-	}
-	// The trust record is written beside whatever started the pinning
-	// (openGitBeside), and lands before ralph exits.
-	p.git.waitPinning()
+	// The checkpoints' record goes to the session, closed below.
+	p.git.Close()
 	if p.MCP != nil {
 		p.MCP.Close()
 	}

@@ -42,7 +42,7 @@ func (p *Project) ShellLine(ctx context.Context, command string) workers.Result 
 	if err != nil {
 		return workers.Result{IsError: true, Output: tools.NotRun + ": " + err.Error()}
 	}
-	p.beforeCommand(ctx)
+	p.git.BeforeCommand(ctx)
 	return p.Tools.ShellLine(hctx, command)
 }
 
@@ -54,7 +54,7 @@ func (p *Project) PersonCommand(ctx context.Context, command string) workers.Res
 	if err != nil {
 		return workers.Result{IsError: true, Output: tools.NotRun + ": " + err.Error()}
 	}
-	p.beforeCommand(ctx)
+	p.git.BeforeCommand(ctx)
 	return p.Tools.PersonLine(hctx, command)
 }
 

@@ -44,8 +44,8 @@ const worktreesDir = "worktrees"
 // a commit per done task or a worktree per task merged back. It is nil
 // outside git.
 func New(p *project.Project, run *memory.RunConfig) loop.TaskGit {
-	cps := p.Checkpoints(context.Background())
-	if cps == nil {
+	cps := p.Git(context.Background())
+	if cps.Checkpoints() == nil {
 		return nil
 	}
 	// The baseline is what the person had before the loop writes anything
@@ -58,25 +58,32 @@ func New(p *project.Project, run *memory.RunConfig) loop.TaskGit {
 	// The person's hooks on the loop's commits run in the sandbox of the
 	// model's commands (memory/git/hooks.go): the code they run is the
 	// tree's.
-	repo := cps.Repo()
+	repo := cps.Checkpoints().Repo()
 	if p.Tools != nil {
 		repo.Hooks = p.Tools.Workspace()
 	}
 	// git names worktrees by their real paths.
 	return newTaskGit(deps{
 		repo: repo, cps: cps, session: p.Session, redactor: p.Redactor, fs: p.Fs,
-		taskLog: func(id string) []git.Entry { return p.TaskEntries(p.Session.ID, id) },
 		rooted:  p.Tools.Rooted,
-		noteErr: p.NoteGitError,
+		noteErr: cps.NoteError,
 	}, filepath.Join(root, memory.StateDir, worktreesDir), run)
 }
 
-// checkpointer is what task git records through: the session's
-// checkpoints (project.Checkpoints).
+// TaskCheckpointer records a task's attempts as the task's checkpoints
+// and reads them back from the session's checkpoint log (the session's
+// git, checkpoint.Tracker).
+type TaskCheckpointer interface {
+	RecordTask(ctx context.Context, task, name string, skip map[string]bool, written []string) []git.FileChange
+	TaskEntries(id string) []git.Entry
+}
+
+// checkpointer is what task git records through: the session's git
+// (project.Project.Git).
 type checkpointer interface {
+	TaskCheckpointer
 	Before(ctx context.Context)
 	Ready()
-	RecordTask(ctx context.Context, task, name string, skip map[string]bool, written []string) []git.FileChange
 	LeaveOut(paths []string)
 }
 
@@ -87,8 +94,6 @@ type deps struct {
 	session  *memory.Session
 	redactor *memory.Redactor
 	fs       afero.Fs
-	// taskLog reads the session's checkpoint log's entries of one task.
-	taskLog func(id string) []git.Entry
 	// rooted is the project's tools rooted in a task's worktree.
 	rooted func(dir string) (*tools.Toolset, error)
 	// noteErr tells the person of git work that failed.
@@ -346,7 +351,7 @@ func (g *taskGit) Done(ctx context.Context, t planfile.Task, attempt int, summar
 // taskPaths are the files every checkpointed attempt at a task changed.
 func (g *taskGit) taskPaths(id string) []string {
 	var paths []string
-	for _, e := range g.taskLog(id) {
+	for _, e := range g.cps.TaskEntries(id) {
 		for _, f := range e.Files {
 			if !slices.Contains(paths, f.Path) {
 				paths = append(paths, f.Path)

@@ -25,8 +25,9 @@ const secret = "sk-test-0123456789abcdef"
 var sh = gittest.Sh
 
 // noCheckpoints stands for the session's checkpoints, which these tests
-// do not take: what is tested is the branches and commits.
-type noCheckpoints struct{}
+// do not take: what is tested is the branches and commits. log is the
+// session's checkpoint log.
+type noCheckpoints struct{ log []git.Entry }
 
 func (noCheckpoints) Before(context.Context) {}
 func (noCheckpoints) Ready()                 {}
@@ -34,6 +35,16 @@ func (noCheckpoints) LeaveOut([]string)      {}
 
 func (noCheckpoints) RecordTask(context.Context, string, string, map[string]bool, []string) []git.FileChange {
 	return nil
+}
+
+func (n noCheckpoints) TaskEntries(id string) []git.Entry {
+	var mine []git.Entry
+	for _, e := range n.log {
+		if e.Kind == git.KindTask && e.Task == id {
+			mine = append(mine, e)
+		}
+	}
+	return mine
 }
 
 // testGit is task git for run in a fresh repository with one commit on
@@ -65,16 +76,7 @@ func testGit(t *testing.T, run *memory.RunConfig, log []git.Entry) (*taskGit, st
 		}
 	})
 	g := newTaskGit(deps{
-		repo: repo, cps: noCheckpoints{}, session: s, redactor: memory.NewRedactor(secret), fs: fs,
-		taskLog: func(id string) []git.Entry {
-			var mine []git.Entry
-			for _, e := range log {
-				if e.Kind == git.KindTask && e.Task == id {
-					mine = append(mine, e)
-				}
-			}
-			return mine
-		},
+		repo: repo, cps: noCheckpoints{log}, session: s, redactor: memory.NewRedactor(secret), fs: fs,
 		rooted:  func(string) (*tools.Toolset, error) { return nil, nil },
 		noteErr: func(err error) { noted = append(noted, err) },
 	}, filepath.Join(dir, memory.StateDir, worktreesDir), run)

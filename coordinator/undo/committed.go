@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/checkpoint"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/planfile"
@@ -75,7 +75,7 @@ func committedTasks(ctx context.Context, repo *git.Repo, session string, ch *Cha
 // commit, the task reopened, and the undo recorded as a checkpoint, so
 // that the next undo goes to the change before and diff calls this one
 // undone.
-func undoCommitted(ctx context.Context, cps *project.Checkpoints, w undoWhere, ch *Changes, tasks []taskCommits) (*Result, error) {
+func undoCommitted(ctx context.Context, cps *checkpoint.Checkpoints, w undoWhere, ch *Changes, tasks []taskCommits) (*Result, error) {
 	repo := cps.Repo()
 	cps.Ready()
 	cps.Record(ctx, git.Entry{Kind: git.KindResume}, "before-undo")

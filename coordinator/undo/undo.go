@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator/checkpoint"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
@@ -337,7 +338,7 @@ type Result struct {
 // them. A file that changed since (its content differs from the state
 // right after the selected entry that last touched it) is skipped unless
 // force is set. The undo is recorded as a checkpoint of its own.
-func undo(ctx context.Context, cps *project.Checkpoints, w undoWhere, log []git.Entry, sel Selection, force bool) (*Result, error) {
+func undo(ctx context.Context, cps *checkpoint.Checkpoints, w undoWhere, log []git.Entry, sel Selection, force bool) (*Result, error) {
 	repo := cps.Repo()
 	ch, err := selectEntries(repo, log, sel, ErrNothingToUndo)
 	if err != nil {
@@ -643,7 +644,7 @@ func undoSession(ctx context.Context, fs afero.Fs, root string, repo *git.Repo, 
 	if len(log) == 0 {
 		return nil, fmt.Errorf("%w: session %s has no checkpoints", ErrNothingToUndo, id)
 	}
-	cps := project.SessionCheckpoints(repo, s, root, log[len(log)-1].Commit, door, func(err error) { notify("checkpoint: " + err.Error()) })
+	cps := checkpoint.SessionCheckpoints(repo, s, root, log[len(log)-1].Commit, door, func(err error) { notify("checkpoint: " + err.Error()) })
 	w.session = s
 	if run := s.State().Run; run != nil {
 		w.plan = run.Plan

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/checkpoint"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
@@ -39,7 +40,7 @@ func TestUndoPutsBackWhatTheRequestChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	cps := project.SessionCheckpoints(repo, s, root, "", nil, func(err error) { t.Errorf("checkpoint: %v", err) })
+	cps := checkpoint.SessionCheckpoints(repo, s, root, "", nil, func(err error) { t.Errorf("checkpoint: %v", err) })
 	cps.Record(ctx, git.Entry{Kind: git.KindBaseline}, git.KindBaseline)
 	// The request's two steps change a.txt and b.txt; the person then
 	// changes b.txt again.

@@ -210,110 +210,152 @@ func ValidServerName(name string) error {
 func mcpServers(tables map[string]MCPServerFile, path string, fromProject bool, getenv func(string) string) ([]MCPServer, error) {
 	var out []MCPServer
 	for _, name := range slices.Sorted(maps.Keys(tables)) {
-		f := tables[name]
-		if err := ValidServerName(name); err != nil {
-			return nil, invalidf("%s: %v", path, err)
+		s, err := mcpServer(name, tables[name], path, fromProject, getenv)
+		if err != nil {
+			return nil, err
 		}
-		s := MCPServer{Name: name, Command: f.Command, Args: f.Args, Env: f.Env, Cwd: f.Cwd, URL: f.URL, Enabled: true,
-			Source: path, FromProject: fromProject, ToolTimeout: DefaultMCPToolTimeout, StartupTimeout: DefaultMCPStartupTimeout}
-		if f.Roots != nil {
-			// `roots = []` is a choice too (offer none), kept apart from
-			// a table that says nothing.
-			s.Roots = append([]string{}, f.Roots...)
-		}
-		if f.Enabled != nil {
-			s.Enabled = *f.Enabled
-		}
-		if f.EnabledTools != nil {
-			// `enabled_tools = []` offers none, unlike a table without it.
-			s.EnabledTools = append([]string{}, f.EnabledTools...)
-		}
-		s.DisabledTools = f.DisabledTools
-		switch {
-		case f.Command != "" && f.URL != "":
-			return nil, invalidf("%s: mcp_servers.%s sets both command and url; a server is either a command ralph starts or a URL", path, name)
-		case f.Command != "":
-			s.Transport = TransportStdio
-		case f.URL != "":
-			s.Transport = TransportHTTP
-			if err := checkURL(f.URL); err != nil {
-				return nil, invalidf("%s: mcp_servers.%s: %v", path, name, err)
-			}
-		case f.Enabled != nil && !*f.Enabled:
-			// Only `enabled = false`: switches off a server of that name
-			// that another file defines (see mergeServers).
-		default:
-			return nil, invalidf("%s: mcp_servers.%s needs a command (a program ralph starts) or a url (a streamable HTTP server)", path, name)
-		}
-		for _, t := range []struct {
-			key string
-			v   any
-			dst *time.Duration
-		}{{"tool_timeout", f.ToolTimeout, &s.ToolTimeout}, {"tool_timeout_sec", f.ToolTimeoutSec, &s.ToolTimeout},
-			{"startup_timeout", f.StartupTimeout, &s.StartupTimeout}, {"startup_timeout_sec", f.StartupTimeoutSec, &s.StartupTimeout}} {
-			if t.v == nil {
-				continue
-			}
-			d, err := parseSeconds(t.v)
-			if err != nil || d <= 0 {
-				return nil, invalidf("%s: mcp_servers.%s.%s must be a positive number of seconds or a duration such as \"90s\"", path, name, t.key)
-			}
-			*t.dst = d
-		}
-		headersEnv := map[string]string{}
-		for h, v := range f.EnvHTTPHeaders {
-			headersEnv[h] = v
-		}
-		for h, v := range f.HeadersEnv {
-			headersEnv[h] = v
-		}
-		if f.BearerTokenEnvVar != "" {
-			headersEnv["Authorization"] = f.BearerTokenEnvVar
-		}
-		if (len(headersEnv) > 0 || len(f.HTTPHeaders) > 0) && s.Transport == TransportStdio {
-			return nil, invalidf("%s: mcp_servers.%s: HTTP headers are for a server with a url, not a command", path, name)
-		}
-		if len(f.EnvVars) > 0 && s.Transport != TransportStdio {
-			return nil, invalidf("%s: mcp_servers.%s: env_vars are for a server ralph starts (a command), not a url", path, name)
-		}
-		if len(f.EnvVars) > 0 {
-			env := maps.Clone(f.Env)
-			if env == nil {
-				env = map[string]string{}
-			}
-			for _, v := range f.EnvVars {
-				// The table's own env wins over the variable of that name.
-				if _, set := env[v]; !set && getenv(v) != "" {
-					env[v] = getenv(v)
-				}
-			}
-			s.Env = env
-		}
-		if len(f.HTTPHeaders) > 0 {
-			s.Headers = maps.Clone(f.HTTPHeaders)
-		}
-		if len(headersEnv) > 0 {
-			if s.Headers == nil {
-				s.Headers = map[string]string{}
-			}
-			s.HeadersEnv = headersEnv
-			for _, h := range slices.Sorted(maps.Keys(headersEnv)) {
-				v := getenv(headersEnv[h])
-				if v == "" {
-					s.Err = fmt.Sprintf("the %s header's variable %s is not set", h, headersEnv[h])
-					continue
-				}
-				if h == "Authorization" && f.BearerTokenEnvVar != "" && headersEnv[h] == f.BearerTokenEnvVar {
-					v = "Bearer " + v
-				}
-				s.Headers[h] = v
-			}
-		}
-		s.written = MCPDefinition{Transport: s.Transport, Command: f.Command, Args: f.Args, Env: f.Env, Cwd: f.Cwd, URL: f.URL,
-			Headers: f.HTTPHeaders, HeadersEnv: headersEnv, Roots: s.Roots, EnvVars: f.EnvVars}
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// mcpServer resolves the [mcp_servers.NAME] table f of the config file
+// at path: how the server is reached, its timeouts, and the variables
+// and headers it is given.
+func mcpServer(name string, f MCPServerFile, path string, fromProject bool, getenv func(string) string) (MCPServer, error) {
+	if err := ValidServerName(name); err != nil {
+		return MCPServer{}, invalidf("%s: %v", path, err)
+	}
+	s := MCPServer{Name: name, Command: f.Command, Args: f.Args, Env: f.Env, Cwd: f.Cwd, URL: f.URL, Enabled: true,
+		Source: path, FromProject: fromProject, ToolTimeout: DefaultMCPToolTimeout, StartupTimeout: DefaultMCPStartupTimeout}
+	if f.Roots != nil {
+		// `roots = []` is a choice too (offer none), kept apart from
+		// a table that says nothing.
+		s.Roots = append([]string{}, f.Roots...)
+	}
+	if f.Enabled != nil {
+		s.Enabled = *f.Enabled
+	}
+	if f.EnabledTools != nil {
+		// `enabled_tools = []` offers none, unlike a table without it.
+		s.EnabledTools = append([]string{}, f.EnabledTools...)
+	}
+	s.DisabledTools = f.DisabledTools
+	var err error
+	if s.Transport, err = mcpTransport(name, f, path); err != nil {
+		return MCPServer{}, err
+	}
+	if err := mcpTimeouts(&s, f, path); err != nil {
+		return MCPServer{}, err
+	}
+	headersEnv, err := mcpConnection(&s, f, path, getenv)
+	if err != nil {
+		return MCPServer{}, err
+	}
+	s.written = MCPDefinition{Transport: s.Transport, Command: f.Command, Args: f.Args, Env: f.Env, Cwd: f.Cwd, URL: f.URL,
+		Headers: f.HTTPHeaders, HeadersEnv: headersEnv, Roots: s.Roots, EnvVars: f.EnvVars}
+	return s, nil
+}
+
+// mcpTransport is how the server of table f is reached: a command ralph
+// starts, or a URL; "" for a table that only switches a server off.
+func mcpTransport(name string, f MCPServerFile, path string) (string, error) {
+	switch {
+	case f.Command != "" && f.URL != "":
+		return "", invalidf("%s: mcp_servers.%s sets both command and url; a server is either a command ralph starts or a URL", path, name)
+	case f.Command != "":
+		return TransportStdio, nil
+	case f.URL != "":
+		if err := checkURL(f.URL); err != nil {
+			return "", invalidf("%s: mcp_servers.%s: %v", path, name, err)
+		}
+		return TransportHTTP, nil
+	case f.Enabled != nil && !*f.Enabled:
+		// Only `enabled = false`: switches off a server of that name
+		// that another file defines (see mergeServers).
+		return "", nil
+	}
+	return "", invalidf("%s: mcp_servers.%s needs a command (a program ralph starts) or a url (a streamable HTTP server)", path, name)
+}
+
+// mcpTimeouts takes the tool and startup timeouts of table f, under
+// ralph's names and Codex's (_sec).
+func mcpTimeouts(s *MCPServer, f MCPServerFile, path string) error {
+	for _, t := range []struct {
+		key string
+		v   any
+		dst *time.Duration
+	}{{"tool_timeout", f.ToolTimeout, &s.ToolTimeout}, {"tool_timeout_sec", f.ToolTimeoutSec, &s.ToolTimeout},
+		{"startup_timeout", f.StartupTimeout, &s.StartupTimeout}, {"startup_timeout_sec", f.StartupTimeoutSec, &s.StartupTimeout}} {
+		if t.v == nil {
+			continue
+		}
+		d, err := parseSeconds(t.v)
+		if err != nil || d <= 0 {
+			return invalidf("%s: mcp_servers.%s.%s must be a positive number of seconds or a duration such as \"90s\"", path, s.Name, t.key)
+		}
+		*t.dst = d
+	}
+	return nil
+}
+
+// mcpConnection gives the server of table f the variables (a command's)
+// or headers (a URL's) the table names, read through getenv, and
+// returns the headers that come from variables, by header. A header
+// whose variable is unset leaves the server an error to say, not the
+// file.
+func mcpConnection(s *MCPServer, f MCPServerFile, path string, getenv func(string) string) (map[string]string, error) {
+	headersEnv := map[string]string{}
+	for h, v := range f.EnvHTTPHeaders {
+		headersEnv[h] = v
+	}
+	for h, v := range f.HeadersEnv {
+		headersEnv[h] = v
+	}
+	if f.BearerTokenEnvVar != "" {
+		headersEnv["Authorization"] = f.BearerTokenEnvVar
+	}
+	if (len(headersEnv) > 0 || len(f.HTTPHeaders) > 0) && s.Transport == TransportStdio {
+		return nil, invalidf("%s: mcp_servers.%s: HTTP headers are for a server with a url, not a command", path, s.Name)
+	}
+	if len(f.EnvVars) > 0 && s.Transport != TransportStdio {
+		return nil, invalidf("%s: mcp_servers.%s: env_vars are for a server ralph starts (a command), not a url", path, s.Name)
+	}
+	if len(f.EnvVars) > 0 {
+		env := maps.Clone(f.Env)
+		if env == nil {
+			env = map[string]string{}
+		}
+		for _, v := range f.EnvVars {
+			// The table's own env wins over the variable of that name.
+			if _, set := env[v]; !set && getenv(v) != "" {
+				env[v] = getenv(v)
+			}
+		}
+		s.Env = env
+	}
+	if len(f.HTTPHeaders) > 0 {
+		s.Headers = maps.Clone(f.HTTPHeaders)
+	}
+	if len(headersEnv) == 0 {
+		return headersEnv, nil
+	}
+	if s.Headers == nil {
+		s.Headers = map[string]string{}
+	}
+	s.HeadersEnv = headersEnv
+	for _, h := range slices.Sorted(maps.Keys(headersEnv)) {
+		v := getenv(headersEnv[h])
+		if v == "" {
+			s.Err = fmt.Sprintf("the %s header's variable %s is not set", h, headersEnv[h])
+			continue
+		}
+		if h == "Authorization" && f.BearerTokenEnvVar != "" && headersEnv[h] == f.BearerTokenEnvVar {
+			v = "Bearer " + v
+		}
+		s.Headers[h] = v
+	}
+	return headersEnv, nil
 }
 
 func checkURL(raw string) error {

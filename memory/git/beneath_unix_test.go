@@ -17,6 +17,7 @@ import (
 // by the directory, and nothing is written or removed where the links
 // pointed.
 func TestRestoreFollowsNoSymlinkedDirectory(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	outside := t.TempDir()
 	write(t, filepath.Join(outside, "x.txt"), "outside\n")
@@ -49,6 +50,7 @@ func TestRestoreFollowsNoSymlinkedDirectory(t *testing.T) {
 // TestRestoreRefusesPathsOutsideTheWorkTree: a path a forged record names
 // fails the restore before anything is written or removed.
 func TestRestoreRefusesPathsOutsideTheWorkTree(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	victim := filepath.Join(filepath.Dir(dir), "victim.txt")
 	write(t, victim, "the person's\n")
@@ -69,6 +71,7 @@ func TestRestoreRefusesPathsOutsideTheWorkTree(t *testing.T) {
 // swapped for links are made directories again, nothing lands where the
 // links pointed, and a linked refs fails the checkpoint in one sentence.
 func TestCheckpointRefsFollowNoLink(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	outside := t.TempDir()
 	r := open(t, dir)
@@ -131,6 +134,7 @@ func TestCheckpointRefsFollowNoLink(t *testing.T) {
 // directory where the file was is replaced by the file; the executable
 // bit comes back; and no temporary file is left.
 func TestRestoreReplacesWhatStandsInTheWay(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	outside := t.TempDir()
 	write(t, filepath.Join(outside, "target.txt"), "outside\n")

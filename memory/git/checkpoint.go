@@ -101,8 +101,9 @@ type Checkpoints struct {
 	// compares the index with the last checkpoint whatever the status
 	// says.
 	unsure bool
-	// recorded counts the checkpoints this session recorded, for pack.
-	recorded int
+	// recorded counts the checkpoints this session recorded, for pack,
+	// which runs every packEvery of them.
+	recorded, packEvery int
 	// packing is the gc running beside the checkpoints (pack.go).
 	packing packer
 	// expect is what an undo expects the next checkpoint to hold
@@ -160,7 +161,7 @@ func (c *Checkpoints) tooBig(p string, total *int64) bool {
 // stateDir is ralph's state directory (.ralph), which is never recorded.
 func NewCheckpoints(repo *Repo, session, index, stateDir, last string) *Checkpoints {
 	c := &Checkpoints{repo: repo, session: session, index: index, own: ownFiles(repo.Top, index), last: last,
-		store: nativeStore(repo.common()), maxFile: MaxFileSize,
+		store: nativeStore(repo.common()), maxFile: MaxFileSize, packEvery: packEvery,
 		// A session that continues may have died in the middle of a
 		// checkpoint (SIGKILL, a power cut), leaving its index ahead of
 		// its last checkpoint with nothing in memory to say so: its first
@@ -379,7 +380,7 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 	}
 	c.last, c.lastTree = cp.Commit, treeID
 	c.rawPrev, c.rawKnown = raw, true
-	if c.recorded++; c.recorded%packEvery == 0 {
+	if c.recorded++; c.recorded%c.packEvery == 0 {
 		c.pack()
 	}
 	return cp, nil

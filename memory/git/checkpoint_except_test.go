@@ -11,8 +11,8 @@ import (
 // its Files, not taken into its tree (which keeps them as the checkpoint
 // before had them), and a change to them alone records nothing. A
 // person's GIT_LITERAL_PATHSPECS, which would take the diff's exclusions
-// for file names, changes nothing. Not parallel: open sets the
-// environment (t.Setenv), as this test does.
+// for file names, changes nothing. Not parallel: it sets
+// GIT_LITERAL_PATHSPECS (t.Setenv).
 func TestRecordExceptLeavesTheExceptedFilesOut(t *testing.T) {
 	t.Setenv("GIT_LITERAL_PATHSPECS", "1")
 	dir := repo(t)

@@ -8,17 +8,9 @@ import (
 	"testing"
 )
 
-// personEnv makes the person's identity known to the git that Repo runs.
-func personEnv(t *testing.T) {
-	for _, kv := range gitEnv {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
-}
-
 func TestCommitPathsCommitsOnlyThoseAndKeepsThePersonsIndex(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
-	personEnv(t)
 	// The person's work: a staged new file, an unstaged edit, and a staged
 	// edit of a file the task changes too.
 	sh(t, dir, `printf 'more\n' >> README.md &&
@@ -74,8 +66,8 @@ func TestCommitPathsCommitsOnlyThoseAndKeepsThePersonsIndex(t *testing.T) {
 }
 
 func TestCommitPathsRefusesADetachedHead(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
-	personEnv(t)
 	sh(t, dir, "git checkout -q --detach")
 	write(t, filepath.Join(dir, "b.txt"), "x\n")
 	r := open(t, dir)
@@ -88,8 +80,8 @@ func TestCommitPathsRefusesADetachedHead(t *testing.T) {
 }
 
 func TestMergeBranch(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
-	personEnv(t)
 	r := open(t, dir)
 	ctx := context.Background()
 	wt := filepath.Join(t.TempDir(), "wt")

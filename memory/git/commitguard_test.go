@@ -200,7 +200,7 @@ func personsHooks(t *testing.T, dir string) {
 // commit holds exactly the tree every hook's index held: not the
 // planted entry, not the key.
 func TestEveryHookSeesTheIndexThatIsCommitted(t *testing.T) {
-	personEnv(t)
+	t.Parallel()
 	for name, route := range commitRoutes {
 		t.Run(name, func(t *testing.T) {
 			dir := repo(t)
@@ -226,7 +226,7 @@ func TestEveryHookSeesTheIndexThatIsCommitted(t *testing.T) {
 // work tree's own index, the hooks handed a copy, the commit made from
 // the index ralph staged.
 func TestCommitGuardSeesAPlantedRoute(t *testing.T) {
-	personEnv(t)
+	t.Parallel()
 	dir := repo(t)
 	personsHooks(t, dir)
 	r := open(t, dir)
@@ -266,7 +266,7 @@ func TestCommitGuardSeesAPlantedRoute(t *testing.T) {
 // unfinished work, are built in ralph's own index and hold only what git
 // add finds in the work tree, and the worktree's index learns the commit.
 func TestWorktreeCommitTakesNothingCommandsStaged(t *testing.T) {
-	personEnv(t)
+	t.Parallel()
 	dir := repo(t)
 	sh(t, dir, `printf 'secret.env\n' > .gitignore && git add .gitignore && git commit -qm ignore`)
 	ctx := context.Background()

@@ -152,6 +152,7 @@ func checkCommitSites(index, commits, hooked []gitSite, routes map[string]bool) 
 // reason, or when a function that runs the person's hooks for a commit is
 // not one of the routes TestEveryHookSeesTheIndexThatIsCommitted drives.
 func TestCommitsAreBuiltInRalphsOwnIndex(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
@@ -198,6 +199,7 @@ func TestCommitsAreBuiltInRalphsOwnIndex(t *testing.T) {
 // an index in the session's directory, and one that runs the hooks for
 // a commit without being among commitRoutes, are both caught.
 func TestCommitSitesGuardSeesAPlantedCommit(t *testing.T) {
+	t.Parallel()
 	src := `package git
 
 func (r *Repo) CommitAgain(ctx context.Context, dir string) error {

@@ -11,7 +11,6 @@ import (
 // itself, it finds what git's rev-parse finds; where it cannot be sure,
 // it leaves the answer to git.
 func TestDiscoverAgreesWithGit(t *testing.T) {
-	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
 	base := repo(t)
 	sh(t, base, "mkdir -p sub/deeper && git branch other && git worktree add -q ../wt-"+filepath.Base(base)+" other && ln -s "+base+"/sub ../link-"+filepath.Base(base))
 	wt := filepath.Join(filepath.Dir(base), "wt-"+filepath.Base(base))

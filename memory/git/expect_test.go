@@ -81,6 +81,7 @@ func TestExpectedCheckpointIsTheCheckpoint(t *testing.T) {
 // a file the restore did not write as planned (the person's, changed
 // meanwhile) has the checkpoint count the lines itself.
 func TestExpectedCountIsTakenOnlyForItsTree(t *testing.T) {
+	t.Parallel()
 	dir, r, cps, base, turn, paths := expectRepo(t)
 	ctx := context.Background()
 	if err := r.Restore(ctx, base.Commit, paths); err != nil {
@@ -132,6 +133,7 @@ func TestExpectedCountIsTakenOnlyForItsTree(t *testing.T) {
 // The scratch index of an expectation is ralph's own file: a link a
 // command put at its name is removed, never written through.
 func TestExpectFollowsNoLinkAtItsIndex(t *testing.T) {
+	t.Parallel()
 	_, _, cps, base, turn, paths := expectRepo(t)
 	outside := filepath.Join(t.TempDir(), "victim")
 	write(t, outside, "the person's\n")

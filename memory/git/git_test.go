@@ -37,7 +37,6 @@ func write(t testing.TB, path, content string) {
 
 func open(t testing.TB, dir string) *Repo {
 	t.Helper()
-	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
 	r, err := Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
@@ -46,6 +45,7 @@ func open(t testing.TB, dir string) *Repo {
 }
 
 func TestOpenOutsideARepository(t *testing.T) {
+	t.Parallel()
 	if _, err := Open(context.Background(), t.TempDir()); !errors.Is(err, ErrNoRepo) {
 		t.Fatalf("Open = %v, want ErrNoRepo", err)
 	}
@@ -95,10 +95,10 @@ func TestOpenStartsNoGitThatCanOnlyFail(t *testing.T) {
 }
 
 func TestContextCarriesBranchStatusAndSubjects(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	sh(t, dir, "printf 'x\\n' >> b.txt && printf 'new\\n' > c.txt && git commit -qam 'second: edit b'")
 	sh(t, dir, "printf 'y\\n' >> README.md")
-	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
 	got, clean, err := Context(context.Background(), dir)
 	if err != nil || clean {
 		t.Fatal(err, clean)
@@ -118,6 +118,7 @@ func TestContextCarriesBranchStatusAndSubjects(t *testing.T) {
 }
 
 func TestContextOfACleanTreeLeavesOutRalphsState(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	write(t, filepath.Join(dir, ".ralph", "session.json"), "{}")
 	r := open(t, dir)
@@ -133,6 +134,7 @@ func TestContextOfACleanTreeLeavesOutRalphsState(t *testing.T) {
 // A project in a subdirectory of the work tree sees the whole tree, with
 // paths from its top, and its own state directory left out.
 func TestContextFromASubdirectoryCoversTheWholeTree(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	sub := filepath.Join(dir, "sub")
 	write(t, filepath.Join(sub, "kept.txt"), "kept")
@@ -141,7 +143,6 @@ func TestContextFromASubdirectoryCoversTheWholeTree(t *testing.T) {
 	write(t, filepath.Join(sub, "new.txt"), "new")
 	write(t, filepath.Join(dir, ".ralph", "top.txt"), "not ralph's: the project is sub")
 	sh(t, dir, "printf 'y\\n' >> README.md")
-	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
 	got, clean, err := Context(context.Background(), sub, ".ralph")
 	if err != nil || clean {
 		t.Fatal(err, clean)
@@ -157,6 +158,7 @@ func TestContextFromASubdirectoryCoversTheWholeTree(t *testing.T) {
 }
 
 func TestContextBoundsTheStatus(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	for i := range 80 {
 		write(t, filepath.Join(dir, fmt.Sprintf("f%02d.txt", i)), "x")
@@ -178,6 +180,7 @@ func personState(t *testing.T, dir string) string {
 }
 
 func TestCheckpointsTakeTheWorkTreeAndNothingOfThePersons(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	write(t, filepath.Join(dir, ".gitignore"), "ignored.log\n")
 	write(t, filepath.Join(dir, "ignored.log"), "noise")
@@ -242,6 +245,7 @@ func TestCheckpointsTakeTheWorkTreeAndNothingOfThePersons(t *testing.T) {
 // same second as ralph's index was written (racy git), a new file in a
 // directory whose listing the untracked cache holds, a removed file.
 func TestCheckpointsSeeChangesMadeRightAfterTheLast(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	write(t, filepath.Join(dir, "d", "keep.txt"), "k\n")
 	sh(t, dir, "git add d && git commit -qm d")
@@ -286,6 +290,7 @@ func TestCheckpointsSeeChangesMadeRightAfterTheLast(t *testing.T) {
 // a file that became a directory, a removed file, a symbolic link, a
 // nested repository (a gitlink).
 func TestCheckpointsTakeEveryKindOfChange(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	r := open(t, dir)
 	cps := NewCheckpoints(r, "kinds", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
@@ -307,6 +312,7 @@ func TestCheckpointsTakeEveryKindOfChange(t *testing.T) {
 }
 
 func TestRestorePutsFilesBackAndRemovesNewOnes(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	r := open(t, dir)
 	index := filepath.Join(t.TempDir(), "index")
@@ -344,6 +350,7 @@ func TestRestorePutsFilesBackAndRemovesNewOnes(t *testing.T) {
 }
 
 func TestPruneDeletesTheSessionsRefs(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	r := open(t, dir)
 	ctx := context.Background()
@@ -372,6 +379,7 @@ func TestPruneDeletesTheSessionsRefs(t *testing.T) {
 // A tracked file over the size limit is left out of a checkpoint by
 // name, and the rest of the change is still recorded.
 func TestCheckpointSkipsABigTrackedFileByName(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	write(t, filepath.Join(dir, "big.bin"), strings.Repeat("x", 3<<20))
 	sh(t, dir, "git add big.bin && git commit -qm big")

@@ -79,7 +79,7 @@ func childCPU() time.Duration {
 // nothing of what the link points at. Both ways: from the status, and
 // from the paths a turn's tools name.
 func TestACheckpointRecordsADirectoryTurnedIntoALink(t *testing.T) {
-	personEnv(t)
+	t.Parallel()
 	for _, only := range [][]string{nil, {"d/.bashrc", "d", "d.real/.bashrc"}} {
 		dir, outside := t.TempDir(), t.TempDir()
 		write(t, filepath.Join(outside, ".bashrc"), "# the person's\n")

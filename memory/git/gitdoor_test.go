@@ -15,6 +15,7 @@ import (
 // replace it) gets no copy of the key into the session's index, which
 // commands read; ralph's checkpoint still works, from no seed.
 func TestSeedIndexCopiesNoLinkedFile(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("symbolic links need privileges on Windows")
 	}
@@ -67,6 +68,7 @@ func TestSeedIndexCopiesNoLinkedFile(t *testing.T) {
 // TestAdminFilesRefuseLinksOnTheWay: commondir and config read through
 // the git dir's door refuse a link, even one inside the git dir.
 func TestAdminFilesRefuseLinksOnTheWay(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("symbolic links need privileges on Windows")
 	}

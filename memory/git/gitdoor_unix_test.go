@@ -15,6 +15,7 @@ import (
 // TestSeedIndexDoesNotWaitOnAFIFO: a FIFO at .git/index (nobody writes
 // it) neither hangs the checkpoint nor the looks at the index.
 func TestSeedIndexDoesNotWaitOnAFIFO(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("no FIFOs on Windows")
 	}

@@ -52,7 +52,7 @@ func trapRepo(t *testing.T) (dir, ran string) {
 }
 
 func TestNestedRepositoriesRunNothingInRalphsGit(t *testing.T) {
-	personEnv(t)
+	t.Parallel()
 	dir, ran := trapRepo(t)
 	ctx := context.Background()
 	r := open(t, dir)
@@ -139,7 +139,7 @@ func TestRalphsGitHoldsNoCredential(t *testing.T) {
 // runs their hooks (through the runner, the sandbox), but not from a
 // hooksPath inside the work tree, where the model writes.
 func TestHooksInTheWorkTreeDoNotRun(t *testing.T) {
-	personEnv(t)
+	t.Parallel()
 	dir := repo(t)
 	ran := filepath.Join(t.TempDir(), "ran")
 	sh(t, dir, "mkdir .husky && printf '#!/bin/sh\\necho husky >> "+ran+"\\n' > .husky/pre-commit && chmod +x .husky/pre-commit && git config core.hooksPath .husky")
@@ -170,7 +170,7 @@ func TestHooksInTheWorkTreeDoNotRun(t *testing.T) {
 // neither as a gitlink nor file by file. The checkpoint records the rest,
 // leaves it out and says so once, where it used to fail whole.
 func TestANestedRepositoryWithoutACommitIsLeftOutOnce(t *testing.T) {
-	personEnv(t)
+	t.Parallel()
 	dir := t.TempDir()
 	sh(t, dir, "git init -q -b main && printf 'a\\n' > a.txt && git add . && git commit -qm a && git init -q nest")
 	r := open(t, dir)
@@ -207,7 +207,7 @@ func TestANestedRepositoryWithoutACommitIsLeftOutOnce(t *testing.T) {
 // without the cache, and lib/sub/ is left out with one warning, as any
 // nested repository without a commit.
 func TestAMovedNestedGitWithoutACommitIsLeftOut(t *testing.T) {
-	personEnv(t)
+	t.Parallel()
 	dir := t.TempDir()
 	sh(t, dir, "git init -q -b main && printf 'a\\n' > a.txt && git add . && git commit -qm a && git init -q lib")
 	// Directories older than the index: their cached listings are not
@@ -246,7 +246,7 @@ func TestAMovedNestedGitWithoutACommitIsLeftOut(t *testing.T) {
 // checkpoint's status, against that index, saw nothing, and the change
 // was in no checkpoint. Now the next one takes it.
 func TestACheckpointThatFailedHalfWayIsTakenByTheNext(t *testing.T) {
-	personEnv(t)
+	t.Parallel()
 	dir := t.TempDir()
 	sh(t, dir, "git init -q -b main && printf 'a\\n' > a.txt && printf 'b\\n' > b.txt && git add . && git commit -qm a")
 	r := open(t, dir)
@@ -272,7 +272,7 @@ func TestACheckpointThatFailedHalfWayIsTakenByTheNext(t *testing.T) {
 // cut), so nothing in memory says it failed. The resumed session, on the
 // same index, must still take the change into its first checkpoint.
 func TestACheckpointCutShortByACrashIsTakenByTheResumedSession(t *testing.T) {
-	personEnv(t)
+	t.Parallel()
 	dir := t.TempDir()
 	sh(t, dir, "git init -q -b main && printf 'a\\n' > a.txt && git add . && git commit -qm a")
 	r := open(t, dir)
@@ -303,8 +303,8 @@ func TestACheckpointCutShortByACrashIsTakenByTheResumedSession(t *testing.T) {
 // as its uploadpack and allows the file protocol, does not have ralph's
 // git log run that program to fetch a missing object: ralph's own git
 // talks to no remote, whatever a configuration file allows.
-// Not parallel: open sets GIT_CONFIG_GLOBAL for the test.
 func TestLazyFetchRunsNoTransport(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	marker := filepath.Join(t.TempDir(), "ran")
 	payload := filepath.Join(t.TempDir(), "payload.sh")

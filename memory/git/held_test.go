@@ -14,6 +14,7 @@ import (
 // later one that finds the list a killed one left, and a list that is
 // not a plain file clears every mark.
 func TestHeldMarksNeverOutliveTheExcept(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	write(t, filepath.Join(dir, "PLAN.md"), "- [ ] one\n")
 	sh(t, dir, "git add PLAN.md && git commit -qm plan")

@@ -11,7 +11,6 @@ import (
 // are (fakeHooks with run), and a task's change to b.txt and new.txt.
 func judgeRepo(t *testing.T, preCommit, commitMsg string) (*Repo, *fakeHooks) {
 	t.Helper()
-	personEnv(t)
 	dir := repo(t)
 	if preCommit != "" {
 		hook(t, dir, "pre-commit", preCommit)
@@ -31,6 +30,7 @@ func judgeRepo(t *testing.T, preCommit, commitMsg string) (*Repo, *fakeHooks) {
 // what the hook staged, and so does ralph, and the person's index learns
 // it. A hook that only refreshes its index (git status) changes nothing.
 func TestCommitTakesWhatPreCommitStaged(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	t.Run("formatter", func(t *testing.T) {
 		r, _ := judgeRepo(t, `sed -i 's/ *$//' b.txt && git add b.txt`, "")
@@ -61,6 +61,7 @@ func TestCommitTakesWhatPreCommitStaged(t *testing.T) {
 // a copy turned into a link, an index naming an object the repository
 // lacks, and a pre-commit that unstages every change.
 func TestCommitRefusesWhatTheHooksDidNotAllJudge(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, preCommit, commitMsg, want string
 	}{

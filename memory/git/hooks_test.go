@@ -98,7 +98,7 @@ func envValue(env []string, key string) string {
 // git's order, with git's arguments, the scratch index's copy and the
 // work tree's top, and commits the message the hooks left.
 func TestCommitRunsThePersonsHooksThroughTheRunner(t *testing.T) {
-	personEnv(t)
+	t.Parallel()
 	dir := repo(t)
 	seen := filepath.Join(t.TempDir(), "seen")
 	hook(t, dir, "pre-commit", `git diff --cached --name-only > `+seen)
@@ -159,7 +159,7 @@ func TestCommitRunsThePersonsHooksThroughTheRunner(t *testing.T) {
 // commit does, with what it said; one that cannot run refuses it too;
 // a post-commit that fails is only told.
 func TestCommitHookRefuses(t *testing.T) {
-	personEnv(t)
+	t.Parallel()
 	dir := repo(t)
 	for _, h := range []string{"pre-commit", "commit-msg", "post-commit"} {
 		hook(t, dir, h, "true")
@@ -211,7 +211,7 @@ func TestCommitHookRefuses(t *testing.T) {
 // with only hooks that do not count as the person's, commits without a
 // runner.
 func TestCommitWithoutHooksNeedsNoRunner(t *testing.T) {
-	personEnv(t)
+	t.Parallel()
 	dir := repo(t)
 	hook(t, dir, "pre-push", "exit 1")                                   // no commit hook
 	sh(t, dir, "printf '#!/bin/sh\\nexit 1\\n' > .git/hooks/pre-commit") // not executable: git skips it too
@@ -226,7 +226,7 @@ func TestCommitWithoutHooksNeedsNoRunner(t *testing.T) {
 // file's name; ralph reads the message without following it, so the
 // secret never lands in the commit.
 func TestCommitMessageLinkIsNotFollowed(t *testing.T) {
-	personEnv(t)
+	t.Parallel()
 	dir := repo(t)
 	secret := filepath.Join(t.TempDir(), "id_rsa")
 	write(t, secret, "PRIVATE KEY\n")
@@ -248,7 +248,7 @@ func TestCommitMessageLinkIsNotFollowed(t *testing.T) {
 // post-checkout; PostCheckout asks the runner, in the new tree, with
 // git's arguments; CommitWork runs the commit's hooks there.
 func TestWorktreeHooksRunThroughTheRunner(t *testing.T) {
-	personEnv(t)
+	t.Parallel()
 	dir := repo(t)
 	ran := filepath.Join(t.TempDir(), "ran")
 	hook(t, dir, "post-checkout", "echo checkout >> "+ran)

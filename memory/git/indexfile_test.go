@@ -13,6 +13,7 @@ import (
 // its lock's, is removed and its target left as it was; a regular file
 // stays.
 func TestOwnIndexRemovesLinksNotTargets(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target := filepath.Join(dir, "victim-index")
 	if err := os.WriteFile(target, []byte("theirs"), 0o644); err != nil {

@@ -67,7 +67,7 @@ func taskBranch(t *testing.T, dir string, ff bool) {
 }
 
 func TestMergeKilledAfterEachStepIsFinished(t *testing.T) {
-	personEnv(t)
+	t.Parallel()
 	for _, ff := range []bool{false, true} {
 		for _, step := range []string{"intent", "update-ref", "restore"} {
 			t.Run(step+map[bool]string{true: "-ff", false: ""}[ff], func(t *testing.T) {
@@ -121,7 +121,7 @@ func TestMergeKilledAfterEachStepIsFinished(t *testing.T) {
 }
 
 func TestCommitKilledAfterEachStepIsFinished(t *testing.T) {
-	personEnv(t)
+	t.Parallel()
 	for _, step := range []string{"intent", "committed", "reset"} {
 		t.Run(step, func(t *testing.T) {
 			dir := repo(t)
@@ -179,7 +179,7 @@ func TestCommitKilledAfterEachStepIsFinished(t *testing.T) {
 // steps, a file the person edited is left alone and named; a file a
 // killed restore already wrote is finished.
 func TestFinishLeavesWhatThePersonChanged(t *testing.T) {
-	personEnv(t)
+	t.Parallel()
 	dir := repo(t)
 	taskBranch(t, dir, false)
 	sh(t, dir, `git checkout -q ralph/task-x && printf 'z\n' > z.txt && git add z.txt && git commit -qm z && git checkout -q main`)
@@ -206,7 +206,7 @@ func TestFinishLeavesWhatThePersonChanged(t *testing.T) {
 // TestFinishTouchesNothingOnceTheBranchMoved: the person committed after
 // the kill; ralph says so and changes nothing.
 func TestFinishTouchesNothingOnceTheBranchMoved(t *testing.T) {
-	personEnv(t)
+	t.Parallel()
 	dir := repo(t)
 	taskBranch(t, dir, false)
 	r := open(t, dir)
@@ -232,7 +232,7 @@ func TestFinishTouchesNothingOnceTheBranchMoved(t *testing.T) {
 // TestUnreadableIntentIsSetAside: a record ralph cannot trust is moved
 // aside, said in one sentence, and nothing is touched.
 func TestUnreadableIntentIsSetAside(t *testing.T) {
-	personEnv(t)
+	t.Parallel()
 	dir := repo(t)
 	r := open(t, dir)
 	path := intentPath(r.GitDir)
@@ -254,7 +254,7 @@ func TestUnreadableIntentIsSetAside(t *testing.T) {
 // TestIntentOfARunningRalphIsItsOwn: a record whose ralph still runs is
 // not finished under it.
 func TestIntentOfARunningRalphIsItsOwn(t *testing.T) {
-	personEnv(t)
+	t.Parallel()
 	dir := repo(t)
 	r := open(t, dir)
 	start, err := memory.ProcessStartTime(os.Getppid())

@@ -47,8 +47,8 @@ func TestTaskTrailersNeedAWord(t *testing.T) {
 // another attempt's or task's is not, a commit a person made since does
 // not hide it, and a fast-forwarded commit counts as much as one merged.
 func TestTaskLandedReadsTheBranch(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
-	personEnv(t)
 	r := open(t, dir)
 	if l := landed(t, r, "t1", 1); l.Commit != "" || l.Done() {
 		t.Fatalf("nothing committed, yet %+v", l)
@@ -80,8 +80,8 @@ func TestTaskLandedReadsTheBranch(t *testing.T) {
 // Ralph-Reverts trailer) makes the task not landed; a revert of that
 // revert makes it landed again.
 func TestTaskLandedReadsReverts(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
-	personEnv(t)
 	r := open(t, dir)
 	sh(t, dir, "echo work > w.txt && git add w.txt")
 	c := strings.TrimSpace(sh(t, dir, "git commit -q -m 'task t1' -m 'Ralph-Session: s1\nRalph-Task: t1\nRalph-Attempt: 1' && git rev-parse HEAD"))
@@ -112,8 +112,8 @@ func TestTaskLandedReadsReverts(t *testing.T) {
 // task branch, its merge never happened: the branch is named, so the
 // caller can merge it; once merged, the commit is on HEAD.
 func TestTaskLandedOnAnUnmergedBranch(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
-	personEnv(t)
 	r := open(t, dir)
 	sh(t, dir, "git checkout -q -b ralph/t4")
 	c := commitTask(t, dir, "t4", 2, "")
@@ -133,8 +133,8 @@ func TestTaskLandedOnAnUnmergedBranch(t *testing.T) {
 // TestNamesTaskSeesAStrippedTrailer: a commit whose trailers a hook took
 // out does not name the task.
 func TestNamesTaskSeesAStrippedTrailer(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
-	personEnv(t)
 	r := open(t, dir)
 	ctx := context.Background()
 	c := commitTask(t, dir, "t1", 1, "")

@@ -12,6 +12,7 @@ import (
 // and a cut first line of the tail are passed over), and by reading it
 // through when an end holds no whole entry within the window.
 func TestLogEndsReadsTheFirstAndLastEntry(t *testing.T) {
+	t.Parallel()
 	line := func(kind, commit, pad string) string {
 		return fmt.Sprintf(`{"kind":%q,"time":"2026-11-26T12:00:00Z","commit":%q,"task":%q}`+"\n", kind, commit, pad)
 	}

@@ -21,6 +21,7 @@ import (
 //
 // It does not call t.Parallel: the allocations are counted for the whole
 // process, which other tests would add to.
+// Not parallel: it counts the process's allocations, which tests running beside it would add to.
 func TestReadLogFileIsReadAsAStream(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "checkpoints.jsonl")
 	f, err := os.Create(path)

@@ -127,7 +127,6 @@ func cm(date string) string { return "committer c <c@e> " + date + " +0000\n" }
 // --- (e) subjects and order -----------------------------------------
 
 func TestAttackSubjects(t *testing.T) {
-	gittestEnv(t)
 	cases := []struct{ name, msg string }{
 		{"crlf", "one\r\ntwo \r\n\r\nbody\r\n"},
 		{"no blank after subject", "one\ntwo\nthree"},
@@ -153,7 +152,7 @@ func TestAttackSubjects(t *testing.T) {
 }
 
 func TestAttackOrder(t *testing.T) {
-	gittestEnv(t)
+	t.Parallel()
 	// merge M (newest) with parents X (odd header, date 900) and Y (normal, date 500).
 	type oc struct{ name, xhead string }
 	cases := []oc{
@@ -193,7 +192,7 @@ func TestAttackOrder(t *testing.T) {
 // --- (e) the store: packs first, hashes, trailing garbage -------------
 
 func TestAttackStore(t *testing.T) {
-	gittestEnv(t)
+	t.Parallel()
 	// A loose object shadowing a packed one is
 	// TestNativeSubjectsTakeNoLooseCopyOfAPackedCommit's.
 	// A loose tip whose content does not hash to its name.
@@ -223,7 +222,7 @@ func TestAttackStore(t *testing.T) {
 // --- (e) HEAD and refs spelled oddly ------------------------------------
 
 func TestAttackRefs(t *testing.T) {
-	gittestEnv(t)
+	t.Parallel()
 	cases := []struct{ name, head, ref string }{
 		{"HEAD with leading newline", "\nHASH\n", ""},
 		{"HEAD hash + nbsp", "HASH\xc2\xa0\n", ""},
@@ -259,7 +258,7 @@ func TestAttackRefs(t *testing.T) {
 
 // commondir naming another repository of the person's (unpinned).
 func TestAttackCommondir(t *testing.T) {
-	gittestEnv(t)
+	t.Parallel()
 	other := newBase(t)
 	sh(t, other.dir, "git commit -q --allow-empty -m 'SECRET other-repo subject'")
 	b := newBase(t)
@@ -280,20 +279,13 @@ func measure(t *testing.T, what string, f func()) {
 	t.Logf("%s: %v, %d MB allocated", what, time.Since(start), (m1.TotalAlloc-m0.TotalAlloc)>>20)
 }
 
-func gittestEnv(t *testing.T) {
-	for _, kv := range gitEnv {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
-}
-
 // TestSparseAdminFilesAreNotReadWhole: a sparse 1 GB file, which costs
 // the model nothing, at .git/HEAD, a loose ref, commondir or the config is
 // refused at its bound, not read whole: finding the repository, deciding
 // the first look's guard and reading the subjects take well under a
 // second and a few megabytes (they took 50 s and 11 GB at commondir).
+// Not parallel: it counts the process's allocations, which tests running beside it would add to.
 func TestSparseAdminFilesAreNotReadWhole(t *testing.T) {
-	gittestEnv(t)
 	for _, f := range []string{"HEAD", "refs/heads/main", "commondir", "config"} {
 		b := newBase(t)
 		sh(t, b.dir, "truncate -s 1G .git/"+f)

@@ -15,7 +15,7 @@ import (
 // directory at any file the first look reads makes it leave the subjects
 // to git, at once: nothing blocks, nothing is read through.
 func TestAttackSpecialFiles(t *testing.T) {
-	gittestEnv(t)
+	t.Parallel()
 	mk := func(kind, p string) {
 		_ = os.RemoveAll(p)
 		os.MkdirAll(filepath.Dir(p), 0o755)

@@ -29,7 +29,7 @@ func sameAsGit(t *testing.T, b base, what string) {
 // A NUL in the message: git's %s stops at it; the reader kept it (a NUL
 // byte in the system prompt), and now leaves such a commit to git.
 func TestNativeSubjectsLeaveANulToGit(t *testing.T) {
-	gittestEnv(t)
+	t.Parallel()
 	b := newBase(t)
 	h := rawCommit(t, b.dir, b.hdr(b.root)+au+cm("1700000001")+"\nsub\x00hidden\n")
 	sh(t, b.dir, "git update-ref HEAD "+h)
@@ -41,7 +41,7 @@ func TestNativeSubjectsLeaveANulToGit(t *testing.T) {
 // (parse_commit_date), else 0; the reader took any committer line's, the
 // last one, split on Unicode spaces. Any other layout goes to git now.
 func TestNativeSubjectsDateCommitsAsGitDoes(t *testing.T) {
-	gittestEnv(t)
+	t.Parallel()
 	for name, xhead := range map[string]string{
 		"no author line":             cm("1700000900"),
 		"committer before author":    cm("1700000900") + au,
@@ -63,7 +63,7 @@ func TestNativeSubjectsDateCommitsAsGitDoes(t *testing.T) {
 // A parent line after the author line: git reads parents only right after
 // the tree line and ignores it; the reader walked it.
 func TestNativeSubjectsWalkOnlyGitsParents(t *testing.T) {
-	gittestEnv(t)
+	t.Parallel()
 	b := newBase(t)
 	z := rawCommit(t, b.dir, b.hdr(b.root)+au+cm("1700000950")+"\nZ, not X's parent for git\n")
 	x := rawCommit(t, b.dir, b.hdr(b.root)+au+cm("1700000900")+"parent "+z+"\n\nX\n")
@@ -75,7 +75,7 @@ func TestNativeSubjectsWalkOnlyGitsParents(t *testing.T) {
 // another content at a packed commit's name was what the reader showed,
 // where git shows the packed one. A commit's bytes must have its name.
 func TestNativeSubjectsTakeNoLooseCopyOfAPackedCommit(t *testing.T) {
-	gittestEnv(t)
+	t.Parallel()
 	b := newBase(t)
 	sh(t, b.dir, "git commit -q --allow-empty -m 'real tip' && git repack -q -a -d && git prune-packed")
 	tip := sh(t, b.dir, "git rev-parse HEAD")[:40]
@@ -86,8 +86,8 @@ func TestNativeSubjectsTakeNoLooseCopyOfAPackedCommit(t *testing.T) {
 
 // A sparse 1 GB .git/HEAD (free on disk) was read whole (maxAdminFile):
 // 3 GB allocated and seconds in nativeSubjects alone.
+// Not parallel: it bounds a read at a second, which tests running beside it would eat into.
 func TestNativeSubjectsReadNoSparseHeadWhole(t *testing.T) {
-	gittestEnv(t)
 	b := newBase(t)
 	sh(t, b.dir, "truncate -s 1G .git/HEAD")
 	start := time.Now()
@@ -101,7 +101,7 @@ func TestNativeSubjectsReadNoSparseHeadWhole(t *testing.T) {
 // inflates to: empty deflate blocks cost input without output (5 s a GB,
 // with no time limit, where the git it replaces has one).
 func TestNativeSubjectsBoundTheCompressedFile(t *testing.T) {
-	gittestEnv(t)
+	t.Parallel()
 	b := newBase(t)
 	body := b.hdr(b.root) + au + cm("1700000001") + "\nslow\n"
 	raw := []byte(fmt.Sprintf("commit %d\x00%s", len(body), body))
@@ -125,7 +125,7 @@ func TestNativeSubjectsBoundTheCompressedFile(t *testing.T) {
 // Where git fails, the reader answered: a commit without a tree line,
 // bytes after the zlib stream, HEAD or a ref spelled as git refuses.
 func TestNativeSubjectsFailWhereGitFails(t *testing.T) {
-	gittestEnv(t)
+	t.Parallel()
 	b := newBase(t)
 	m := rawCommit(t, b.dir, "parent "+b.root+"\n"+au+cm("1700001000")+"\nno tree\n")
 	write(t, filepath.Join(b.gitDir, "refs/heads/main"), m+"\n")

@@ -17,6 +17,7 @@ import (
 // replace ref, a shallow file, a commit in another encoding) git must
 // tell, and a branch without commits has no subjects.
 func TestNativeSubjectsAreGitLogs(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	gitDir := filepath.Join(dir, ".git")
 	// commit MSGFILE DATE PARENT...: a commit of HEAD's tree with that raw

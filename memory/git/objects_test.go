@@ -30,6 +30,7 @@ func recordTwo(t *testing.T, dir string, cps *Checkpoints) *Checkpoint {
 // are what git would write: the same object names (git hash-object
 // agrees), readable by git, a repository git fsck finds clean.
 func TestCheckpointObjectsAreGits(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	r := open(t, dir)
 	cps := NewCheckpoints(r, "s", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
@@ -62,6 +63,7 @@ func TestCheckpointObjectsAreGits(t *testing.T) {
 // shared refs live in the main repository's directory, where git looks
 // for them.
 func TestCheckpointsInALinkedWorktree(t *testing.T) {
+	t.Parallel()
 	main := repo(t)
 	wt := filepath.Join(t.TempDir(), "wt")
 	sh(t, main, "git worktree add -q -b side "+wt)
@@ -82,6 +84,7 @@ func TestCheckpointsInALinkedWorktree(t *testing.T) {
 // TestCheckpointsOfASHA256Repository: a layout ralph does not write
 // itself goes to git's processes, and the checkpoints are as good.
 func TestCheckpointsOfASHA256Repository(t *testing.T) {
+	t.Parallel()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -102,6 +105,7 @@ func TestCheckpointsOfASHA256Repository(t *testing.T) {
 }
 
 func TestPlainLayout(t *testing.T) {
+	t.Parallel()
 	for config, want := range map[string]bool{
 		"[core]\n\trepositoryformatversion = 0\n\tbare = false\n":                        true,
 		"[core]\n\trepositoryformatversion = 1\n[extensions]\n\tobjectFormat = sha256\n": false,
@@ -120,6 +124,7 @@ func TestPlainLayout(t *testing.T) {
 // TestRefLockedByGit: a ref git holds locked at that moment is not
 // written over; the checkpoint fails, as two gits updating one ref do.
 func TestRefLockedByGit(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	r := open(t, dir)
 	s := nativeStore(r.GitDir)
@@ -147,15 +152,14 @@ func TestRefLockedByGit(t *testing.T) {
 // objects, which ralph writes loose itself, are packed once git's own
 // threshold is passed (gc --auto, asked every packEvery checkpoints), and
 // every checkpoint stays reachable from its ref.
-// Not parallel: open sets GIT_CONFIG_GLOBAL for the test.
 func TestCheckpointsArePackedAsTheyAccumulate(t *testing.T) {
-	every := packEvery
-	packEvery = 10
-	defer func() { packEvery = every }()
+	t.Parallel()
 	dir := repo(t)
 	sh(t, dir, "git config gc.auto 100")
 	r := open(t, dir)
 	cps := NewCheckpoints(r, "s", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	cps.packEvery = 10
+	packEvery := cps.packEvery
 	loose := func() int {
 		n := 0
 		dirs, _ := filepath.Glob(filepath.Join(r.GitDir, "objects", "[0-9a-f][0-9a-f]"))
@@ -193,17 +197,15 @@ func TestCheckpointsArePackedAsTheyAccumulate(t *testing.T) {
 // TestPackWritesNothingThroughALink: a command swapped .git/objects/pack
 // for a link out of the repository; the pack that would have gone
 // through it is not made, and nothing lands where the link points.
-// Not parallel: it changes packEvery, and open sets GIT_CONFIG_GLOBAL.
 func TestPackWritesNothingThroughALink(t *testing.T) {
-	every := packEvery
-	packEvery = 2
-	defer func() { packEvery = every }()
+	t.Parallel()
 	dir := repo(t)
 	outside := t.TempDir()
 	sh(t, dir, "git config gc.auto 1 && rmdir .git/objects/pack && ln -s '"+outside+"' .git/objects/pack")
 	r := open(t, dir)
 	cps := NewCheckpoints(r, "s", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
-	for i := range 2 * packEvery {
+	cps.packEvery = 2
+	for i := range 2 * cps.packEvery {
 		for j := range 300 {
 			write(t, filepath.Join(dir, "f", fmt.Sprintf("%03d.txt", j)), fmt.Sprintf("turn %d file %d\n", i, j))
 		}

@@ -12,8 +12,10 @@ import (
 )
 
 // packEvery is how many checkpoints a session records between asking git
-// whether its objects need packing (a variable for the test).
-var packEvery = 100
+// whether its objects need packing; a recorder keeps its own copy
+// (Checkpoints.packEvery), which a test lowers without changing it for
+// the tests running beside it.
+const packEvery = 100
 
 // packStopWait is how long a repack told to stop (SIGTERM, which git
 // answers by removing its temporary files) has before it is killed.

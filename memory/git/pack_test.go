@@ -18,8 +18,8 @@ import (
 // directories it empties, prune-packed removes the object directories it
 // empties. No write fails, no ref loses its latest value, and git finds
 // nothing wrong.
-// Not parallel: open sets GIT_CONFIG_GLOBAL.
 func TestWritesGoOnBesideAGC(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	r := open(t, dir)
 	s := nativeStore(r.GitDir)
@@ -88,8 +88,8 @@ func TestWritesGoOnBesideAGC(t *testing.T) {
 
 // TestRefLockReleasedSoonIsWaitedFor: a ref whose lock a gc holds for a
 // moment is written once the lock is gone, as git waits for one.
-// Not parallel: open sets GIT_CONFIG_GLOBAL.
 func TestRefLockReleasedSoonIsWaitedFor(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	r := open(t, dir)
 	s := nativeStore(r.GitDir)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestRunsProgram(t *testing.T) {
+	t.Parallel()
 	for _, key := range []string{"core.fsmonitor", "core.hookspath", "core.sshcommand", "core.pager", "core.editor",
 		"sequence.editor", "filter.lfs.clean", "filter.x.process", "diff.x.textconv", "diff.external", "merge.x.driver",
 		"gpg.program", "gpg.ssh.program", "credential.helper", "credential.https://x.example.helper", "alias.st",
@@ -31,6 +32,7 @@ func TestRunsProgram(t *testing.T) {
 // TestTransportsRunProgramsByValue: the transport keys run a program by
 // what they say, not by their name.
 func TestTransportsRunProgramsByValue(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		key, value string
 		want       bool
@@ -69,6 +71,7 @@ func TestTransportsRunProgramsByValue(t *testing.T) {
 // TestConfigFilesAsGitReadsThem: the listing follows includes, and its
 // git runs nothing the configuration names.
 func TestConfigFilesAsGitReadsThem(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
 		t.Skipf("git init: %v %s", err, out)

@@ -11,6 +11,7 @@ import (
 // carries the trailer names no raw tree; restore would otherwise write
 // whatever tree a message names.
 func TestRawTreeIsReadOnlyFromRalphsCommits(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	tree := strings.TrimSpace(sh(t, dir, "git write-tree"))
 	sh(t, dir, "git commit -q --allow-empty -m 'subject' -m '"+rawTrailer+tree+"'")
@@ -24,6 +25,7 @@ func TestRawTreeIsReadOnlyFromRalphsCommits(t *testing.T) {
 // attributes or autocrlf costs no raw tree and no git process to find
 // that out; one with `* text=auto` keeps the CRLF file's bytes.
 func TestCheckpointsKeepARawTreeOnlyWhereGitConverts(t *testing.T) {
+	t.Parallel()
 	for _, attrs := range []bool{false, true} {
 		dir := repo(t)
 		if attrs {

@@ -20,6 +20,7 @@ func gitBranches(t *testing.T, dir string) []string {
 }
 
 func TestLocalBranchesReadAsGitListsThem(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	// Packed branches, one of them moved on since as a loose ref, nested
 	// names, a tag that makes a branch's short name ambiguous, a peeled
@@ -48,6 +49,7 @@ func TestLocalBranchesReadAsGitListsThem(t *testing.T) {
 }
 
 func TestLocalBranchesLeaveWhatTheyDoNotKnowToGit(t *testing.T) {
+	t.Parallel()
 	for name, script := range map[string]string{
 		"symbolic ref":   "git symbolic-ref refs/heads/alias refs/heads/main",
 		"linked ref":     "ln -s main .git/refs/heads/link",
@@ -68,6 +70,7 @@ func TestLocalBranchesLeaveWhatTheyDoNotKnowToGit(t *testing.T) {
 }
 
 func TestLooseCommitReadsAsCatFile(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	common := filepath.Join(dir, ".git")
 	head := strings.TrimSpace(sh(t, dir, "git rev-parse HEAD"))

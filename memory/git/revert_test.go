@@ -20,8 +20,8 @@ import (
 // later commit that changed the task's lines, or an uncommitted change to
 // the task's file, is refused with nothing touched.
 func TestRevertCommitTakesATaskBackAndKeepsWhatCameAfter(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
-	personEnv(t)
 	ctx := context.Background()
 	r := open(t, dir)
 	sh(t, dir, "echo task > task.txt && printf 'a\\n' > shared.txt && git add task.txt shared.txt")

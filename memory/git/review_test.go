@@ -13,6 +13,7 @@ import (
 // tracked file grown to 5 MB give a patch bounded by reviewLimit, which
 // names what it left out; no process is started per file.
 func TestReviewDiffAtSize(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	for i := 0; i < 10000; i++ {
 		write(t, filepath.Join(dir, "new", fmt.Sprintf("d%02d", i%100), fmt.Sprintf("f%d.txt", i)), fmt.Sprintf("line %d\n", i))
@@ -44,6 +45,7 @@ func TestReviewDiffAtSize(t *testing.T) {
 // TestReviewDiffOfANewFileIsGits: a small new file's patch reads as git's
 // (its lines, and a missing final newline said).
 func TestReviewDiffOfANewFileIsGits(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	write(t, filepath.Join(dir, "n.txt"), "one\ntwo")
 	r := open(t, dir)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestSafeListed(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		out, dir string
 		want     bool
@@ -38,6 +39,10 @@ func TestSafeDirectoryReadsTheGlobalConfig(t *testing.T) {
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", home)
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	// TestMain points git at no global file; this test is about the
+	// person's own, so it unsets that (t.Setenv restores it after).
+	t.Setenv("GIT_CONFIG_GLOBAL", "")
+	os.Unsetenv("GIT_CONFIG_GLOBAL")
 	if SafeDirectory(context.Background(), "/srv/p") {
 		t.Fatal("allowed with no safe.directory set")
 	}

@@ -25,6 +25,7 @@ func sharedIndexes(t *testing.T, gitDir string) []string {
 // index files of versions 2, 3 (an intent-to-add entry sets the extended
 // flags) and 4 (prefix-compressed names), as git itself wrote them.
 func TestSharedIndexOfEveryVersion(t *testing.T) {
+	t.Parallel()
 	for _, v := range []string{"2", "3", "4"} {
 		t.Run("v"+v, func(t *testing.T) {
 			dir := repo(t)

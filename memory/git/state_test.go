@@ -11,6 +11,7 @@ import (
 // with ralph's excluded state, not with ignored files. It writes nothing
 // of the person's.
 func TestWorkStateSeesEveryChange(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
 	write(t, filepath.Join(dir, ".gitignore"), "build/\n")
 	r := open(t, dir)

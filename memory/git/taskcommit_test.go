@@ -12,8 +12,8 @@ import (
 // integration commit (the loop's files only), then their pushes, one of
 // which a moved branch rejects as a push error.
 func TestCommitWorkAsAWorkerCommits(t *testing.T) {
+	t.Parallel()
 	dir := repo(t)
-	personEnv(t)
 	ctx := context.Background()
 	remote := filepath.Join(t.TempDir(), "remote.git")
 	sh(t, dir, "git init -q --bare "+remote+" && git remote add origin "+remote+" && git push -q origin HEAD:refs/heads/main")

@@ -38,7 +38,6 @@ func attrs(t *testing.T, dir string) {
 }
 
 func trustEnv(t *testing.T) {
-	personEnv(t)
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
 	t.Cleanup(forgetGuards)
@@ -71,7 +70,7 @@ func exercise(t *testing.T, r *Repo, dir string) {
 // relies on: a filter whose commands are empty is no filter, and the
 // commands that read files still work.
 func TestEmptyFilterRunsNothing(t *testing.T) {
-	personEnv(t)
+	t.Parallel()
 	dir := repo(t)
 	attrs(t, dir)
 	ran := armed(t, dir, "")
@@ -86,7 +85,7 @@ func TestEmptyFilterRunsNothing(t *testing.T) {
 // TestConfigListingRunsNothing: git's reading of the configuration,
 // includes and all, starts no program however the repository is armed.
 func TestConfigListingRunsNothing(t *testing.T) {
-	personEnv(t)
+	t.Parallel()
 	dir := repo(t)
 	attrs(t, dir)
 	ran := armed(t, dir, "")
@@ -298,6 +297,7 @@ func TestDiffsGoWithoutTheModelsDrivers(t *testing.T) {
 // TestProgramKeys: the keys that run a program are known, and others
 // are not taken for them.
 func TestProgramKeys(t *testing.T) {
+	t.Parallel()
 	for key, want := range map[string]bool{
 		"filter.lfs.process": true, "filter.a.b.clean": true, "diff.external": true, "diff.x.textconv": true,
 		"merge.x.driver": true, "core.sshcommand": true, "gpg.program": true, "gpg.ssh.program": true,

@@ -11,6 +11,7 @@ import (
 // TestGitBlockedOnAFIFOIsEnded: a FIFO at .gitignore (which git opens
 // and waits on for a writer) ends the git within a second, and the error
 // names the file in one sentence.
+// Not parallel: it bounds git's end at a second, which tests running beside it would eat into.
 func TestGitBlockedOnAFIFOIsEnded(t *testing.T) {
 	dir := repo(t)
 	sh(t, dir, "mkfifo .gitignore")

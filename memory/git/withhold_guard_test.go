@@ -118,6 +118,7 @@ func withholdViolations(t *testing.T, files map[string][]byte) []string {
 // TestEveryCheckpointRouteWithholdsWhatTheDoorRefuses is the guard over
 // memory/git's own files.
 func TestEveryCheckpointRouteWithholdsWhatTheDoorRefuses(t *testing.T) {
+	t.Parallel()
 	names, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
@@ -143,6 +144,7 @@ func TestEveryCheckpointRouteWithholdsWhatTheDoorRefuses(t *testing.T) {
 // and a new stager outside the checkpoints are each found; the routes as
 // they should be are not.
 func TestWithholdGuardFindsAPlantedViolation(t *testing.T) {
+	t.Parallel()
 	planted := map[string][]byte{"planted.go": []byte(`package git
 func (c *Checkpoints) take(paths []string) { c.update(nil, nil, c.withhold(paths), 0, nil) }
 func (c *Checkpoints) rawDiffers(paths []string) { _ = "--stdin-paths" }

@@ -22,6 +22,7 @@ import (
 // reason.
 var promptReaders = []string{
 	"coordinator/project/",
+	"coordinator/checkpoint/",
 	"coordinator/review/",
 	"coordinator/loop/",
 	"coordinator/loop/taskprompt/",
@@ -49,7 +50,7 @@ var promptReadSites = map[string]string{
 	"coordinator/project/hooks.go:readProject":        "the project's settings files, parsed for hooks and permission rules, never sent",
 	"coordinator/project/hooks.go:review":             "a hook's script, hashed for the approval of its hook, never sent",
 	"coordinator/project/hookset.go:rulesLineNew":     "ralph's own record of the permission lines it said, never sent",
-	"coordinator/project/tasklog.go:follow":           "ralph's own checkpoint log, parsed for the task view, never sent",
+	"coordinator/checkpoint/tasklog.go:follow":        "ralph's own checkpoint log, parsed for the task view, never sent",
 	"coordinator/project/promptimages.go:pastedImage": "a picture the person pasted, judged by p.Door.Refuses (its path and its target) just before",
 	"coordinator/loop/taskprompt/taskprompt.go:Load":  "the prompt template the person names with --prompt-template, theirs and not the project's",
 	"memory/statefiles.go:readMarkdown":               "a state file ralph rewrites (a task ticked, a note added), never sent as read",

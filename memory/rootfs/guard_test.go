@@ -83,7 +83,7 @@ var allowed = map[string]string{
 	"workers/proctree/freeze_linux.go:procNames":    "/proc and /proc/<pid>/task listed",
 	"workers/sandbox/kernel_linux.go:sysctl":        "/proc/sys",
 	"workers/sandbox/reaper_linux.go:childrenOf":    "/proc/<pid>/task/*/children",
-	"workers/sandbox/reaper_linux.go:parentOf":      "/proc/<pid>/stat",
+	"workers/sandbox/reaper_linux.go:statOf":        "/proc/<pid>/stat",
 	"workers/sandbox/unixdiag_linux.go:mountDevice": "/proc/self/mountinfo",
 	"workers/sandbox/unixdiag_linux.go:threadGroup": "/proc/<pid>/status",
 	"workers/sandbox/server_linux.go:server.start":  "/dev/null for the sandbox helper's standard streams",

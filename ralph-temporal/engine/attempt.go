@@ -2,9 +2,9 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,8 +14,8 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/assemble"
-	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/loop"
+	"github.com/ralph-dev/ralph/coordinator/loop/machine"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/coordinator/remote"
@@ -24,7 +24,6 @@ import (
 	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/workers/agents"
 	"github.com/ralph-dev/ralph/workers/approval"
 )
 
@@ -193,30 +192,52 @@ func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *h
 	defer cancel()
 	go a.relayMessages(wctx, in.MessagesFrom, coord)
 	res := opts.Worker.Work(wctx, assignment)
-	out.Completed, out.Summary, out.Usage, out.CostUSD = res.Completed, res.Summary, res.Usage, res.CostUSD
-	switch {
-	case res.Err != nil && llm.IsConfigError(res.Err):
-		out.Failure, out.ErrKind = res.Err.Error(), ErrKindConfig
-		return
-	case res.Err != nil:
-		out.Failure = res.Err.Error()
-		if until, ok := limitOf(res.Err); ok {
-			out.ErrKind, out.LimitUntil = ErrKindLimit, until
-		}
-		return
-	case !res.Completed:
+	// The local loop's classification of the result (loop.Reported);
+	// the workflow settles it with the same words (machine.Settle).
+	r := loop.Reported(in.Task, in.Attempt, res)
+	out.take(r)
+	if r.Err != "" || !r.Completed {
 		return // the workflow says why
 	}
 	// The run's --verify, the plan's validation commands, then the
 	// task's own verify lines, in order, as the local loop runs them.
-	for _, cmd := range checks {
+	if len(checks) > 0 {
 		hb.set(func(b *beat) { b.Phase = "verifying" })
-		if ok, output := opts.Verify(ctx, loop.Workspace{}, cmd); !ok {
-			out.Failure = "verification failed: " + cmd + ": " + text.Clip(output, 500)
-			return
-		}
+		run, output, failed := loop.RunChecks(ctx, opts.Verify, loop.Workspace{}, checks)
+		out.checked(r, run, output, failed)
 	}
 }
+
+// take puts the report of the attempt's agent into its outcome, as the
+// workflow reads it back (loopWF.report).
+func (out *AttemptOutcome) take(r machine.Report) {
+	out.Completed, out.Summary, out.Usage, out.Turns, out.CostUSD, out.Failure, out.Limit = r.Completed, r.Summary, r.Usage, r.Turns, r.CostUSD, r.Err, r.Limit
+	switch {
+	case r.ConfigErr:
+		out.ErrKind = ErrKindConfig
+	case r.Limit != nil:
+		// ErrKind and LimitUntil for a workflow from before Limit.
+		out.ErrKind, out.LimitUntil = ErrKindLimit, r.Limit.Until
+	}
+}
+
+// checked puts how the verify commands went into the outcome of the
+// attempt r reports: their run, the head of what they printed and the
+// command that did not pass (loop.RunChecks' results). A failed run's
+// settled sentence goes in Failure too, for a workflow from before the
+// settlement, which reads only Failure and would otherwise merge the
+// task; the workflow now words it itself (loopWF.report).
+func (out *AttemptOutcome) checked(r machine.Report, run *coordinator.VerifyRun, output, failed string) {
+	out.Verify, out.VerifyFailed, out.VerifyOutput = run, failed, text.Clip(strings.TrimSpace(output), verifyHead)
+	if !run.OK {
+		r.Verify, r.VerifyFailed, r.VerifyOutput = out.Verify, out.VerifyFailed, out.VerifyOutput
+		out.Failure = machine.Settle(r).Failure
+	}
+}
+
+// verifyHead bounds the head of verify's output an attempt's outcome
+// carries: the failure's sentence quotes its first 500 characters.
+const verifyHead = 1000
 
 // brief is what the attempt's agent is told, as the local loop briefs it:
 // the task's notes, the goals, the latest progress, for a retry how the
@@ -237,7 +258,7 @@ func brief(door *kept.Door, fs afero.Fs, wt string, in AttemptInput, run []strin
 		f = planfile.ParseTasks(nil)
 	}
 	checks := loop.Checks(run, f.Verify(in.Task.ID))
-	a := loop.AssignmentIn(door, fs, wt, f, in.Task, in.Attempt, loop.LastTry{Error: in.LastError, Summary: in.LastSummary}, tmpl)
+	a := loop.AssignmentIn(door, fs, wt, f, in.Task, in.Attempt, loop.LastTry{Error: in.LastError, Verify: in.LastVerify, Summary: in.LastSummary}, tmpl)
 	return a.DecidedBy(checks), checks, nil
 }
 
@@ -277,19 +298,6 @@ func carriedConventions(s remote.Session) (project.Conventions, error) {
 		return project.Conventions{}, err
 	}
 	return project.Conventions{Tools: rules, AppendSystem: s.AppendSystem, NeverAsk: !s.Yes}, nil
-}
-
-// limitOf reports an error that is a rate or usage limit, and when it
-// resets (zero when nobody said).
-func limitOf(err error) (time.Time, bool) {
-	if t, ok := llm.ResetTime(err); ok {
-		return t, true
-	}
-	var ul *agents.UsageLimitError
-	if errors.As(err, &ul) {
-		return ul.Until, true
-	}
-	return time.Time{}, false
 }
 
 // relayMessages gives the agent what ralph say sends to the run, read

@@ -36,7 +36,10 @@ import (
 //
 // It reads names, not types, so it is strict on purpose: a helper here
 // that needs one of these names is a sign its work belongs in the
-// machine.
+// machine. The step before the machine, turning what an attempt
+// reported into its Outcome, is machine.Settle's; coordinator/loop's
+// TestHostsBuildNoOutcome guards it in this package and the local loop
+// alike.
 func TestBookkeepingIsNotReimplementedInTheEngine(t *testing.T) {
 	t.Parallel()
 	for _, bad := range bookkeepingIn(t, ".") {

@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/coordinator/loop/machine"
 	"github.com/ralph-dev/ralph/coordinator/remote"
@@ -113,6 +114,9 @@ type AttemptInput struct {
 	// failed, which a retry's agent is told, as the local loop's is.
 	LastError   string `json:"last_error,omitempty"`
 	LastSummary string `json:"last_summary,omitempty"`
+	// LastVerify is the end of what the previous attempt's failed
+	// verify printed.
+	LastVerify string `json:"last_verify,omitempty"`
 }
 
 // Error kinds of an attempt's outcome the workflow branches on.
@@ -127,13 +131,25 @@ const (
 type AttemptOutcome struct {
 	Completed bool   `json:"completed"`
 	Summary   string `json:"summary,omitempty"`
-	// Failure is why the attempt failed ("" when it did not): an error,
-	// no claim of completion, or verification.
-	Failure    string             `json:"failure,omitempty"`
-	ErrKind    string             `json:"err_kind,omitempty"`
-	LimitUntil time.Time          `json:"limit_until,omitempty"`
-	Usage      conversation.Usage `json:"usage"`
-	CostUSD    *float64           `json:"cost_usd,omitempty"`
+	// Failure is the attempt's error ("" when none): the agent's, or
+	// the worker's (its workspace, its push). Attempts before the
+	// settlement (machine.Settle) also put the words of a failed
+	// verification here, which the workflow takes as they are.
+	Failure    string    `json:"failure,omitempty"`
+	ErrKind    string    `json:"err_kind,omitempty"`
+	LimitUntil time.Time `json:"limit_until,omitempty"`
+	// Limit is the limit Failure is, with its kind (nil on outcomes
+	// from before it, which name a rate limit by ErrKind).
+	Limit *machine.LimitSeen `json:"limit,omitempty"`
+	// Verify is the run of the verify commands (nil: none ran),
+	// VerifyFailed the command that did not pass and VerifyOutput the
+	// head of what they printed, which the workflow words.
+	Verify       *coordinator.VerifyRun `json:"verify,omitempty"`
+	VerifyFailed string                 `json:"verify_failed,omitempty"`
+	VerifyOutput string                 `json:"verify_output,omitempty"`
+	Usage        conversation.Usage     `json:"usage"`
+	Turns        int                    `json:"turns,omitempty"`
+	CostUSD      *float64               `json:"cost_usd,omitempty"`
 	// Commit is the head of ralph/<task-id> the attempt pushed ("" when
 	// it changed nothing).
 	Commit string `json:"commit,omitempty"`

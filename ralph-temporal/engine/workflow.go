@@ -15,7 +15,6 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/planfile"
-	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // The task loop as a workflow. It is the local loop (loop.Run)
@@ -403,7 +402,7 @@ func (w *loopWF) begin(t planfile.Task, attempt int) {
 	last := w.m.LastTry(t.ID)
 	in := AttemptInput{Project: w.in.Project, Task: t, Attempt: attempt, Run: w.in.Run, Session: w.in.Session, Prompt: w.in.Prompt,
 		SessionID: w.sessionID, MessagesFrom: w.delivered,
-		LastError: last.Error, LastSummary: last.Summary}
+		LastError: last.Error, LastSummary: last.Summary, LastVerify: last.Verify}
 	w.delivered = len(w.messages)
 	w.begun++
 	w.running[t.ID] = &inflight{task: t, attempt: attempt, cancel: cancel, fut: workflow.ExecuteActivity(actx, AttemptName, in)}
@@ -428,24 +427,39 @@ func (w *loopWF) stop(end machine.End) machine.End {
 		var out AttemptOutcome
 		_ = f.fut.Get(w.ctx, &out)
 		delete(w.running, id)
-		o := w.outcome(f, out)
-		o.Interrupted = true
-		_, _ = w.carry(w.m.Finished(workflow.Now(w.ctx), w.file, o))
+		r := w.report(f, out)
+		r.Interrupted = true
+		_, _ = w.carry(w.m.Finished(workflow.Now(w.ctx), w.file, machine.Settle(r)))
 	}
 	return end
 }
 
-// outcome is an attempt's outcome as the machine takes it.
-func (w *loopWF) outcome(f *inflight, out AttemptOutcome) machine.Outcome {
+// report is what an attempt reported, as the settlement takes it
+// (machine.Settle). Outcomes from attempts before the settlement name a
+// limit by ErrKind alone, a rate limit then, and word a failed
+// verification in Failure themselves.
+func (w *loopWF) report(f *inflight, out AttemptOutcome) machine.Report {
 	if out.Worker != "" {
 		w.workedBy[f.task.ID] = out.Worker
 	}
-	return machine.Outcome{Task: f.task, Attempt: f.attempt, Failure: out.Failure, Summary: out.Summary, Usage: out.Usage, CostUSD: out.CostUSD}
+	r := machine.Report{Task: f.task, Attempt: f.attempt, Completed: out.Completed, Summary: out.Summary, Err: out.Failure,
+		ConfigErr: out.ErrKind == ErrKindConfig, Limit: out.Limit, Verify: out.Verify, VerifyFailed: out.VerifyFailed,
+		VerifyOutput: out.VerifyOutput, Usage: out.Usage, Turns: out.Turns, CostUSD: out.CostUSD}
+	if r.Limit == nil && out.ErrKind == ErrKindLimit {
+		r.Limit = &machine.LimitSeen{Kind: memory.WaitRateLimit, Until: out.LimitUntil}
+	}
+	if v := out.Verify; v != nil && !v.OK {
+		// Failure holds the settled sentence for workflows from before
+		// the settlement; this one words it from the run.
+		r.Err = ""
+	}
+	return r
 }
 
 // finish settles one attempt: what only the host can (the merge of a
-// done task into the branch), then the machine's bookkeeping. It
-// reports whether the loop must stop.
+// done task into the branch), with the words and the limit's kind the
+// settlement gives, then the machine's bookkeeping. It reports whether
+// the loop must stop.
 func (w *loopWF) finish(f *inflight) (machine.End, bool) {
 	id := f.task.ID
 	delete(w.running, id)
@@ -453,32 +467,17 @@ func (w *loopWF) finish(f *inflight) (machine.End, bool) {
 	if err := f.fut.Get(w.ctx, &out); err != nil {
 		out = AttemptOutcome{Failure: "the attempt was lost: " + err.Error()}
 	}
-	o := w.outcome(f, out)
-	switch {
-	case out.ErrKind == ErrKindConfig:
-		o.ConfigErr = true
-	case out.ErrKind == ErrKindLimit:
-		o.Limit = &machine.Limit{Until: out.LimitUntil, Reason: memory.WaitRateLimit, What: "the limit", Err: out.Failure}
-	case out.Failure == "" && !out.Completed:
-		o.Failure = "the worker finished without completing the task"
-		if out.Summary != "" {
-			o.Failure += ": " + text.Clip(out.Summary, 300)
-		}
-	case out.Failure == "":
-		now := workflow.Now(w.ctx)
-		body := out.Summary
-		if u := out.Usage; u.InputTokens+u.OutputTokens > 0 {
-			body += fmt.Sprintf("\n\nTokens for this task: %d in, %d out.", u.InputTokens, u.OutputTokens)
-		}
+	o := machine.Settle(w.report(f, out))
+	if o.Passed() {
 		res, err := w.integrate([]TaskUpdate{{ID: id, State: planfile.TaskDone, Attempts: f.attempt, Merge: true,
-			Progress: &memory.ProgressEntry{Time: now, Title: f.task.Title, Body: body, SessionID: w.sessionID, Iteration: w.m.Iterations(), TaskID: id, Attempt: f.attempt}}})
+			Progress: new(o.Progress(workflow.Now(w.ctx), w.sessionID, w.m.Iterations()))}})
 		if err != nil {
 			return machine.End{Reason: "cannot update the task file", IsError: true, Err: err}, true
 		}
 		if c := res.Conflicts[id]; c != "" {
-			o.Failure, o.Final = c, true
+			o = o.FailedBy(c, true)
 		} else {
-			o.Done = true
+			o = o.Counted()
 		}
 	}
 	return w.carry(w.m.Finished(workflow.Now(w.ctx), w.file, o))

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/planfile"
+	"github.com/ralph-dev/ralph/workers/agents"
 )
 
 // fakeRemote stands in for the target branch: the integration activity
@@ -30,6 +32,8 @@ type fakeRemote struct {
 	starts   []string
 	inputs   []AttemptInput
 	progress []string
+	// bodies are the progress entries' bodies, by task.
+	bodies map[string]string
 	// integrations counts the integrations run.
 	integrations int
 }
@@ -49,6 +53,10 @@ func (r *fakeRemote) integrate(_ context.Context, in IntegrateInput) (IntegrateR
 		}
 		if u.Progress != nil {
 			r.progress = append(r.progress, u.ID)
+			if r.bodies == nil {
+				r.bodies = map[string]string{}
+			}
+			r.bodies[u.ID] = u.Progress.Body
 		}
 	}
 	// As the real integration answers: a diff from the file the
@@ -143,16 +151,35 @@ func TestWorkflowScenarios(t *testing.T) {
 				}, nil
 			}
 			e := newEnv(t, sc.Tasks, cond, func(ctx context.Context, in AttemptInput) (AttemptOutcome, error) {
-				if sc.Limited(in.Task.ID, in.Attempt) {
+				// The agent's result as the local loop's test scripts
+				// it, reported as the attempt activity reports it.
+				id := in.Task.ID
+				var res loop.Outcome
+				done, failure := sc.Result(id, in.Attempt)
+				switch {
+				case sc.Limited(id, in.Attempt):
 					// The limit resets LimitReset after the attempt, on
 					// the workflow's clock (the test environment's).
-					return AttemptOutcome{Failure: scenarios.LimitError, ErrKind: ErrKindLimit,
-						LimitUntil: activity.GetInfo(ctx).StartedTime.Add(scenarios.LimitReset)}, nil
+					res.Err = &agents.UsageLimitError{Agent: scenarios.LimitAgent,
+						UsageLimit: agents.UsageLimit{Until: activity.GetInfo(ctx).StartedTime.Add(scenarios.LimitReset), Text: scenarios.LimitError}}
+				case !done:
+					res.Err = errors.New(failure)
+				default:
+					res = loop.Outcome{Completed: true, Summary: "did " + id}
+					if sc.Costly(id, in.Attempt) {
+						cost := scenarios.CostUSD
+						res.Usage, res.CostUSD = scenarios.Spent, &cost
+					}
 				}
-				if done, failure := sc.Result(in.Task.ID, in.Attempt); !done {
-					return AttemptOutcome{Failure: failure}, nil
+				var out AttemptOutcome
+				r := loop.Reported(in.Task, in.Attempt, res)
+				out.take(r)
+				if r.Err == "" && r.Completed && sc.Verifies() {
+					verify := func(context.Context, loop.Workspace, string) (bool, string) { return sc.Verified(id, in.Attempt) }
+					run, output, failed := loop.RunChecks(ctx, verify, loop.Workspace{}, []string{scenarios.VerifyCommand})
+					out.checked(r, run, output, failed)
 				}
-				return AttemptOutcome{Completed: true, Summary: "did " + in.Task.ID}, nil
+				return out, nil
 			})
 			in := input(sc.Policy)
 			in.MaxWait, in.Ask = sc.MaxWait, sc.Ask
@@ -178,6 +205,14 @@ func TestWorkflowScenarios(t *testing.T) {
 			if got := e.decisions(t); sc.Decisions != nil && !slices.Equal(got, sc.Decisions) {
 				t.Errorf("decisions\n%q\nwant\n%q", got, sc.Decisions)
 			}
+			for _, wrong := range sc.WrongReasons(e.reasons(t)) {
+				t.Error(wrong)
+			}
+			for id, want := range sc.Progress {
+				if got := e.remote.bodies[id]; got != want {
+					t.Errorf("progress of %s %q, want %q", id, got, want)
+				}
+			}
 		})
 	}
 }
@@ -195,6 +230,26 @@ func (e env) decisions(t *testing.T) []string {
 	for _, ev := range page.Events {
 		if d := ev.Decision; ev.Type == coordinator.EventDecision && d != nil {
 			out = append(out, strings.TrimSpace(d.Kind+" "+d.Task))
+		}
+	}
+	return out
+}
+
+// reasons are the reasons of the workflow's decisions, the first of
+// each "kind task".
+func (e env) reasons(t *testing.T) map[string]string {
+	t.Helper()
+	var page EventPage
+	v, err := e.QueryWorkflow(QueryEvents, 0)
+	if err != nil || v.Get(&page) != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, ev := range page.Events {
+		if d := ev.Decision; ev.Type == coordinator.EventDecision && d != nil {
+			if k := strings.TrimSpace(d.Kind + " " + d.Task); out[k] == "" {
+				out[k] = d.Reason
+			}
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -44,25 +45,35 @@ func TestAnswerStreamPlainIsTheText(t *testing.T) {
 // the window's height and the paragraphs' length, the screen and its
 // scrollback hold each word once, in order, and the answer's last message
 // is not written again at the end.
+//
+// Each case has a generator of its own, so the cases run side by side;
+// -short (make check) runs the first 16 of make test's 60.
 func TestAnswerStreamWritesEveryWordOnce(t *testing.T) {
-	rng := rand.New(rand.NewPCG(44, 3))
-	for i := range 60 {
-		cols, rows := 20+rng.IntN(100), 2+rng.IntN(199)
-		var ps []int
-		for range 1 + rng.IntN(3) {
-			ps = append(ps, 1+rng.IntN(600))
-		}
-		answer, n := vt.Numbered(ps...)
-		term := vt.New(cols, rows)
-		style := []string{"notty", "dark"}[i%2]
-		a := &answerStream{out: term.TTY(), width: cols, height: rows, color: true, style: func() string { return style }}
-		streamAnswer(rng, a, answer)
-		if a.replace(answer) {
-			t.Fatalf("case %d: the final answer would be written again", i)
-		}
-		if err := vt.WordsOnce(term.Text(), n); err != nil {
-			t.Fatalf("case %d (%d×%d): %v", i, cols, rows, err)
-		}
+	cases := 60
+	if testing.Short() {
+		cases = 16
+	}
+	for i := range cases {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(44, uint64(i)))
+			cols, rows := 20+rng.IntN(100), 2+rng.IntN(199)
+			var ps []int
+			for range 1 + rng.IntN(3) {
+				ps = append(ps, 1+rng.IntN(600))
+			}
+			answer, n := vt.Numbered(ps...)
+			term := vt.New(cols, rows)
+			style := []string{"notty", "dark"}[i%2]
+			a := &answerStream{out: term.TTY(), width: cols, height: rows, color: true, style: func() string { return style }}
+			streamAnswer(rng, a, answer)
+			if a.replace(answer) {
+				t.Fatalf("case %d: the final answer would be written again", i)
+			}
+			if err := vt.WordsOnce(term.Text(), n); err != nil {
+				t.Fatalf("case %d (%d×%d): %v", i, cols, rows, err)
+			}
+		})
 	}
 }
 

@@ -170,12 +170,7 @@ func (c *cli) command() *cobra.Command {
   ralph mcp list        MCP servers whose tools the model may call (add, remove, approve)
   ralph doctor          check the setup (config, model, sandbox, git) and say how to fix it
 
-The model is configured by the key a person has (OPENAI_API_KEY, ANTHROPIC_API_KEY,
-GEMINI_API_KEY or OPENROUTER_API_KEY picks OpenAI, Anthropic, Gemini or OpenRouter;
-a claude-… or gemini-… model picks its own), --provider, OPENAI_BASE_URL (or
-ANTHROPIC_BASE_URL) and RALPH_MODEL, the flags below, or .ralph/config.toml
-(project) over ~/.config/ralph/config.toml. Local endpoints (Ollama, vLLM,
-LM Studio, llama.cpp) need no key. ralph doctor says which provider and why.
+` + modelHelp() + `
 
 Questions (approvals, ask_user) are asked at the terminal; without one, ralph run
 waits for ralph answer up to --answer-timeout, a one-shot or script refuses at once
@@ -186,51 +181,17 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 		Example: `  ralph "add a --verbose flag to main.go"
   ralph --json -y "run the tests and fix what fails" | jq .result
   git diff | ralph "write a commit message for this change"
-  OPENAI_BASE_URL=http://localhost:11434/v1 RALPH_MODEL=qwen2.5-coder ralph "explain this repo"`,
+  ` + localExample() + ` ralph "explain this repo"`,
 		Args:          cobra.ArbitraryArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			if !cmd.Flags().Changed("max-retries") {
-				f.maxRetries = -1
-			}
-			if f.style != "" && !config.ValidStyle(f.style) {
-				return usageHintf("--style %q is not one of auto, dark, light or notty", f.style)
-			}
-			c.term = terminal.Detect(f.noColor, os.Getenv)
-			c.term.Style = f.style
-			if err := f.settleAnswers(cmd); err != nil {
-				return err
-			}
-			return c.settleConventions(cmd)
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			args, err := c.resumeArgs(args)
-			if err != nil {
-				return err
-			}
-			// After "--" every word is the task's, even a command's name,
-			// and so is a word after a flag that asks for a prompt (-c).
-			prompting := c.f.cont || c.f.session != "" || c.f.conv.print
-			// A bare word another CLI takes as a command of its own
-			// (update, login) is answered, whatever flags come with it:
-			// it never becomes a model request. "--" makes it a task.
-			if len(args) == 1 && cmd.ArgsLenAtDash() != 0 {
-				if err := habitAnswer(args[0]); err != nil {
-					return err
-				}
-			}
-			if len(args) == 1 && cmd.ArgsLenAtDash() != 0 && !prompting && !strings.ContainsAny(args[0], " \t\n") {
-				if s := nearCommand(cmd, args[0]); s != "" {
-					return usageHintf("unknown command %q; did you mean %q? (to send a one-word task: ralph -- %s)", args[0], s, args[0])
-				}
-			}
-			return exit(c.task(cmd.Context(), strings.Join(args, " ")))
-		},
+
+		PersistentPreRunE: c.prepare,
+		RunE:              c.runRoot,
 	}
 	pf := root.PersistentFlags()
 	pf.StringVarP(&f.model, config.ModelSetting.Flag, "m", "", "model name (env "+config.ModelSetting.Env+")")
-	pf.StringVar(&f.baseURL, config.BaseURLSetting.Flag, "", "the model endpoint, e.g. http://localhost:11434/v1; with --provider anthropic a Messages API host (env "+config.BaseURLSetting.Env+")")
+	pf.StringVar(&f.baseURL, config.BaseURLSetting.Flag, "", "the model endpoint, e.g. "+localEndpoint()+"; with --provider anthropic a Messages API host (env "+config.BaseURLSetting.Env+")")
 	pf.StringVar(&f.provider, config.ProviderSetting.Flag, "", "the model provider: "+config.ProviderNames()+" (env "+config.ProviderSetting.Env+"; default: inferred from the keys set)")
 	pf.IntVar(&f.thinkingTokens, "thinking-tokens", 0, "switch extended thinking on with this budget of tokens, at least 1024 (Anthropic; env MAX_THINKING_TOKENS)")
 	pf.StringVarP(&f.dir, "dir", "C", "", "project directory (default: the project the working directory is in, named on stderr when it lies above; never / or a sticky or other user's directory)")
@@ -262,6 +223,69 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	pf.DurationVar(&f.answerTimeout, "answer-timeout", config.DefaultAnswerTimeout, "longest a question waits for ralph answer with nobody at a terminal, then it is refused (config answer_timeout; 0: no limit)")
 	root.Flags().SetInterspersed(true)
 
+	c.addCommands(root)
+	// exec copies the root's own flags, so it comes after every one of them.
+	c.addExecCommand(root)
+	trimSubcommandHelp(root)
+	wrapHelp(root)
+	hintTaskWords(root)
+	root.Version = version
+	root.SetVersionTemplate("ralph {{.Version}}\n")
+	root.SetFlagErrorFunc(flagError)
+	useOwnBashCompletion(root)
+	return root
+}
+
+// prepare runs before every command: it settles what the flags leave
+// open (the retries, the style, the terminal, how questions are
+// answered, the conventions) and refuses a style that is none.
+func (c *cli) prepare(cmd *cobra.Command, _ []string) error {
+	if !cmd.Flags().Changed("max-retries") {
+		c.f.maxRetries = -1
+	}
+	if c.f.style != "" && !config.ValidStyle(c.f.style) {
+		return usageHintf("--style %q is not one of auto, dark, light or notty", c.f.style)
+	}
+	c.term = terminal.Detect(c.f.noColor, os.Getenv)
+	c.term.Style = c.f.style
+	if err := c.f.settleAnswers(cmd); err != nil {
+		return err
+	}
+	return c.settleConventions(cmd)
+}
+
+// runRoot is ralph with no command: a one-shot of the words given, or,
+// without any, the chat shell (c.task decides). A word that looks like a
+// mistyped command is answered, not sent to the model.
+func (c *cli) runRoot(cmd *cobra.Command, args []string) error {
+	args, err := c.resumeArgs(args)
+	if err != nil {
+		return err
+	}
+	// After "--" every word is the task's, even a command's name,
+	// and so is a word after a flag that asks for a prompt (-c).
+	prompting := c.f.cont || c.f.session != "" || c.f.conv.print
+	// A bare word another CLI takes as a command of its own
+	// (update, login) is answered, whatever flags come with it:
+	// it never becomes a model request. "--" makes it a task.
+	if len(args) == 1 && cmd.ArgsLenAtDash() != 0 {
+		if err := habitAnswer(args[0]); err != nil {
+			return err
+		}
+	}
+	if len(args) == 1 && cmd.ArgsLenAtDash() != 0 && !prompting && !strings.ContainsAny(args[0], " \t\n") {
+		if s := nearCommand(cmd, args[0]); s != "" {
+			return usageHintf("unknown command %q; did you mean %q? (to send a one-word task: ralph -- %s)", args[0], s, args[0])
+		}
+	}
+	return exit(c.task(cmd.Context(), strings.Join(args, " ")))
+}
+
+// addCommands adds every command under the root, and the flags of the
+// conventions and SDKs other agents' users know, but exec (which copies
+// the root's flags, so it is added after them all).
+func (c *cli) addCommands(root *cobra.Command) {
+	version := c.version
 	root.AddCommand(&cobra.Command{
 		Use:   "version",
 		Short: "Print ralph's version",
@@ -285,16 +309,6 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	c.addServeCommands(root)
 	c.addConventionFlags(root)
 	c.addSDKFlags(root)
-	// exec copies the root's own flags, so it comes after every one of them.
-	c.addExecCommand(root)
-	trimSubcommandHelp(root)
-	wrapHelp(root)
-	hintTaskWords(root)
-	root.Version = version
-	root.SetVersionTemplate("ralph {{.Version}}\n")
-	root.SetFlagErrorFunc(flagError)
-	useOwnBashCompletion(root)
-	return root
 }
 
 // exitCode is the exit code of the command's error, said on stderr.
@@ -604,40 +618,6 @@ func (c *cli) addRecordCommands(root *cobra.Command) {
 	}
 	logs.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new events while the session runs")
 	logs.Flags().BoolVar(&raw, "raw", false, "print the events as JSON lines")
-	var graph bool
-	statusCmd := &cobra.Command{
-		Use:   "status [PLAN]",
-		Short: "Show the project's session, tasks and lock (no model call); --graph the order of the tasks",
-		Long: `Show the project's session, its tasks and the lock, without calling the model.
-With PLAN (a plan file, see ralph plans), the same for that plan: its tasks
-and the newest session that worked it.
-With --graph, print instead the order in which ralph run would take the open
-tasks if each were done at its first attempt: the lowest priority number first,
-and among equals the task at the head of the longest chain of tasks waiting for
-it, then the one most tasks wait for, then file order. A dependency that names no
-task, or a cycle, is listed after it: ralph run refuses such a list (exit 2).`,
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			r, err := c.records()
-			if err != nil {
-				return err
-			}
-			plan := ""
-			if len(args) == 1 {
-				if plan, err = c.planName(r, args[0]); err != nil {
-					return usageErrorf("%s", err)
-				}
-			}
-			if graph {
-				return planUsage(r.StatusGraph(plan))
-			}
-			if m, ok := r.TemporalMarker(); ok && plan == "" {
-				return r.StatusTemporal(context.Background(), m)
-			}
-			return planUsage(r.Status(plan))
-		},
-	}
-	statusCmd.Flags().BoolVar(&graph, "graph", false, "print the order ralph run would take the open tasks in, and what keeps any from starting")
 	root.AddCommand(
 		&cobra.Command{
 			Use:   "init",
@@ -645,7 +625,7 @@ task, or a cycle, is listed after it: ralph run refuses such a list (exit 2).`,
 			Args:  cobra.NoArgs,
 			RunE:  withRecords(Records.Init),
 		},
-		statusCmd,
+		c.statusCommand(),
 		c.sessionsCommand(),
 		logs,
 		c.reportCommand(),
@@ -681,4 +661,44 @@ every other line of the task file is kept as it is.`,
 			},
 		},
 	)
+}
+
+// statusCommand is `ralph status`: the project's session, tasks and
+// lock, or with --graph the order ralph run would take the tasks in.
+func (c *cli) statusCommand() *cobra.Command {
+	var graph bool
+	statusCmd := &cobra.Command{
+		Use:   "status [PLAN]",
+		Short: "Show the project's session, tasks and lock (no model call); --graph the order of the tasks",
+		Long: `Show the project's session, its tasks and the lock, without calling the model.
+With PLAN (a plan file, see ralph plans), the same for that plan: its tasks
+and the newest session that worked it.
+With --graph, print instead the order in which ralph run would take the open
+tasks if each were done at its first attempt: the lowest priority number first,
+and among equals the task at the head of the longest chain of tasks waiting for
+it, then the one most tasks wait for, then file order. A dependency that names no
+task, or a cycle, is listed after it: ralph run refuses such a list (exit 2).`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			r, err := c.records()
+			if err != nil {
+				return err
+			}
+			plan := ""
+			if len(args) == 1 {
+				if plan, err = c.planName(r, args[0]); err != nil {
+					return usageErrorf("%s", err)
+				}
+			}
+			if graph {
+				return planUsage(r.StatusGraph(plan))
+			}
+			if m, ok := r.TemporalMarker(); ok && plan == "" {
+				return r.StatusTemporal(context.Background(), m)
+			}
+			return planUsage(r.Status(plan))
+		},
+	}
+	statusCmd.Flags().BoolVar(&graph, "graph", false, "print the order ralph run would take the open tasks in, and what keeps any from starting")
+	return statusCmd
 }

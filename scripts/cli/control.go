@@ -15,25 +15,6 @@ import (
 // socket. Their names are commands, not tasks: `ralph -- stop` sends the
 // word to the model.
 func (c *cli) addControlCommands(root *cobra.Command) {
-	steer := func(build func(args []string) (control.Request, error)) func(*cobra.Command, []string) error {
-		return func(cmd *cobra.Command, args []string) error {
-			req, err := build(args)
-			if err != nil {
-				return err
-			}
-			r, err := c.records()
-			if err != nil {
-				return err
-			}
-			if r.PID, err = pidFlag(cmd); err != nil {
-				return err
-			}
-			if m, ok := r.TemporalMarker(); ok {
-				return exit(r.SteerTemporal(cmd.Context(), m, req))
-			}
-			return exit(r.Steer(cmd.Context(), req))
-		}
-	}
 	var urgent bool
 	say := &cobra.Command{
 		Use:   "say MESSAGE",
@@ -49,7 +30,7 @@ works; at its prompt, type it there.
 		Example: `  ralph say "use the existing helper in util.go"
   ralph say --urgent "stop editing main.go, it is generated"`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: steer(func(args []string) (control.Request, error) {
+		RunE: c.steer(func(args []string) (control.Request, error) {
 			text := strings.TrimSpace(strings.Join(args, " "))
 			if text == "" {
 				return control.Request{}, usageErrorf("the message is empty")
@@ -80,7 +61,7 @@ with --wait-for-answers, and nothing waits in CI.
   ralph answer "use Redis, it is already deployed"
   ralph answer 2           # the second of the question's choices`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: steer(func(args []string) (control.Request, error) {
+		RunE: c.steer(func(args []string) (control.Request, error) {
 			a, err := ParseAnswer(strings.Join(args, " "))
 			if err != nil {
 				return control.Request{}, usageErrorf("%s", err)
@@ -95,10 +76,56 @@ with --wait-for-answers, and nothing waits in CI.
 	simple := func(use, short, long string, op string) *cobra.Command {
 		return &cobra.Command{
 			Use: use, Short: short, Long: long + "\n\n" + SteerHelp, Args: cobra.NoArgs,
-			RunE: steer(func([]string) (control.Request, error) { return control.Request{Op: op}, nil }),
+			RunE: c.steer(func([]string) (control.Request, error) { return control.Request{Op: op}, nil }),
 		}
 	}
-	watch := &cobra.Command{
+	watch := c.watchCommand()
+	stop := simple("stop", "Hard-stop the running ralph, as Ctrl-C at its terminal would",
+		`Hard-stop the ralph running in this project, as Ctrl-C (SIGINT) does: the work
+in flight is cancelled, in-progress tasks go back to open, the state is saved,
+and the run exits 130 (ralph run on a terminal too: it does not switch into
+chat, which is for the person at that terminal). The chat shell stops its work
+and stays open. ralph resume continues afterwards.`, remote.OpStop)
+	pause := simple("pause", "Pause the running task loop: no new task starts, the ones in flight finish",
+		`Pause the task loop of the ralph running in this project (ralph run, or /run
+in chat or a script): no new task starts, the tasks in flight finish, and
+the session says paused. ralph continue lets it go on.`, remote.OpPause)
+	cont := simple("continue", "Let a paused task loop go on",
+		`Let the paused task loop of the ralph running in this project go on with
+its next task.`, remote.OpContinue)
+	for _, cmd := range []*cobra.Command{stop, say, pause, cont, answer, watch} {
+		cmd.Flags().Int("pid", 0, "the ralph to reach, by its process id, when more than one runs in this project")
+	}
+	root.AddCommand(stop, say, pause, cont, answer, watch)
+}
+
+// steer is the RunE of a control command: it sends the request build
+// makes of the arguments to the ralph running in the project (on
+// Temporal, through its workflow) and exits as the answer says.
+func (c *cli) steer(build func(args []string) (control.Request, error)) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		req, err := build(args)
+		if err != nil {
+			return err
+		}
+		r, err := c.records()
+		if err != nil {
+			return err
+		}
+		if r.PID, err = pidFlag(cmd); err != nil {
+			return err
+		}
+		if m, ok := r.TemporalMarker(); ok {
+			return exit(r.SteerTemporal(cmd.Context(), m, req))
+		}
+		return exit(r.Steer(cmd.Context(), req))
+	}
+}
+
+// watchCommand is `ralph watch`: the running ralph's live view, or its
+// events as stream-json.
+func (c *cli) watchCommand() *cobra.Command {
+	return &cobra.Command{
 		Use:   "watch",
 		Short: "A live view of the running ralph (or the last session): tasks, agents, events, cost, questions",
 		Long:  WatchHelp,
@@ -125,23 +152,6 @@ with --wait-for-answers, and nothing waits in CI.
 			return nil
 		},
 	}
-	stop := simple("stop", "Hard-stop the running ralph, as Ctrl-C at its terminal would",
-		`Hard-stop the ralph running in this project, as Ctrl-C (SIGINT) does: the work
-in flight is cancelled, in-progress tasks go back to open, the state is saved,
-and the run exits 130 (ralph run on a terminal too: it does not switch into
-chat, which is for the person at that terminal). The chat shell stops its work
-and stays open. ralph resume continues afterwards.`, remote.OpStop)
-	pause := simple("pause", "Pause the running task loop: no new task starts, the ones in flight finish",
-		`Pause the task loop of the ralph running in this project (ralph run, or /run
-in chat or a script): no new task starts, the tasks in flight finish, and
-the session says paused. ralph continue lets it go on.`, remote.OpPause)
-	cont := simple("continue", "Let a paused task loop go on",
-		`Let the paused task loop of the ralph running in this project go on with
-its next task.`, remote.OpContinue)
-	for _, cmd := range []*cobra.Command{stop, say, pause, cont, answer, watch} {
-		cmd.Flags().Int("pid", 0, "the ralph to reach, by its process id, when more than one runs in this project")
-	}
-	root.AddCommand(stop, say, pause, cont, answer, watch)
 }
 
 // pidFlag is the --pid of a control command: a process id, or 0.

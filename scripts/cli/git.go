@@ -63,6 +63,16 @@ session id, that session's last change. --step N, --task ID, --request N and
 		},
 	}
 	selection(diff, true)
+	undo := c.undoCommand(&sel, failed)
+	selection(undo, false)
+	undo.Flags().BoolVar(&sel.Skipped, "skipped", false, "finish the last undo: only the files it skipped because they changed since (with --force: overwrite them)")
+	undo.Flags().BoolVar(&sel.Git, "git", false, "also move the branch back that a commit of the model's moved (git reset --soft: your files and index stay)")
+	root.AddCommand(diff, undo)
+}
+
+// undoCommand is `ralph undo`, reading its selection from sel (whose
+// flags addGitCommands gives it) and saying an error with failed.
+func (c *cli) undoCommand(sel *undo.Selection, failed func(error) error) *cobra.Command {
 	undo := &cobra.Command{
 		Use:   "undo [session-id]",
 		Short: "Put back the files of ralph's last change still in place (or --step N, --task ID); --force overwrites files changed since",
@@ -101,7 +111,7 @@ ralph works in the project.`,
 				id = args[0]
 			}
 			res, err := undo.Session(cmd.Context(), undo.Options{
-				Fs: r.Fs, Dir: r.Root, SessionID: id, Selection: sel, Force: c.f.force,
+				Fs: r.Fs, Dir: r.Root, SessionID: id, Selection: *sel, Force: c.f.force,
 				Key: modelKey(r.Root), AllowHome: c.f.allowHome,
 			})
 			if err != nil {
@@ -117,10 +127,7 @@ ralph works in the project.`,
 			return nil
 		},
 	}
-	selection(undo, false)
-	undo.Flags().BoolVar(&sel.Skipped, "skipped", false, "finish the last undo: only the files it skipped because they changed since (with --force: overwrite them)")
-	undo.Flags().BoolVar(&sel.Git, "git", false, "also move the branch back that a commit of the model's moved (git reset --soft: your files and index stay)")
-	root.AddCommand(diff, undo)
+	return undo
 }
 
 // DiffResult is `ralph diff --json`.

@@ -30,7 +30,7 @@ with when it says so. The configured model is marked with *; --provider, --model
 and --base-url ask about another.`,
 		Example: `  ralph models
   ralph models --provider anthropic
-  ralph models --base-url http://localhost:11434/v1
+  ralph models --base-url ` + localEndpoint() + `
   ralph models --json | jq -r '.models[].id'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

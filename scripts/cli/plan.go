@@ -19,6 +19,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts/contract"
 	"github.com/ralph-dev/ralph/scripts/screen/render"
 	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 	"github.com/ralph-dev/ralph/workers/sandbox"
@@ -291,27 +292,7 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 		}
 		switch choice.answer.key {
 		case "a":
-			if export != nil {
-				if code := finish(plan); code != ExitOK {
-					return code
-				}
-			} else {
-				face.Notify(fmt.Sprintf("the plan is in %s (%s) and %s", memory.TasksFile, text.Counted(len(plan.Tasks), "task", "tasks"), memory.GoalsFile))
-			}
-			// Accepted elsewhere, nobody may be at the terminal to say
-			// whether to start it: it is not started.
-			if choice.terminal {
-				if yes, err := face.asks.askKey(ctx, "Start it now with ralph run?", "[y/N]", yesNo, false); err == nil && isYes(yes) {
-					accept()
-					return ExitOK
-				}
-			}
-			if export != nil {
-				face.Notify("start it when you like, with the command said above")
-			} else {
-				face.Notify("start it when you like with: ralph run")
-			}
-			return ExitOK
+			return acceptPlan(ctx, face, plan, choice.terminal, export != nil, finish, accept)
 		case "r":
 			// A revision is words: given with the answer from elsewhere
 			// ("r: split task 3"), asked for on a line of its own at the
@@ -338,6 +319,33 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 			face.Notify("answer a, r, e or d")
 		}
 	}
+}
+
+// acceptPlan ends the plan the person accepted: exported through finish
+// when it goes elsewhere (otherwise it is written already), and started
+// with ralph run when the person at the terminal says so.
+func acceptPlan(ctx context.Context, face *OneShot, plan *tools.Plan, atTerminal, exported bool, finish func(*tools.Plan) int, accept func()) int {
+	if exported {
+		if code := finish(plan); code != ExitOK {
+			return code
+		}
+	} else {
+		face.Notify(fmt.Sprintf("the plan is in %s (%s) and %s", memory.TasksFile, text.Counted(len(plan.Tasks), "task", "tasks"), memory.GoalsFile))
+	}
+	// Accepted elsewhere, nobody may be at the terminal to say
+	// whether to start it: it is not started.
+	if atTerminal {
+		if yes, err := face.asks.askKey(ctx, "Start it now with ralph run?", "[y/N]", yesNo, false); err == nil && isYes(yes) {
+			accept()
+			return ExitOK
+		}
+	}
+	if exported {
+		face.Notify("start it when you like, with the command said above")
+	} else {
+		face.Notify("start it when you like with: ralph run")
+	}
+	return ExitOK
 }
 
 // planChoices are the keys of the plan's question; without a terminal
@@ -425,7 +433,7 @@ type planResult struct {
 	// Type is "plan".
 	Type string `json:"type"`
 	// SchemaVersion is the contract's version (docs/events.md).
-	SchemaVersion ContractVersion `json:"schema_version"`
+	SchemaVersion contract.Version `json:"schema_version"`
 	// SessionID is the planning session.
 	SessionID string `json:"session_id"`
 	// TasksFile and GoalsFile are the files the plan was written to

@@ -146,6 +146,15 @@ its manifest anew. install is another name for add, as Claude Code calls it.`,
 			},
 		})
 	}
+	market := marketplaceCommand(run)
+	pluginCmd.AddCommand(add, list, remove, update, market)
+	pluginCmd.AddCommand(switches...)
+	return pluginCmd
+}
+
+// marketplaceCommand is `ralph plugin marketplace` and its subcommands,
+// each run by run as pluginCommand's are.
+func marketplaceCommand(run func(fn func(p PluginCommands, args []string) error) func(*cobra.Command, []string) error) *cobra.Command {
 	market := &cobra.Command{
 		Use:   "marketplace",
 		Short: "Add, list and remove Claude Code plugin marketplaces",
@@ -169,9 +178,7 @@ its manifest anew. install is another name for add, as Claude Code calls it.`,
 		Args:    cobra.ExactArgs(1),
 		RunE:    run(func(p PluginCommands, args []string) error { return p.MarketRemove(args[0]) }),
 	})
-	pluginCmd.AddCommand(add, list, remove, update, market)
-	pluginCmd.AddCommand(switches...)
-	return pluginCmd
+	return market
 }
 
 // ErrPluginUsage marks what `ralph plugin` refuses as bad input (exit 2).

@@ -18,6 +18,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts/contract"
 )
 
 // ReviewHelp is `ralph review --help`.
@@ -48,7 +49,7 @@ type ReviewJSON struct {
 	// Type is "review".
 	Type string `json:"type"`
 	// SchemaVersion is the contract's version (docs/events.md).
-	SchemaVersion ContractVersion `json:"schema_version"`
+	SchemaVersion contract.Version `json:"schema_version"`
 	// Range is the commits reviewed.
 	Range string `json:"range"`
 	review.Report

@@ -20,6 +20,7 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts/contract"
 	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 	"github.com/ralph-dev/ralph/scripts/slash"
 )
@@ -139,7 +140,7 @@ type Script struct {
 
 // StepResult is one step's result object in json and stream-json output.
 type StepResult struct {
-	ResultJSON
+	contract.ResultLine
 	// Step is the step's number in the script, from 1.
 	Step int `json:"step"`
 	// Line is the script's line the step began on.
@@ -154,7 +155,7 @@ type CommandLine struct {
 	// Type is "command".
 	Type string `json:"type"`
 	// SchemaVersion is the contract's version (docs/events.md).
-	SchemaVersion ContractVersion `json:"schema_version"`
+	SchemaVersion contract.Version `json:"schema_version"`
 	// Input is the slash command as written.
 	Input string `json:"input"`
 	// Output is what the command printed.
@@ -266,7 +267,7 @@ func (s *Script) message(ctx context.Context, st Step, msg string) (code int, ex
 	code = ExitCode(res)
 	switch s.Format {
 	case FormatJSON, FormatStreamJSON:
-		s.enc.value(StepResult{ResultJSON: NewResultJSON(res), Step: s.step, Line: st.Line, Input: st.Text})
+		s.enc.value(StepResult{ResultLine: NewResultJSON(res), Step: s.step, Line: st.Line, Input: st.Text})
 	default:
 		if !res.IsError || res.Subtype == coordinator.SubtypeMaxTurns && res.Text != "" {
 			writeText(s.Stdout, res.Text)
@@ -343,7 +344,7 @@ func (s *Script) command(ctx context.Context, st Step) (code int, exit, signalle
 			s.writeInit("")
 			s.enc.value(CommandLine{Type: "command", Input: st.Text, Output: result})
 		}
-		s.enc.value(StepResult{ResultJSON: r, Step: s.step, Line: st.Line, Input: st.Text})
+		s.enc.value(StepResult{ResultLine: r, Step: s.step, Line: st.Line, Input: st.Text})
 	default:
 		if result != "" {
 			writeText(s.Stdout, result)

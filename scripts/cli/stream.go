@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"sync"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
+	"github.com/ralph-dev/ralph/scripts/contract"
 )
 
 // streamEncoder writes JSON output, one object per line: the result
@@ -75,32 +75,13 @@ func escapeC1(b []byte) []byte {
 	return out
 }
 
-// ContractVersion is the schema_version member every JSON line of the
-// event contract carries. It has no value of its own: it always marshals
-// as coordinator.SchemaVersion, so no line can leave the version out or
-// say an old one.
-type ContractVersion struct{}
-
-// contractVersionJSON is the version as JSON, made once: encoding/json
-// copies what MarshalJSON returns, so every line can share it.
-var contractVersionJSON = strconv.AppendInt(nil, coordinator.SchemaVersion, 10)
-
-// MarshalJSON writes the contract's version.
-func (ContractVersion) MarshalJSON() ([]byte, error) {
-	return contractVersionJSON, nil
-}
-
-// UnmarshalJSON accepts any version: a reader of ralph's own lines (the
-// tests, a Go consumer) decides for itself what it understands.
-func (*ContractVersion) UnmarshalJSON([]byte) error { return nil }
-
 // InitLine is the first line of stream-json output: which session the
 // lines that follow are about, before anything else.
 type InitLine struct {
 	// Type is "init".
 	Type string `json:"type"`
 	// SchemaVersion is the contract's version (docs/events.md).
-	SchemaVersion ContractVersion `json:"schema_version"`
+	SchemaVersion contract.Version `json:"schema_version"`
 	// SessionID is the session the run records into: the id to give
 	// ralph --resume. It is empty only when ralph failed before it could
 	// open a session (the result line that follows says why).
@@ -158,7 +139,7 @@ type streamEvent struct {
 	// Type says what happened, and so which fields are set.
 	Type coordinator.EventType `json:"type"`
 	// SchemaVersion is the contract's version (docs/events.md).
-	SchemaVersion ContractVersion `json:"schema_version"`
+	SchemaVersion contract.Version `json:"schema_version"`
 	coordinator.Event
 	Time      *struct{} `json:"time,omitempty"`
 	SessionID *struct{} `json:"session_id,omitempty"`

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
+	"github.com/ralph-dev/ralph/scripts/contract"
 )
 
 //go:embed task.md
@@ -48,7 +49,10 @@ type TaskResult struct {
 }
 
 // Denial is a call refused for want of approval, as the one-shot's
-// result names it: a command, or another tool's call with its arguments.
+// result names it (contract.Denial): a command, or another tool's call
+// with its arguments. Its arguments are an object here, not the raw JSON
+// of the result line, because the MCP SDK infers the tool's output
+// schema from this type, and raw JSON would read as an array of bytes.
 type Denial struct {
 	ToolName  string         `json:"tool_name"`
 	Command   string         `json:"command,omitempty"`
@@ -127,27 +131,21 @@ func progress(ctx context.Context, req *mcp.CallToolRequest) func([]byte) {
 }
 
 // readStream reads a one-shot's stream-json output: the files of its
-// files_changed events and its result line.
+// files_changed events and its result line, read as the one-shot writes
+// it (contract.ResultLine).
 func readStream(out []byte) (TaskResult, bool) {
 	var res TaskResult
 	found := false
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 0, 64*1024), 64<<20)
 	for sc.Scan() {
+		// The type first: an event line may carry members of the result
+		// line's names in shapes of its own.
 		var line struct {
 			Type  string `json:"type"`
 			Files []struct {
 				Path string `json:"path"`
 			} `json:"files"`
-			Subtype           string   `json:"subtype"`
-			IsError           bool     `json:"is_error"`
-			Result            string   `json:"result"`
-			SessionID         string   `json:"session_id"`
-			NumTurns          int      `json:"num_turns"`
-			DurationMS        int64    `json:"duration_ms"`
-			TotalCostUSD      *float64 `json:"total_cost_usd"`
-			PermissionDenials []Denial `json:"permission_denials"`
-			Error             string   `json:"error"`
 		}
 		if json.Unmarshal(sc.Bytes(), &line) != nil {
 			continue
@@ -160,14 +158,38 @@ func readStream(out []byte) (TaskResult, bool) {
 				}
 			}
 		case "result":
+			var r contract.ResultLine
+			if json.Unmarshal(sc.Bytes(), &r) != nil {
+				continue
+			}
 			found = true
-			res.Answer, res.IsError, res.Subtype, res.SessionID = line.Result, line.IsError, line.Subtype, line.SessionID
-			res.NumTurns, res.DurationMS, res.CostUSD = line.NumTurns, line.DurationMS, line.TotalCostUSD
-			res.PermissionDenials, res.Error = line.PermissionDenials, line.Error
+			res.Answer, res.IsError, res.Subtype, res.SessionID = r.Result, r.IsError, r.Subtype, r.SessionID
+			res.NumTurns, res.DurationMS, res.CostUSD = r.NumTurns, r.DurationMS, r.TotalCostUSD
+			res.PermissionDenials, res.Error = denials(r.PermissionDenials), r.Error
 		}
 	}
 	if res.FilesChanged == nil {
 		res.FilesChanged = []string{}
 	}
 	return res, found
+}
+
+// denials are the result line's refused calls as the task tool returns
+// them, their arguments an object (nil when the line has none, so that
+// the member is left out as before).
+func denials(in []contract.Denial) []Denial {
+	if in == nil {
+		return nil
+	}
+	out := make([]Denial, 0, len(in))
+	for _, d := range in {
+		td := Denial{ToolName: d.ToolName, Command: d.Command}
+		if len(d.Arguments) > 0 {
+			// Arguments the object cannot hold are left out, as a line
+			// whose arguments were no object was before.
+			_ = json.Unmarshal(d.Arguments, &td.Arguments)
+		}
+		out = append(out, td)
+	}
+	return out
 }

@@ -2,8 +2,13 @@ package mcpserve
 
 import (
 	"bytes"
+	"encoding/json"
+	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/scripts/contract"
 )
 
 // TestReadStream reads a one-shot's stream-json: the files of every
@@ -28,6 +33,27 @@ not json
 	}
 	if _, ok := readStream([]byte("ralph: no model configured\n")); ok {
 		t.Fatal("a result was found in output without one")
+	}
+}
+
+// TestReadStreamReadsTheOneShotsOwnResultLine: the task tool reads the
+// result line through the type the one-shot writes it with, so every
+// member it takes survives the trip, a refused call's arguments as an
+// object; and a ralph run's members (tasks) do not stop it.
+func TestReadStreamReadsTheOneShotsOwnResultLine(t *testing.T) {
+	cost := 0.5
+	line, err := json.Marshal(contract.ResultLine{Type: "result", Subtype: "error_max_turns", IsError: true, Result: "stopped",
+		SessionID: "s2", NumTurns: 3, DurationMS: 7, TotalCostUSD: &cost, Error: "e", Tasks: &memory.TaskCounts{},
+		PermissionDenials: []contract.Denial{{ToolName: "run_command", Command: "rm x"}, {ToolName: "mcp__t__echo", Arguments: json.RawMessage(`{"text":"hi"}`)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, ok := readStream(append(line, '\n'))
+	want := TaskResult{Answer: "stopped", IsError: true, Subtype: "error_max_turns", SessionID: "s2", FilesChanged: []string{},
+		CostUSD: &cost, NumTurns: 3, DurationMS: 7, Error: "e",
+		PermissionDenials: []Denial{{ToolName: "run_command", Command: "rm x"}, {ToolName: "mcp__t__echo", Arguments: map[string]any{"text": "hi"}}}}
+	if !ok || !reflect.DeepEqual(res, want) {
+		t.Fatalf("read %+v\nwant %+v", res, want)
 	}
 }
 

@@ -110,7 +110,7 @@ var helpProse = map[string][]string{
 	},
 	"scripts/cli/run.go": {"ralph run --agent claude --on-error skip"}, // the examples
 	"scripts/cli/cli.go": {
-		"a claude-… or gemini-… model picks its own", // the providers, by their models' names
+		"the same, as codex exec: never the chat shell", // ralph exec: whose habit it keeps
 		"(as codex exec)", "(as claude -p)", // --output-schema and --json-schema: whose flags they are
 	},
 	"scripts/cli/exec.go": {"as codex exec"}, // ralph exec: whose habit it keeps

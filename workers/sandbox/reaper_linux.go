@@ -163,26 +163,31 @@ func childrenOf(pid int, skip map[int]bool) []int {
 	return out
 }
 
-// parentOf reads the parent pid from /proc/PID/stat: "pid (comm) state
-// ppid ...", where comm may hold spaces and parentheses.
+// parentOf reads the parent pid from /proc/PID/stat.
 func parentOf(pid int) (int, bool) {
+	_, ppid, ok := statOf(pid)
+	return ppid, ok
+}
+
+// statOf reads a process's state (R, S, D, T for stopped, t for traced,
+// Z, …) and parent pid from /proc/PID/stat: "pid (comm) state ppid ...",
+// where comm may hold spaces and parentheses.
+func statOf(pid int) (state byte, ppid int, ok bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0, false
+		return 0, 0, false
 	}
 	i := len(b) - 1
 	for i >= 0 && b[i] != ')' {
 		i--
 	}
-	var state byte
-	var ppid int
 	if i < 0 {
-		return 0, false
+		return 0, 0, false
 	}
 	if _, err := fmt.Sscanf(string(b[i+1:]), " %c %d", &state, &ppid); err != nil {
-		return 0, false
+		return 0, 0, false
 	}
-	return ppid, true
+	return state, ppid, true
 }
 
 // pin runs the functions sent on pinned on one OS thread, for good.

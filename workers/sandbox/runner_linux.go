@@ -21,10 +21,13 @@ const (
 	// and say so. It takes a few milliseconds; the bound is for a machine
 	// so loaded that nothing else would work either.
 	helperStartWait = 30 * time.Second
-	// answerWait bounds the wait for the helper to answer a request (a
-	// start, a reap, an exit once the group was killed). A helper that
-	// does not answer in time was stopped or killed by a command, and is
-	// replaced.
+	// answerWait is how long the helper has to answer a request (a
+	// start, a reap, an exit once the group was killed) before ralph
+	// looks at it: one that a command stopped (SIGSTOP, or a tracer) is
+	// killed and replaced then. One that is only slow, as on a machine
+	// with tens of runnable processes per core, where an answer took
+	// over 5 s and the command failed with "the sandbox helper was
+	// stopped", is waited for, up to helperStartWait in all.
 	answerWait = 5 * time.Second
 )
 
@@ -405,14 +408,17 @@ func (p *Process) lost() {
 	}
 }
 
-// await waits for the helper's answer op, bounded by answerWait: a
-// helper that does not answer was stopped or killed by a command, and is
-// killed, which ends the wait. Answers come within microseconds, so a
+// await waits for the helper's answer op. A helper that has not answered
+// after answerWait and is stopped (a command stopped or traced it), or
+// has not answered after helperStartWait at all, is killed, which ends
+// the wait; a helper that is running, only slowly, is waited for.
+// Answers come within microseconds on a machine that has the time, so a
 // cancelled context does not cut the wait short: an answer to a start
 // must be read, or the command would run unseen.
 func (p *Process) await(op string) (message, error) {
 	timer := time.NewTimer(answerWait)
 	defer timer.Stop()
+	waited := time.Duration(0)
 	for {
 		select {
 		case m := <-p.replies:
@@ -426,6 +432,10 @@ func (p *Process) await(op string) (message, error) {
 				return m, nil
 			}
 		case <-timer.C:
+			if waited += answerWait; waited < helperStartWait && p.srv.running() {
+				timer.Reset(answerWait)
+				continue
+			}
 			p.srv.stop() // lost() follows, for every process of the helper
 		}
 	}

@@ -256,6 +256,14 @@ func (s *server) retire() {
 	}
 }
 
+// running reports whether the helper is alive and not stopped: a slow
+// helper still answers, one that a command stopped (SIGSTOP, T) or
+// traced (t) never will.
+func (s *server) running() bool {
+	state, _, ok := statOf(s.cmd.Process.Pid)
+	return ok && state != 'T' && state != 't' && state != 'Z' && state != 'X'
+}
+
 // stop ends the helper: closing the socket makes it exit, and killing it
 // makes sure of that even if a command stopped it with SIGSTOP.
 func (s *server) stop() {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/providers"
@@ -49,7 +50,8 @@ var openaiFlavor = flavor{
 		return http.StatusNotFound, errorBody(fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", model), "invalid_request_error", "model_not_found")
 	},
 	noTools: func(string) (int, string) {
-		return http.StatusNotFound, `{"error":{"code":404,"message":"No endpoints found that support tool use. To learn more about provider routing, visit: https://openrouter.ai/docs/provider-routing"}}`
+		return http.StatusNotFound, `{"error":{"code":404,"message":"No endpoints found that support tool use. To learn more about provider routing, visit: https://` +
+			routerHost() + `/docs/provider-routing"}}`
 	},
 }
 
@@ -169,4 +171,15 @@ func (s *Server) flavor() flavor {
 		return openaiFlavor
 	}
 	return flavors[strings.ToLower(s.scenario.Flavor)]
+}
+
+// routerHost is OpenRouter's host, as the provider table has it: its
+// refusal above links to its documentation there.
+func routerHost() string {
+	p, _ := providers.Named("openrouter")
+	u, err := url.Parse(p.BaseURL)
+	if err != nil {
+		return ""
+	}
+	return u.Host
 }

@@ -123,7 +123,7 @@ func (m *Machine) Finished(now time.Time, f *planfile.TaskFile, o Outcome) Step 
 		return s
 	}
 	if o.Failure == "" {
-		o.Failure = "the worker finished without completing the task"
+		o.Failure = NotCompleted
 	}
 	m.errs++
 	m.streak = m.streak.Failed(o.Failure)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide/scenarios"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/planfile"
@@ -25,6 +26,8 @@ type sim struct {
 	decisions []string
 	running   []Effect
 	kinds     map[Kind]int
+	reasons   map[string]string // the first decision's of each "kind task"
+	progress  map[string]string // done tasks' progress entries' bodies
 }
 
 func (h *sim) apply(s Step) {
@@ -44,6 +47,9 @@ func (h *sim) apply(s Step) {
 				d += " " + e.Decision.Task
 			}
 			h.decisions = append(h.decisions, d)
+			if _, ok := h.reasons[d]; !ok {
+				h.reasons[d] = e.Decision.Reason
+			}
 		case Emit, Save, Ask:
 		default:
 			h.t.Fatalf("effect kind %v has no case", e.Kind)
@@ -76,15 +82,36 @@ func (h *sim) run() *End {
 			e := h.running[0]
 			h.running = h.running[1:]
 			h.now = h.now.Add(time.Millisecond)
-			o := Outcome{Task: e.Task, Attempt: e.Attempt}
-			switch done, failure := h.sc.Result(e.Task.ID, e.Attempt); {
-			case h.sc.Limited(e.Task.ID, e.Attempt):
-				o.Limit = &Limit{Until: h.now.Add(scenarios.LimitReset), Reason: memory.WaitUsageLimit, What: "the usage limit", Err: scenarios.LimitError}
-			case done:
-				h.must(h.f.SetState(e.Task.ID, planfile.TaskDone))
-				o.Done = true
+			// The attempt reports as the hosts' attempts do, and the
+			// settlement they call decides how it ended.
+			id := e.Task.ID
+			r := Report{Task: e.Task, Attempt: e.Attempt, Summary: "did " + id}
+			done, failure := h.sc.Result(id, e.Attempt)
+			switch {
+			case h.sc.Limited(id, e.Attempt):
+				r.Err = "the " + scenarios.LimitAgent + " agent hit its usage limit: " + scenarios.LimitError
+				r.Limit = &LimitSeen{Kind: memory.WaitUsageLimit, Agent: scenarios.LimitAgent, Until: h.now.Add(scenarios.LimitReset)}
+			case !done:
+				r.Err = failure
 			default:
-				o.Failure = failure
+				r.Completed = true
+				if h.sc.Costly(id, e.Attempt) {
+					cost := scenarios.CostUSD
+					r.Usage, r.CostUSD = scenarios.Spent, &cost
+				}
+				if h.sc.Verifies() {
+					ok, out := h.sc.Verified(id, e.Attempt)
+					r.Verify, r.VerifyFailed, r.VerifyOutput = &coordinator.VerifyRun{OK: ok, Output: out}, scenarios.VerifyCommand, out
+					if ok {
+						r.VerifyFailed = ""
+					}
+				}
+			}
+			o := Settle(r)
+			if o.Passed() {
+				h.must(h.f.SetState(id, planfile.TaskDone))
+				h.progress[id] = o.Progress(h.now, "s", 1).Body
+				o = o.Counted()
 			}
 			s = h.m.Finished(h.now, h.f, o)
 			h.apply(s)
@@ -115,7 +142,7 @@ func TestMachineScenarios(t *testing.T) {
 			}
 			f := planfile.ParseTasks([]byte(sc.Tasks))
 			f.AssignIDs(nil)
-			h := &sim{t: t, sc: sc, m: New(cfg, now), f: f, now: now, kinds: map[Kind]int{}}
+			h := &sim{t: t, sc: sc, m: New(cfg, now), f: f, now: now, kinds: map[Kind]int{}, reasons: map[string]string{}, progress: map[string]string{}}
 			end := h.run()
 			if end.Reason != sc.Reason || end.IsError != sc.IsError {
 				t.Fatalf("reason %q (error %v), want %q (error %v): %v", end.Reason, end.IsError, sc.Reason, sc.IsError, end.Err)
@@ -133,6 +160,14 @@ func TestMachineScenarios(t *testing.T) {
 			}
 			if sc.Decisions != nil && !slices.Equal(h.decisions, sc.Decisions) {
 				t.Errorf("decisions\n%q\nwant\n%q", h.decisions, sc.Decisions)
+			}
+			for _, wrong := range sc.WrongReasons(h.reasons) {
+				t.Error(wrong)
+			}
+			for id, want := range sc.Progress {
+				if h.progress[id] != want {
+					t.Errorf("progress of %s %q, want %q", id, h.progress[id], want)
+				}
 			}
 			t.Logf("%q", h.decisions)
 		})

@@ -49,7 +49,7 @@ func TestTheMachineIsDeterministic(t *testing.T) {
 			}
 			f := planfile.ParseTasks([]byte(sc.Tasks))
 			f.AssignIDs(nil)
-			h := &sim{t: t, sc: sc, m: New(cfg, t0), f: f, now: t0, kinds: map[Kind]int{}}
+			h := &sim{t: t, sc: sc, m: New(cfg, t0), f: f, now: t0, kinds: map[Kind]int{}, reasons: map[string]string{}, progress: map[string]string{}}
 			h.run()
 			return append(h.decisions, h.starts...)
 		}

@@ -47,29 +47,44 @@ func streamTo(rng *rand.Rand, answer string, color bool, cols, rows int) string 
 // window height: it is never taller than the window, so what scrolls out
 // of it is written once, and the screen and its scrollback hold every word
 // of the answer exactly once, in order, rendered or raw.
+//
+// Each case has a generator of its own, so the cases run side by side;
+// -short (make check) runs the first 40 of make test's 150.
 func TestLiveRegionWritesEveryWordOnce(t *testing.T) {
-	rng := rand.New(rand.NewPCG(44, 1))
 	// Each piece renders the block in flight again (renderLive); under the
 	// race detector 150 streams took eight minutes on a loaded machine, and
 	// 30 still cover every kind of case the generator makes.
-	cases := 150
+	cases := shortOr(40, 150)
 	if raceEnabled {
-		cases = 30
+		cases = min(cases, 30)
 	}
 	for i := range cases {
-		rows := 2 + rng.IntN(199)
-		cols := 20 + rng.IntN(100)
-		var paragraphs []int
-		for range 1 + rng.IntN(4) {
-			paragraphs = append(paragraphs, 1+rng.IntN(700))
-		}
-		answer, n := vt.Numbered(paragraphs...)
-		color := i%4 != 0
-		what := fmt.Sprintf("case %d: %d×%d, colour %v, paragraphs %v", i, cols, rows, color, paragraphs)
-		if screen := streamTo(rng, answer, color, cols, rows); vt.WordsOnce(screen, n) != nil {
-			t.Fatalf("%s: %v; screen:\n%s", what, vt.WordsOnce(screen, n), tail(screen))
-		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(44, uint64(i)))
+			rows := 2 + rng.IntN(199)
+			cols := 20 + rng.IntN(100)
+			var paragraphs []int
+			for range 1 + rng.IntN(4) {
+				paragraphs = append(paragraphs, 1+rng.IntN(700))
+			}
+			answer, n := vt.Numbered(paragraphs...)
+			color := i%4 != 0
+			what := fmt.Sprintf("case %d: %d×%d, colour %v, paragraphs %v", i, cols, rows, color, paragraphs)
+			if screen := streamTo(rng, answer, color, cols, rows); vt.WordsOnce(screen, n) != nil {
+				t.Fatalf("%s: %v; screen:\n%s", what, vt.WordsOnce(screen, n), tail(screen))
+			}
+		})
 	}
+}
+
+// shortOr is short under -short (make check) and full otherwise (make
+// test): how many random cases a property test tries.
+func shortOr(short, full int) int {
+	if testing.Short() {
+		return short
+	}
+	return full
 }
 
 // The case of the issue: 600 words with no newline, slowly, in a 100×20

@@ -6,10 +6,14 @@
 package scenarios
 
 import (
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 // Scenario is one case.
@@ -35,6 +39,13 @@ type Scenario struct {
 	// Decisions, when set, are the decision records the machine's hosts
 	// must write, as "kind task" ("kind" when about no task), in order.
 	Decisions []string
+	// Reasons are how the reasons of some of those decisions must
+	// begin, by "kind task" (the first such decision): the words a limit
+	// or a failure is said in are the settlement's (machine.Settle), the
+	// same on both hosts.
+	Reasons map[string]string
+	// Progress are the bodies of done tasks' progress entries, by task.
+	Progress map[string]string
 
 	// What both hosts must end with.
 	Reason  string
@@ -48,18 +59,75 @@ type Scenario struct {
 }
 
 // Result is the scripted result of attempt number attempt of task id:
-// whether it is done, and else its error.
+// whether its agent claims it done, and else its error. Besides "done"
+// and "fail:<error>", a result may be "verify:<output>", a claim that
+// the verify command (VerifyCommand) refutes printing output, or
+// "cost", done having spent Spent and CostUSD.
 func (s Scenario) Result(id string, attempt int) (done bool, failure string) {
+	r := s.result(id, attempt)
+	if f, ok := strings.CutPrefix(r, "fail:"); ok {
+		return false, f
+	}
+	return true, ""
+}
+
+func (s Scenario) result(id string, attempt int) string {
 	rs := s.Results[id]
 	if attempt-1 >= len(rs) {
-		return true, ""
+		return "done"
 	}
-	r := rs[attempt-1]
-	if r == "done" {
-		return true, ""
-	}
-	return false, strings.TrimPrefix(r, "fail:")
+	return rs[attempt-1]
 }
+
+// Verified is how the verify command judges attempt number attempt of
+// task id: whether it passes, and what it printed.
+func (s Scenario) Verified(id string, attempt int) (ok bool, output string) {
+	out, failed := strings.CutPrefix(s.result(id, attempt), "verify:")
+	if !failed {
+		return true, "ok"
+	}
+	return false, out
+}
+
+// Costly reports whether attempt number attempt of task id spent Spent
+// and CostUSD.
+func (s Scenario) Costly(id string, attempt int) bool { return s.result(id, attempt) == "cost" }
+
+// Verifies reports whether the scenario runs VerifyCommand.
+func (s Scenario) Verifies() bool {
+	for _, rs := range s.Results {
+		for _, r := range rs {
+			if strings.HasPrefix(r, "verify:") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// WrongReasons says what is wrong with the reasons a host's decisions
+// gave, by "kind task" (the first such decision's), against Reasons.
+func (s Scenario) WrongReasons(got map[string]string) []string {
+	var wrong []string
+	for _, k := range slices.Sorted(maps.Keys(s.Reasons)) {
+		if r, ok := got[k]; !ok || !strings.HasPrefix(r, s.Reasons[k]) {
+			wrong = append(wrong, fmt.Sprintf("%s: reason %q, want it to begin %q", k, r, s.Reasons[k]))
+		}
+	}
+	return wrong
+}
+
+// VerifyCommand is the verify command of a scenario that Verifies.
+const VerifyCommand = "check"
+
+// Spent and CostUSD are what a "cost" attempt spent.
+var Spent = conversation.Usage{InputTokens: 1200, OutputTokens: 300}
+
+const CostUSD = 0.25
+
+// LimitAgent is the external agent whose usage limit a "limit" result
+// is.
+const LimitAgent = "fake"
 
 // LimitReset is how long after an attempt a "limit" result resets.
 const LimitReset = 200 * time.Millisecond
@@ -182,6 +250,7 @@ var All = []Scenario{
 		Attempts:  map[string]int{"u": 2, "v": 1},
 		Starts:    []string{"u", "u", "v"},
 		Decisions: []string{"task_picked u", "limit_wait u", "limit_wait_over", "task_picked u", "task_picked v"},
+		Reasons:   map[string]string{"limit_wait u": "attempt 1 was stopped by the fake usage limit: the fake agent hit its usage limit"},
 	},
 	{
 		// The breaker trips with someone who could be asked, but nobody
@@ -210,6 +279,21 @@ var All = []Scenario{
 		Attempts:  map[string]int{"x": 1},
 		Starts:    []string{"x"},
 		Decisions: []string{"task_picked x", "task_skip x"},
+	},
+	{
+		// Verify refutes the first claim: the retry is told, and the
+		// second attempt is done, its cost in its progress entry.
+		Name:    "a verification failure is retried, then done with its cost",
+		Tasks:   "# Tasks\n\n- [ ] checked <!-- ralph:id=k -->\n",
+		Policy:  decide.Policy{Retries: 1, Backoff: fast},
+		Results: map[string][]string{"k": {"verify:2 tests fail", "cost"}},
+		Reason:  decide.ReasonAllDone, Done: []string{"k"},
+		Attempts:  map[string]int{"k": 2},
+		Starts:    []string{"k", "k"},
+		Decisions: []string{"task_picked k", "task_retry k", "task_picked k"},
+		Reasons: map[string]string{"task_retry k": "verification failed: 2 tests fail (`check` did not pass); " +
+			"--on-error retry allows 1 retry and this is retry 1"},
+		Progress: map[string]string{"k": "did k\n\nTokens for this task: 1200 in, 300 out, $0.25."},
 	},
 	{
 		// A pass: one task, done at its first attempt.

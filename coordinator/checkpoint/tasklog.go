@@ -1,10 +1,12 @@
-package project
+package checkpoint
 
 import (
 	"bytes"
 	"errors"
 	"io"
 	"sync"
+
+	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
@@ -32,24 +34,34 @@ type taskLog struct {
 // read).
 const maxLogRead = 256 << 20
 
-// TaskEntries is the checkpoint log's entries of the task with this id
-// (kind task), in the log's order: the checkpoints of its attempts.
-func (p *Project) TaskEntries(session, id string) []git.Entry {
-	l := &p.taskLog
+// TaskEntries is the session's checkpoint log's entries of the task with
+// this id (kind task), in the log's order: the checkpoints of its
+// attempts. The task loop reads them at every task's end (task git's
+// commit, a review of each attempt).
+func (t *Tracker) TaskEntries(id string) []git.Entry {
+	if t == nil || t.deps.Session == nil {
+		return nil
+	}
+	return t.entries(t.deps.Session.ID, id)
+}
+
+// entries is TaskEntries of the session with this id.
+func (t *Tracker) entries(session, id string) []git.Entry {
+	l := &t.taskLog
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.session != session {
 		l.session, l.off, l.byTask = session, 0, nil
 	}
-	l.follow(p, session)
+	l.follow(t.fs, t.root, session)
 	return append([]git.Entry(nil), l.byTask[id]...)
 }
 
 // follow reads the log's lines appended since the last read.
-func (l *taskLog) follow(p *Project, session string) {
+func (l *taskLog) follow(fs afero.Fs, root, session string) {
 	// Opened as the small reader opens a file: a FIFO or a device in the
 	// log's place is refused, not waited on.
-	f, fi, err := rootfs.OpenSmall(p.Fs, memory.LogPath(p.Root, session, git.LogName))
+	f, fi, err := rootfs.OpenSmall(fs, memory.LogPath(root, session, git.LogName))
 	if err != nil {
 		return
 	}

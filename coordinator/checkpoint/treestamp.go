@@ -1,4 +1,4 @@
-package project
+package checkpoint
 
 import (
 	"bytes"
@@ -15,6 +15,24 @@ import (
 	"github.com/ralph-dev/ralph/memory/git"
 )
 
+// stampTimeout bounds the look at the work tree: a chat that cannot list
+// its files quickly tells the model nothing rather than keep the person
+// waiting.
+const stampTimeout = 5 * time.Second
+
+// Stamp is the work tree now, as stamps of its files: those git sees in a
+// repository the session's git was opened in (once ralph's git is pinned),
+// else every file under the project.
+func (t *Tracker) Stamp() TreeStamp {
+	ctx, cancel := context.WithTimeout(context.Background(), stampTimeout)
+	defer cancel()
+	if t.g != nil && t.g.repo != nil {
+		t.g.waitGuarded()
+		return stampGit(ctx, t.g.repo)
+	}
+	return stampWalk(ctx, t.root)
+}
+
 // fileStamp is what tells a file changed without reading it: its size and
 // modification time (a write within the same clock tick that keeps the
 // size is missed, as make would miss it).
@@ -23,18 +41,18 @@ type fileStamp struct {
 	mtime time.Time
 }
 
-// treeStamp is the work tree at one moment: its files by slash path
+// TreeStamp is the work tree at one moment: its files by slash path
 // relative to the project. nil is a tree that could not be looked at,
 // which nothing is compared with.
-type treeStamp map[string]fileStamp
+type TreeStamp map[string]fileStamp
 
 // stampLimit bounds the files a stamp holds: a tree larger than that is
 // not compared (the chat tells nothing rather than something partial).
 const stampLimit = 50000
 
-// changes lists the files added, changed or removed between s and now,
+// Changes lists the files added, changed or removed between s and now,
 // sorted; none when either could not be taken.
-func (s treeStamp) changes(now treeStamp) []string {
+func (s TreeStamp) Changes(now TreeStamp) []string {
 	if s == nil || now == nil {
 		return nil
 	}
@@ -55,7 +73,7 @@ func (s treeStamp) changes(now treeStamp) []string {
 
 // add stamps the file at abs as rel, reporting false once the stamp is
 // full.
-func (s treeStamp) add(rel, abs string) bool {
+func (s TreeStamp) add(rel, abs string) bool {
 	if len(s) >= stampLimit {
 		return false
 	}
@@ -69,13 +87,13 @@ func (s treeStamp) add(rel, abs string) bool {
 // untracked ones it does not ignore, so build output and dependencies
 // (ignored) cost nothing. A tracked file that is gone is simply absent;
 // one listed twice (a merge in conflict) is stamped once.
-func stampGit(ctx context.Context, repo *git.Repo) treeStamp {
+func stampGit(ctx context.Context, repo *git.Repo) TreeStamp {
 	out, err := repo.Git(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", repo.Prefix+".")
 	if err != nil {
 		return nil
 	}
 	prefix := strings.TrimSuffix(repo.Prefix, "/")
-	s := treeStamp{}
+	s := TreeStamp{}
 	for name := range bytes.SplitSeq(out, []byte{0}) {
 		if len(name) == 0 {
 			continue
@@ -97,8 +115,8 @@ func stampGit(ctx context.Context, repo *git.Repo) treeStamp {
 
 // stampWalk stamps every file under root but .git and .ralph, for a
 // project outside git.
-func stampWalk(ctx context.Context, root string) treeStamp {
-	s := treeStamp{}
+func stampWalk(ctx context.Context, root string) TreeStamp {
+	s := TreeStamp{}
 	full := false
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
