@@ -21,7 +21,7 @@ import (
 // voltAgentDir is the copy of the collection among the public fixtures.
 func voltAgentDir(t *testing.T) string {
 	t.Helper()
-	return fixtures.Path(t, fixtures.PublicPlugins, "VoltAgent-awesome-claude-code-subagents")
+	return fixtures.Path(t, "public-plugins", "VoltAgent-awesome-claude-code-subagents")
 }
 
 // TestNestedAgentDefinitionsOfARealCollection: the collection's

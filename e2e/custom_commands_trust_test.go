@@ -25,7 +25,7 @@ func commitPlugin(t *testing.T, base string) string {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command("cp", "-R", fixtures.Path(t, fixtures.PublicPlugins, "duyet-claude-plugins", "commit"), dst).CombinedOutput(); err != nil {
+	if out, err := exec.Command("cp", "-R", fixtures.Path(t, "public-plugins", "duyet-claude-plugins", "commit"), dst).CombinedOutput(); err != nil {
 		t.Fatalf("cp: %v\n%s", err, out)
 	}
 	return dst
@@ -92,7 +92,7 @@ func TestProjectsCommitCommandIsNotPreApproved(t *testing.T) {
 	srv := inlineServer(t, commitScenario)
 	proj, home := attackLayout(t)
 	mustWrite(t, filepath.Join(home, ".claude", "settings.json"), readOnlyGit)
-	data, err := os.ReadFile(fixtures.Path(t, fixtures.PublicPlugins, "duyet-claude-plugins", "commit", "commands", "commit.md"))
+	data, err := os.ReadFile(fixtures.Path(t, "public-plugins", "duyet-claude-plugins", "commit", "commands", "commit.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ import (
 // plugin's directory spelled out.
 func publicHook(t *testing.T, name string) string {
 	t.Helper()
-	return `node "` + fixtures.Path(t, fixtures.ClaudeCodeHooks, "plugins", name, name+".js") + `"`
+	return `node "` + fixtures.Path(t, "claude-code-hooks", "plugins", name, name+".js") + `"`
 }
 
 // personHooks writes the person's ~/.claude/settings.json in home with

@@ -17,7 +17,7 @@ import (
 // The real claude-code-hooks repository as its fixture keeps it: its
 // marketplace file ("claude-code-hooks") and some of the plugins it lists
 // (claude-code-hooks/ORIGIN.md in memory/fixtures).
-func hooksMarketDir(t *testing.T) string { return fixtures.Path(t, fixtures.ClaudeCodeHooks) }
+func hooksMarketDir(t *testing.T) string { return fixtures.Path(t, "claude-code-hooks") }
 
 // TestChatPluginInstallFromMarketplace: in a real chat (tmux), the
 // README's way as Claude Code's chat takes it: /plugin marketplace add

@@ -47,7 +47,7 @@ func TestLoopPluginRunsToItsIterationLimit(t *testing.T) {
 	// The person's copy, outside every project (the fixtures may lie in
 	// a git work tree, where a plugin is the model's).
 	plugin := filepath.Join(filepath.Dir(home), "plugins", "angry-ralph")
-	copyTree(t, fixtures.Path(t, fixtures.PublicPlugins, "Custos-angry-ralph"), plugin)
+	copyTree(t, fixtures.Path(t, "public-plugins", "Custos-angry-ralph"), plugin)
 	if r := ralph(t, proj, env, nil, "plugin", "add", plugin); r.code != 0 {
 		t.Fatalf("ralph plugin add exited %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

@@ -16,7 +16,7 @@ import (
 const wshobsonMarket = "claude-code-workflows"
 
 func wshobsonDir(t *testing.T) string {
-	return fixtures.Path(t, fixtures.PublicPlugins, "wshobson-agents")
+	return fixtures.Path(t, "public-plugins", "wshobson-agents")
 }
 
 // copyTree copies the directory src to dst (which must not exist).

@@ -23,7 +23,7 @@ func publicPlugin(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(base, name)
-	if out, err := exec.Command("cp", "-a", fixtures.Path(t, fixtures.ClaudeCodeHooks, "plugins", name), dir).CombinedOutput(); err != nil {
+	if out, err := exec.Command("cp", "-a", fixtures.Path(t, "claude-code-hooks", "plugins", name), dir).CombinedOutput(); err != nil {
 		t.Fatalf("cp: %v %s", err, out)
 	}
 	return dir

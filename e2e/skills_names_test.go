@@ -16,7 +16,7 @@ func TestEcosystem2PluginSkillNamespaces(t *testing.T) {
 	t.Parallel()
 	proj, home := attackLayout(t)
 	plugin := filepath.Join(t.TempDir(), "superpowers")
-	skillCopyDir(t, fixtures.Path(t, fixtures.PublicPlugins, "obra-superpowers"), plugin)
+	skillCopyDir(t, fixtures.Path(t, "public-plugins", "obra-superpowers"), plugin)
 	srv := inlineServer(t, toolScenario(t, "names", [][]toolCall{
 		{{"skill", `{"skill":"superpowers:brainstorming"}`}},
 		{{"skill", `{"skill":"brainstorming"}`}},

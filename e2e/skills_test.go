@@ -31,7 +31,7 @@ type publicSkill struct{ dir, name, description, body string }
 // (the test's own reading, not ralph's).
 func publicSkills(t *testing.T) []publicSkill {
 	t.Helper()
-	files, err := filepath.Glob(fixtures.Path(t, fixtures.ClaudeCodeHooks, "plugins", "*", "skills", "*", "SKILL.md"))
+	files, err := filepath.Glob(fixtures.Path(t, "claude-code-hooks", "plugins", "*", "skills", "*", "SKILL.md"))
 	if err != nil || len(files) < 5 {
 		t.Fatalf("public skills in the claude-code-hooks fixture: %v %v", files, err)
 	}

@@ -116,7 +116,7 @@ func TestParseYAML(t *testing.T) {
 // (memory/fixtures; their descriptions hold ": ", which YAML refuses)
 // read with their name and description, and their body after the block.
 func TestParsePublicSkills(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(fixtures.Path(t, fixtures.ClaudeCodeHooks), "plugins", "*", "skills", "*", "SKILL.md"))
+	files, err := filepath.Glob(filepath.Join(fixtures.Path(t, "claude-code-hooks"), "plugins", "*", "skills", "*", "SKILL.md"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no public skills in the claude-code-hooks fixture: %v", err)
 	}

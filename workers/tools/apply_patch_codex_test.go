@@ -21,7 +21,7 @@ import (
 // which lie beside the project (codex-apply-patch/ORIGIN.md there).
 func TestApplyPatchCodexScenarios(t *testing.T) {
 	t.Parallel()
-	codexScenarios := fixtures.Path(t, fixtures.CodexApplyPatch, "scenarios")
+	codexScenarios := fixtures.Path(t, "codex-apply-patch", "scenarios")
 	entries, err := os.ReadDir(codexScenarios)
 	if err != nil {
 		t.Fatal(err)
