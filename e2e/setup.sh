@@ -92,13 +92,43 @@ FIXTURES=(
 	"public-plugins/obra-superpowers obra/superpowers 44c9b2d6e889982ac18c27d05a19fefe335194e1"
 	"public-plugins/wshobson-agents wshobson/agents 367cb6a4a182cf7e9b0a17c9429f7411ddd9cf35"
 )
+# Until issue 93 the project kept these copies in testdata/ (plugins69
+# for public-plugins); a clone whose checkout has no ../shared/fixtures
+# beside it, but whose history reaches FIXTURES_COMMIT, takes them from
+# that commit into $cache/fixtures once (built aside, then renamed into
+# place), and memory/fixtures reads them there. It says so, since the
+# copies beside the checkout are the ones meant.
+FIXTURES_COMMIT=604681fc4e9fc7e9ca2f0a7485f7820915d50607
+absent_from() {
+	absent=()
+	local row top
+	for row in "${FIXTURES[@]}"; do
+		top=${row%% *}
+		top=${top%%/*}
+		[ -d "$1/$top" ] || [[ " ${absent[*]} " == *" $top "* ]] || absent+=("$top")
+	done
+}
 fixtures="${RALPH_FIXTURES:-../shared/fixtures}"
-absent=()
-for row in "${FIXTURES[@]}"; do
-	top=${row%% *}
-	top=${top%%/*}
-	[ -d "$fixtures/$top" ] || [[ " ${absent[*]} " == *" $top "* ]] || absent+=("$top")
-done
+absent_from "$fixtures"
+if [ ${#absent[@]} -gt 0 ] && [ -z "${RALPH_FIXTURES:-}" ]; then
+	absent_from "$cache/fixtures"
+	if [ ${#absent[@]} -gt 0 ] && git cat-file -e "$FIXTURES_COMMIT^{commit}" 2>/dev/null; then
+		tmp="$cache/fixtures.tmp.$$"
+		rm -rf "$tmp" "$cache/fixtures" && mkdir -p "$tmp"
+		git archive "$FIXTURES_COMMIT" testdata/codex-apply-patch testdata/claude-code-hooks testdata/plugins69 | tar -x -C "$tmp"
+		mv "$tmp/testdata/codex-apply-patch" "$tmp/codex-apply-patch"
+		mv "$tmp/testdata/claude-code-hooks" "$tmp/claude-code-hooks"
+		mv "$tmp/testdata/plugins69" "$tmp/public-plugins"
+		rmdir "$tmp/testdata"
+		mv "$tmp" "$cache/fixtures"
+		absent_from "$cache/fixtures"
+	fi
+	if [ ${#absent[@]} -eq 0 ]; then
+		say "../shared/fixtures is not beside the checkout; the tests read the same public material from $cache/fixtures, taken from commit ${FIXTURES_COMMIT:0:8} of this clone's history."
+	else
+		absent_from "$fixtures"
+	fi
+fi
 if [ ${#absent[@]} -gt 0 ]; then
 	say "ralph's tests read public material (copies of other people's repositories) from \$RALPH_FIXTURES, by default ../shared/fixtures beside the checkout, and $fixtures has no ${absent[*]}: clone each repository that e2e/setup.sh's FIXTURES list names, at the commit it names, into the folder it names."
 	exit 1
