@@ -3,11 +3,11 @@ package e2e
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
+	"github.com/ralph-dev/ralph/memory/fixtures"
 )
 
 // Agent definitions in subfolders (issue 69): Claude Code reads every
@@ -15,13 +15,13 @@ import (
 // with ripgrep --files --glob '*.md') and names each by its front
 // matter's name, whatever folder it lies in. The real material is four
 // definitions of VoltAgent/awesome-claude-code-subagents, whose
-// installer keeps their category folders (testdata/plugins69, ORIGIN.md).
+// installer keeps their category folders (public-plugins in memory/fixtures,
+// ORIGIN.md there).
 
-// voltAgentDir is the copy of the collection in testdata.
+// voltAgentDir is the copy of the collection among the public fixtures.
 func voltAgentDir(t *testing.T) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "testdata", "plugins69", "VoltAgent-awesome-claude-code-subagents")
+	return fixtures.Path(t, "public-plugins", "VoltAgent-awesome-claude-code-subagents")
 }
 
 // TestNestedAgentDefinitionsOfARealCollection: the collection's

@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ralph-dev/ralph/memory/fixtures"
 )
 
 // Issue 69's commands: a real public plugin's /commit (duyet's commit
-// plugin, MIT, testdata/plugins69/duyet-claude-plugins) whose
+// plugin, MIT, public-plugins/duyet-claude-plugins in memory/fixtures) whose
 // allowed-tools pre-approve its own !`git …` lines and the model's git
 // add and git commit when the person installed it, and nothing when the
 // same file lies in the project; ```! blocks and ${CLAUDE_PLUGIN_ROOT};
@@ -23,7 +25,7 @@ func commitPlugin(t *testing.T, base string) string {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command("cp", "-R", testdata("plugins69", "duyet-claude-plugins", "commit"), dst).CombinedOutput(); err != nil {
+	if out, err := exec.Command("cp", "-R", fixtures.Path(t, "public-plugins", "duyet-claude-plugins", "commit"), dst).CombinedOutput(); err != nil {
 		t.Fatalf("cp: %v\n%s", err, out)
 	}
 	return dst
@@ -90,7 +92,7 @@ func TestProjectsCommitCommandIsNotPreApproved(t *testing.T) {
 	srv := inlineServer(t, commitScenario)
 	proj, home := attackLayout(t)
 	mustWrite(t, filepath.Join(home, ".claude", "settings.json"), readOnlyGit)
-	data, err := os.ReadFile(testdata("plugins69", "duyet-claude-plugins", "commit", "commands", "commit.md"))
+	data, err := os.ReadFile(fixtures.Path(t, "public-plugins", "duyet-claude-plugins", "commit", "commands", "commit.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -123,8 +123,8 @@ func TestFamiliesMeetTheSameHooks(t *testing.T) {
 			record := filepath.Join(proj, "seen.jsonl")
 			recorder := `cat >> ` + quoteShell(record) + `; echo >> ` + quoteShell(record)
 			personHooks(t, home, `{"PreToolUse":[`+
-				strings.Trim(hookGroup("Bash", publicHook("block-dangerous-commands")), "[]")+`,`+
-				strings.Trim(hookGroup("Read|Edit|Write|Bash", publicHook("protect-secrets")), "[]")+`,`+
+				strings.Trim(hookGroup("Bash", publicHook(t, "block-dangerous-commands")), "[]")+`,`+
+				strings.Trim(hookGroup("Read|Edit|Write|Bash", publicHook(t, "protect-secrets")), "[]")+`,`+
 				strings.Trim(hookGroup("Edit|Write", recorder), "[]")+`]}`)
 			url := familyServer(t,
 				[]map[string]any{fam.bash("touch ran-marker && git reset --hard")},

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
+	"github.com/ralph-dev/ralph/memory/fixtures"
 )
 
 // Issue 69's remaining hook events: PermissionRequest, PermissionDenied,
@@ -32,7 +33,7 @@ const observatorySocket = "/tmp/claude-observatory.sock"
 func observatory(t *testing.T) func() []map[string]any {
 	t.Helper()
 	_ = os.Remove(observatorySocket)
-	dir := testdata("plugins69", "edu-samples-claude-code-hooks-observatory", "unix-socket-observatory")
+	dir := fixtures.Path(t, "public-plugins", "edu-samples-claude-code-hooks-observatory", "unix-socket-observatory")
 	cmd := exec.Command("python3", filepath.Join(dir, "server.py"))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -95,7 +96,7 @@ func eventsNamed(evs []map[string]any, name string) []map[string]any {
 func TestEcosystem2Events3ObservatorySeesPermissionRequestAndSubagentStart(t *testing.T) {
 	received := observatory(t)
 	proj, home := attackLayout(t)
-	settings := readFileT(t, testdata("plugins69", "edu-samples-claude-code-hooks-observatory", "unix-socket-observatory", "configs", "hooks-global.json"))
+	settings := readFileT(t, fixtures.Path(t, "public-plugins", "edu-samples-claude-code-hooks-observatory", "unix-socket-observatory", "configs", "hooks-global.json"))
 	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +237,7 @@ func TestEcosystem2Events3InstructionsAuditSeesAgentsMd(t *testing.T) {
 	t.Parallel()
 	proj, home := attackLayout(t)
 	market := filepath.Join(filepath.Dir(home), "claude-code-hooks")
-	copyTree(t, testdata("claude-code-hooks"), market)
+	copyTree(t, fixtures.Path(t, "claude-code-hooks"), market)
 	srv := inlineServer(t, toolScenario(t, "audit", nil, "done"))
 	env := attackEnv(t, home, srv.URL, nil)
 	mustRalph(t, proj, env, "claude-code-hooks", "plugin", "marketplace", "add", market)

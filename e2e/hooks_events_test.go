@@ -11,10 +11,11 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
+	"github.com/ralph-dev/ralph/memory/fixtures"
 )
 
 // The end-to-end tests of issue 59's hook events, with public hooks nobody
-// here wrote (testdata/claude-code-hooks: karanb192/claude-code-hooks,
+// here wrote (the claude-code-hooks fixture: karanb192/claude-code-hooks,
 // MIT), run unchanged as the person's hooks (~/.claude/settings.json) in
 // the attack layout (HOME and TMPDIR outside the project): a PreToolUse
 // guard on Bash denies a dangerous command, which never runs, and the
@@ -28,8 +29,9 @@ import (
 // publicHook is the command that runs the public plugin name's script as
 // its hooks.json does (node "${CLAUDE_PLUGIN_ROOT}/name.js"), with the
 // plugin's directory spelled out.
-func publicHook(name string) string {
-	return `node "` + testdata("claude-code-hooks", "plugins", name, name+".js") + `"`
+func publicHook(t *testing.T, name string) string {
+	t.Helper()
+	return `node "` + fixtures.Path(t, "claude-code-hooks", "plugins", name, name+".js") + `"`
 }
 
 // personHooks writes the person's ~/.claude/settings.json in home with
@@ -107,7 +109,7 @@ func TestHooksEventsBlockDangerousCommands(t *testing.T) {
 	for _, mode := range sandboxModes {
 		t.Run(mode.name, func(t *testing.T) {
 			proj, home := attackLayout(t)
-			personHooks(t, home, `{"PreToolUse":`+hookGroup("Bash", publicHook("block-dangerous-commands"))+`}`)
+			personHooks(t, home, `{"PreToolUse":`+hookGroup("Bash", publicHook(t, "block-dangerous-commands"))+`}`)
 			srv := inlineServer(t, toolScenario(t, "danger", [][]toolCall{
 				{{"run_command", `{"command":"touch ran-marker && git reset --hard"}`}},
 				{{"run_command", `{"command":"touch safe-marker"}`}},
@@ -147,7 +149,7 @@ func TestHooksEventsProtectSecrets(t *testing.T) {
 			if err := os.WriteFile(env, []byte("API_KEY="+secret+"\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			personHooks(t, home, `{"PreToolUse":`+hookGroup("Read|Edit|Write|Bash", publicHook("protect-secrets"))+`}`)
+			personHooks(t, home, `{"PreToolUse":`+hookGroup("Read|Edit|Write|Bash", publicHook(t, "protect-secrets"))+`}`)
 			srv := inlineServer(t, toolScenario(t, "secrets", [][]toolCall{
 				{{"read_file", `{"path":".env"}`}},
 				{{"write_file", `{"path":".env","content":"API_KEY=stolen\n"}`}},
@@ -194,7 +196,7 @@ func TestHooksEventsAutoStageAndUndo(t *testing.T) {
 				{{"write_file", `{"path":"notes/new.txt","content":"hello\n"}`}},
 			}, "done"))
 			envv := attackEnv(t, home, srv.URL, mode.env)
-			personHooks(t, home, `{"PostToolUse":`+hookGroup("Edit|Write", publicHook("auto-stage"))+`}`)
+			personHooks(t, home, `{"PostToolUse":`+hookGroup("Edit|Write", publicHook(t, "auto-stage"))+`}`)
 			r := ralph(t, proj, envv, nil, "-y", "--no-wait", "write a note")
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -228,7 +230,7 @@ func TestHooksEventsSessionLogger(t *testing.T) {
 		t.Run(mode.name, func(t *testing.T) {
 			proj, home := attackLayout(t)
 			notes := filepath.Join(proj, "session-notes")
-			logger := "CC_SESSION_LOG_DIR=" + notes + " " + publicHook("session-logger")
+			logger := "CC_SESSION_LOG_DIR=" + notes + " " + publicHook(t, "session-logger")
 			srv := inlineServer(t, `{"name":"hi","responses":[{"text":"hello"}]}`)
 			envv := attackEnv(t, home, srv.URL, mode.env)
 			personHooks(t, home, `{"SessionStart":`+hookGroup("", logger)+`,"SessionEnd":`+hookGroup("", logger)+`}`)

@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
+	"github.com/ralph-dev/ralph/memory/fixtures"
 )
 
-// The real claude-code-hooks repository as testdata keeps it: its
+// The real claude-code-hooks repository as its fixture keeps it: its
 // marketplace file ("claude-code-hooks") and some of the plugins it lists
-// (testdata/claude-code-hooks/ORIGIN.md).
-func hooksMarketDir() string { return testdata("claude-code-hooks") }
+// (claude-code-hooks/ORIGIN.md in memory/fixtures).
+func hooksMarketDir(t *testing.T) string { return fixtures.Path(t, "claude-code-hooks") }
 
 // TestChatPluginInstallFromMarketplace: in a real chat (tmux), the
 // README's way as Claude Code's chat takes it: /plugin marketplace add
@@ -40,7 +41,7 @@ func TestChatPluginInstallFromMarketplace(t *testing.T) {
 	// A copy outside every project, as a person's own clone would lie:
 	// one inside a git work tree (ralph's testdata) is the model's.
 	market := filepath.Join(filepath.Dir(home), "claude-code-hooks")
-	copyTree(t, hooksMarketDir(), market)
+	copyTree(t, hooksMarketDir(t), market)
 	c.tmux("send-keys", "-l", "/plugin marketplace add "+market)
 	c.tmux("send-keys", "Enter")
 	c.waitFor("the marketplace added", 20*time.Second, func(s string) bool {
@@ -133,7 +134,7 @@ func TestPluginAgentsAreNamespaced(t *testing.T) {
 	})
 	proj, home := attackLayout(t)
 	env := attackEnv(t, home, srv.URL, []string{"RALPH_MODEL=fake-model"})
-	mustRalph(t, proj, env, "92 plugins", "plugin", "marketplace", "add", wshobsonDir())
+	mustRalph(t, proj, env, "92 plugins", "plugin", "marketplace", "add", wshobsonDir(t))
 	mustRalph(t, proj, env, "3 agents", "plugin", "install", "python-development@"+wshobsonMarket)
 	r := ralph(t, proj, env, nil, "review the code")
 	if r.code != 0 {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
+	"github.com/ralph-dev/ralph/memory/fixtures"
 )
 
 // The hook input of issue 69: transcript_path names a JSONL transcript in
@@ -43,10 +44,10 @@ func TestLoopPluginRunsToItsIterationLimit(t *testing.T) {
 	})
 	t.Cleanup(srv.Close)
 	env := realPython(t, attackEnv(t, home, srv.URL, nil))
-	// The person's copy, outside every project (testdata lies in ralph's
-	// git work tree, where a plugin is the model's).
+	// The person's copy, outside every project (the fixtures may lie in
+	// a git work tree, where a plugin is the model's).
 	plugin := filepath.Join(filepath.Dir(home), "plugins", "angry-ralph")
-	copyTree(t, testdata("plugins69", "Custos-angry-ralph"), plugin)
+	copyTree(t, fixtures.Path(t, "public-plugins", "Custos-angry-ralph"), plugin)
 	if r := ralph(t, proj, env, nil, "plugin", "add", plugin); r.code != 0 {
 		t.Fatalf("ralph plugin add exited %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

@@ -6,14 +6,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ralph-dev/ralph/memory/fixtures"
 )
 
 // The real marketplace of wshobson/agents ("claude-code-workflows"), with
-// three of the plugins it lists, copied unchanged (testdata/plugins69,
-// ORIGIN.md there says from where).
+// three of the plugins it lists, copied unchanged (public-plugins in
+// memory/fixtures, ORIGIN.md there says from where).
 const wshobsonMarket = "claude-code-workflows"
 
-func wshobsonDir() string { return testdata("plugins69", "wshobson-agents") }
+func wshobsonDir(t *testing.T) string {
+	return fixtures.Path(t, "public-plugins", "wshobson-agents")
+}
 
 // copyTree copies the directory src to dst (which must not exist).
 func copyTree(t *testing.T, src, dst string) {
@@ -70,7 +74,7 @@ func TestMarketAddDirectoryInstallsByName(t *testing.T) {
 	t.Parallel()
 	proj, home := attackLayout(t)
 	market := filepath.Join(filepath.Dir(home), "src", "agents")
-	copyTree(t, wshobsonDir(), market)
+	copyTree(t, wshobsonDir(t), market)
 	srv := inlineServer(t, `{"name":"market","model":"fake-model","loop":true,"responses":[{"text":"ok"}]}`)
 	env := attackEnv(t, home, srv.URL, []string{"RALPH_MODEL=fake-model"})
 
@@ -103,7 +107,7 @@ func TestMarketAddDirectoryInstallsByName(t *testing.T) {
 			t.Errorf("the system prompt lacks %q:\n%s", want, system)
 		}
 	}
-	if out, err := exec.Command("diff", "-r", wshobsonDir(), market).CombinedOutput(); err != nil {
+	if out, err := exec.Command("diff", "-r", wshobsonDir(t), market).CombinedOutput(); err != nil {
 		t.Errorf("the marketplace's directory changed: %v\n%s", err, out)
 	}
 }
@@ -117,7 +121,7 @@ func TestMarketPluginWithoutManifest(t *testing.T) {
 	t.Parallel()
 	proj, home := attackLayout(t)
 	market := filepath.Join(filepath.Dir(home), "src", "agents")
-	copyTree(t, wshobsonDir(), market)
+	copyTree(t, wshobsonDir(t), market)
 	plugin := filepath.Join(market, "plugins", "debugging-toolkit")
 	if err := os.RemoveAll(filepath.Join(plugin, ".claude-plugin")); err != nil {
 		t.Fatal(err)
@@ -147,12 +151,12 @@ func TestMarketByGitURL(t *testing.T) {
 	proj, home := attackLayout(t)
 	base := filepath.Dir(home)
 	src := filepath.Join(base, "remote", "agents")
-	copyTree(t, wshobsonDir(), src)
+	copyTree(t, wshobsonDir(t), src)
 	url := gitRepoOf(t, src)
 
 	// A second marketplace lists a plugin by its own repository.
 	pluginRepo := filepath.Join(base, "remote", "debug-plugin")
-	copyTree(t, filepath.Join(wshobsonDir(), "plugins", "debugging-toolkit"), pluginRepo)
+	copyTree(t, filepath.Join(wshobsonDir(t), "plugins", "debugging-toolkit"), pluginRepo)
 	pluginURL := gitRepoOf(t, pluginRepo)
 	team := filepath.Join(base, "remote", "team")
 	mustWrite(t, filepath.Join(team, ".claude-plugin", "marketplace.json"),
@@ -208,7 +212,7 @@ func TestMarketRefusedForms(t *testing.T) {
 	proj, home := attackLayout(t)
 	base := filepath.Dir(home)
 	market := filepath.Join(base, "src", "agents")
-	copyTree(t, wshobsonDir(), market)
+	copyTree(t, wshobsonDir(t), market)
 	odd := filepath.Join(base, "src", "odd")
 	mustWrite(t, filepath.Join(odd, ".claude-plugin", "marketplace.json"), `{"name":"odd","owner":{"name":"t"},"plugins":[
 		{"name":"from-npm","source":{"source":"npm","package":"@acme/plugin"}},
@@ -238,7 +242,7 @@ func TestMarketUpdate(t *testing.T) {
 	t.Parallel()
 	proj, home := attackLayout(t)
 	src := filepath.Join(filepath.Dir(home), "remote", "agents")
-	copyTree(t, wshobsonDir(), src)
+	copyTree(t, wshobsonDir(t), src)
 	url := gitRepoOf(t, src)
 	env := attackEnv(t, home, "http://127.0.0.1:9/v1", nil)
 	mustRalph(t, proj, env, "92 plugins", "plugin", "marketplace", "add", url)

@@ -7,13 +7,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ralph-dev/ralph/memory/fixtures"
 )
 
 // publicPlugin is the path of a copy of a public Claude Code plugin
-// nobody here wrote, kept unchanged under testdata/claude-code-hooks with
-// its licence and origin. The copy lies outside every project, as the
-// person's own plugins do: testdata lies in ralph's git work tree, where
-// a plugin is the model's (memory/plugins.Whose).
+// nobody here wrote, kept unchanged in the claude-code-hooks fixture
+// (memory/fixtures) with its licence and origin. The copy lies outside
+// every project, as the person's own plugins do: the fixtures may lie in
+// a git work tree, where a plugin is the model's (memory/plugins.Whose).
 func publicPlugin(t *testing.T, name string) string {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
@@ -21,7 +23,7 @@ func publicPlugin(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(base, name)
-	if out, err := exec.Command("cp", "-a", testdata("claude-code-hooks", "plugins", name), dir).CombinedOutput(); err != nil {
+	if out, err := exec.Command("cp", "-a", fixtures.Path(t, "claude-code-hooks", "plugins", name), dir).CombinedOutput(); err != nil {
 		t.Fatalf("cp: %v %s", err, out)
 	}
 	return dir

@@ -14,7 +14,10 @@
 #   - the system's programs (Chromium, bubblewrap, socat, jq, tmux,
 #     python3, gcc, git, Node.js, zip), which only the system's package
 #     manager installs: as root on a machine that lacks them it runs
-#     apt-get; otherwise it stops at once and names the one command to run.
+#     apt-get; otherwise it stops at once and names the one command to run;
+#   - the public material the tests read (copies of other people's
+#     repositories, beside the project): it only looks, and where a folder
+#     is missing it stops at once and says in one sentence how to make it.
 #
 # The cache is $RALPH_TEST_CACHE, by default ralph-test in the user's
 # cache directory. Every program lands in its bin/ (links to the versioned
@@ -69,6 +72,67 @@ NPM_LIBRARIES=(@agentclientprotocol/sdk@2.4.0 @modelcontextprotocol/server@2.4.0
 NPM_PACKAGES+=("${NPM_LIBRARIES[@]}")
 
 say() { echo "e2e/setup.sh: $*" >&2; }
+
+# --- The public material the tests read ---------------------------------
+# Copies of other people's repositories, each folder with its ORIGIN.md
+# (which files, and why) and LICENSE: the project holds only what its own
+# authors wrote, so they lie beside it, in $RALPH_FIXTURES (a relative
+# path is read from the module's root), by default ../shared/fixtures.
+# The tests find them through memory/fixtures and fail, never skip, with
+# the sentence below where one is missing. Each row: the folder under the
+# fixtures, the GitHub repository and the commit it was copied from, and
+# the repository's folder it copies where that is not the whole.
+FIXTURES=(
+	"codex-apply-patch/scenarios openai/codex 71163530a46dc568775f9ee95a9b57de3385cd9a codex-rs/apply-patch/tests/fixtures/scenarios"
+	"claude-code-hooks karanb192/claude-code-hooks 811aeb7"
+	"public-plugins/Custos-angry-ralph Custos/angry-ralph 275c782b3af2699694a4ff45cde15a709498cde6"
+	"public-plugins/VoltAgent-awesome-claude-code-subagents VoltAgent/awesome-claude-code-subagents c9e51ec0b3d43f5dcdd0b558a6cd28ba6ada97c1"
+	"public-plugins/duyet-claude-plugins duyet/claude-plugins 501e5ac57d6ba9e5865937e22b064f364d193399"
+	"public-plugins/edu-samples-claude-code-hooks-observatory edu-samples/claude-code-hooks-observatory e72ab60d08f0dc69050ed8550488ee7538e18ec8"
+	"public-plugins/obra-superpowers obra/superpowers 44c9b2d6e889982ac18c27d05a19fefe335194e1"
+	"public-plugins/wshobson-agents wshobson/agents 367cb6a4a182cf7e9b0a17c9429f7411ddd9cf35"
+)
+# Until issue 93 the project kept these copies in testdata/ (plugins69
+# for public-plugins); a clone whose checkout has no ../shared/fixtures
+# beside it, but whose history reaches FIXTURES_COMMIT, takes them from
+# that commit into $cache/fixtures once (built aside, then renamed into
+# place), and memory/fixtures reads them there. It says so, since the
+# copies beside the checkout are the ones meant.
+FIXTURES_COMMIT=604681fc4e9fc7e9ca2f0a7485f7820915d50607
+absent_from() {
+	absent=()
+	local row top
+	for row in "${FIXTURES[@]}"; do
+		top=${row%% *}
+		top=${top%%/*}
+		[ -d "$1/$top" ] || [[ " ${absent[*]} " == *" $top "* ]] || absent+=("$top")
+	done
+}
+fixtures="${RALPH_FIXTURES:-../shared/fixtures}"
+absent_from "$fixtures"
+if [ ${#absent[@]} -gt 0 ] && [ -z "${RALPH_FIXTURES:-}" ]; then
+	absent_from "$cache/fixtures"
+	if [ ${#absent[@]} -gt 0 ] && git cat-file -e "$FIXTURES_COMMIT^{commit}" 2>/dev/null; then
+		tmp="$cache/fixtures.tmp.$$"
+		rm -rf "$tmp" "$cache/fixtures" && mkdir -p "$tmp"
+		git archive "$FIXTURES_COMMIT" testdata/codex-apply-patch testdata/claude-code-hooks testdata/plugins69 | tar -x -C "$tmp"
+		mv "$tmp/testdata/codex-apply-patch" "$tmp/codex-apply-patch"
+		mv "$tmp/testdata/claude-code-hooks" "$tmp/claude-code-hooks"
+		mv "$tmp/testdata/plugins69" "$tmp/public-plugins"
+		rmdir "$tmp/testdata"
+		mv "$tmp" "$cache/fixtures"
+		absent_from "$cache/fixtures"
+	fi
+	if [ ${#absent[@]} -eq 0 ]; then
+		say "../shared/fixtures is not beside the checkout; the tests read the same public material from $cache/fixtures, taken from commit ${FIXTURES_COMMIT:0:8} of this clone's history."
+	else
+		absent_from "$fixtures"
+	fi
+fi
+if [ ${#absent[@]} -gt 0 ]; then
+	say "ralph's tests read public material (copies of other people's repositories) from \$RALPH_FIXTURES, by default ../shared/fixtures beside the checkout, and $fixtures has no ${absent[*]}: clone each repository that e2e/setup.sh's FIXTURES list names, at the commit it names, into the folder it names."
+	exit 1
+fi
 
 # --- The system's programs ---------------------------------------------
 # Each row: a program the tests run, and the Debian package holding it.

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ralph-dev/ralph/memory/fixtures"
 )
 
 // Issue 69's second round of names: a skill is a slash command
@@ -18,7 +20,7 @@ func TestEcosystem2SkillAsCommandOneShot(t *testing.T) {
 	t.Parallel()
 	proj, home := attackLayout(t)
 	plugin := filepath.Join(t.TempDir(), "superpowers")
-	skillCopyDir(t, testdata("plugins69", "obra-superpowers"), plugin)
+	skillCopyDir(t, fixtures.Path(t, "public-plugins", "obra-superpowers"), plugin)
 	for _, line := range []string{"/superpowers:brainstorming a todo app", "/brainstorming a todo app"} {
 		srv := inlineServer(t, toolScenario(t, "brainstorm", nil, "brainstormed"))
 		env := attackEnv(t, home, srv.URL, nil)

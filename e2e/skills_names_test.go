@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ralph-dev/ralph/memory/fixtures"
 )
 
 // TestEcosystem2PluginSkillNamespaces: with obra/superpowers added as a
@@ -14,7 +16,7 @@ func TestEcosystem2PluginSkillNamespaces(t *testing.T) {
 	t.Parallel()
 	proj, home := attackLayout(t)
 	plugin := filepath.Join(t.TempDir(), "superpowers")
-	skillCopyDir(t, testdata("plugins69", "obra-superpowers"), plugin)
+	skillCopyDir(t, fixtures.Path(t, "public-plugins", "obra-superpowers"), plugin)
 	srv := inlineServer(t, toolScenario(t, "names", [][]toolCall{
 		{{"skill", `{"skill":"superpowers:brainstorming"}`}},
 		{{"skill", `{"skill":"brainstorming"}`}},

@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ralph-dev/ralph/memory/fixtures"
 )
 
 // Issue 59: skills in the Agent Skills layout. A project carries real
-// public SKILL.md files nobody here wrote (testdata/claude-code-hooks,
+// public SKILL.md files nobody here wrote (the claude-code-hooks fixture,
 // MIT, see its ORIGIN.md) under .claude/skills/; the person has one of
 // their own under ~/.claude/skills/. The first request's system prompt
 // lists each skill by name and description and holds no body; the model
@@ -21,17 +23,17 @@ import (
 // skillSecret is the person's key's content, which must reach no request.
 const skillSecret = "SKILL-E2E-SECRET-KEY-4417"
 
-// publicSkill is one SKILL.md of testdata/claude-code-hooks: its name (its
+// publicSkill is one SKILL.md of the claude-code-hooks fixture: its name (its
 // directory's), description and body as the file has them.
 type publicSkill struct{ dir, name, description, body string }
 
-// publicSkills are the public skills under testdata, read plainly here
+// publicSkills are the fixture's public skills, read plainly here
 // (the test's own reading, not ralph's).
 func publicSkills(t *testing.T) []publicSkill {
 	t.Helper()
-	files, err := filepath.Glob(testdata("claude-code-hooks", "plugins", "*", "skills", "*", "SKILL.md"))
+	files, err := filepath.Glob(fixtures.Path(t, "claude-code-hooks", "plugins", "*", "skills", "*", "SKILL.md"))
 	if err != nil || len(files) < 5 {
-		t.Fatalf("public skills under testdata: %v %v", files, err)
+		t.Fatalf("public skills in the claude-code-hooks fixture: %v %v", files, err)
 	}
 	var out []publicSkill
 	for _, f := range files {

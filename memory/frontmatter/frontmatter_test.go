@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ralph-dev/ralph/memory/fixtures"
 )
 
 func TestParseClaudeAgent(t *testing.T) {
@@ -110,13 +112,13 @@ func TestParseYAML(t *testing.T) {
 	}
 }
 
-// TestParsePublicSkills: the public SKILL.md files under testdata (their
-// descriptions hold ": ", which YAML refuses) read with their name and
-// description, and their body after the block.
+// TestParsePublicSkills: the public SKILL.md files of claude-code-hooks
+// (memory/fixtures; their descriptions hold ": ", which YAML refuses)
+// read with their name and description, and their body after the block.
 func TestParsePublicSkills(t *testing.T) {
-	files, err := filepath.Glob("../../testdata/claude-code-hooks/plugins/*/skills/*/SKILL.md")
+	files, err := filepath.Glob(filepath.Join(fixtures.Path(t, "claude-code-hooks"), "plugins", "*", "skills", "*", "SKILL.md"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no public skills under testdata: %v", err)
+		t.Fatalf("no public skills in the claude-code-hooks fixture: %v", err)
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)

@@ -6,21 +6,22 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ralph-dev/ralph/memory/fixtures"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
-
-// codexScenarios is codex's own apply-patch fixtures, copied unchanged
-// (testdata/codex-apply-patch/ORIGIN.md).
-var codexScenarios = filepath.Join("..", "..", "testdata", "codex-apply-patch", "scenarios")
 
 // TestApplyPatchCodexScenarios runs every scenario of codex's fixtures
 // through apply_patch: input/ copied into a fresh project, patch.txt
 // applied, the project compared with expected/ file by file. A scenario
 // whose patch codex rejects must leave what expected/ shows (the earlier
 // hunks' changes, or nothing).
+//
+// The scenarios are codex's own apply-patch fixtures, copied unchanged,
+// which lie beside the project (codex-apply-patch/ORIGIN.md there).
 func TestApplyPatchCodexScenarios(t *testing.T) {
 	t.Parallel()
+	codexScenarios := fixtures.Path(t, "codex-apply-patch", "scenarios")
 	entries, err := os.ReadDir(codexScenarios)
 	if err != nil {
 		t.Fatal(err)
