@@ -28,6 +28,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
 	"github.com/ralph-dev/ralph/coordinator/models"
+	"github.com/ralph-dev/ralph/coordinator/sessionhooks"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/config"
@@ -38,7 +39,6 @@ import (
 	"github.com/ralph-dev/ralph/memory/plugins"
 	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/memory/rootfs"
-	"github.com/ralph-dev/ralph/memory/shown"
 	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
@@ -46,7 +46,6 @@ import (
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/hooks"
 	"github.com/ralph-dev/ralph/workers/mcp"
-	"github.com/ralph-dev/ralph/workers/sandbox"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
 
@@ -141,7 +140,7 @@ type Options struct {
 	Notify func(string)
 	// Plugins are the plugin directories whose hooks the session reads
 	// (memory/plugins lists them).
-	Plugins []Plugin
+	Plugins []sessionhooks.Plugin
 	// Editor, when set, is the editor whose buffers the file tools read
 	// and write instead of the disk (ralph acp with a client that offers
 	// fs/read_text_file and fs/write_text_file): every Workspace of the
@@ -205,7 +204,7 @@ type Project struct {
 	mainDef *agentdefs.Def
 	// agentHooks are the hooks of the definitions' front matter, by
 	// definition (agenthooks.go).
-	agentHooks *agentHookSets
+	agentHooks *sessionhooks.AgentSets
 	// Redactor takes the API key out of every file ralph writes for this
 	// project: the session record, the chat history, AGENT.md,
 	// RALPH_PROGRESS.md, config.
@@ -431,64 +430,10 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 	}
 	_ = lock.SetSession(p.Session.ID)
 	p.Yes = opts.Yes
-	// The hooks are read before the policy, with the settings files'
-	// permission rules (permissions.go): the person's allow, ask and
-	// deny; a project's ask and deny, never an allow.
-	hookSrc := hookSources(root, opts.Fs, person, cfg, append(slices.Clone(opts.Plugins), PluginHooks(p.Plugins)...))
-	hookSrc.Definitions = &p.Definitions
-	loadedHooks := LoadHooks(hookSrc)
-	// The settings files' Read(…) deny rules join the session's door
-	// before any prompt is built or tool made; the definitions, read
-	// before them, are judged by them now.
-	p.Door.Deny(loadedHooks.ReadRules...)
-	// What the files those rules name hold is redacted from every result
-	// the model is sent, as the repositories' credentials are: where the
-	// sandbox cannot hide such a file from commands (the Landlock-only
-	// fallback, inside the project) a command's cat of it still reaches
-	// the model masked. Nothing has taken the redactor yet.
-	if vals := loadedHooks.ReadRules.Values(root); len(vals) > 0 {
-		p.gitSecrets = append(p.gitSecrets, vals...)
-		p.Redactor = memory.NewRedactor(p.secrets()...)
-	}
-	for _, w := range p.Definitions.Judge(p.Door) {
-		opts.Notify(w)
-	}
-	p.Approval = approval.New(approval.Options{
-		Fs: opts.Fs, UserFs: person, Root: root, UserConfigDir: config.UserConfigDir(),
-		UserRules: cfg.AllowedCommands, ProjectRules: cfg.ProjectAllowedCommands, Yes: opts.Yes, Redactor: p.Redactor, AskBefore: cfg.AskBefore,
-		// A person's answers go to the session's decisions.jsonl. A write
-		// that fails is not the approval's business: the run's other
-		// records, on the same disk, report it.
-		Record: func(d memory.DecisionRecord) { _ = p.decide(d) },
-		Tools:  opts.Tools.With(loadedHooks.Rules), NeverAsk: opts.NeverAsk,
-		Fetch: approval.FetchRules{Allow: cfg.WebFetchAllow},
-		// Edit(…) and Write(…) rules written relative to where the
-		// person started are read from there too.
-		Cwd: startDir(opts.StartDir),
-	})
-	if n := p.Approval.Ignored(); n > 0 {
-		opts.Notify(fmt.Sprintf("ignoring %d allowed_commands in %s that were not approved on this machine; approve them again with \"always\" in chat",
-			n, config.ProjectFile))
-	}
-	// The notices of variables withheld are said once per person for each
-	// set of names (memory/shown), remembered in the person's state
-	// directory, where the model's commands cannot write.
-	seen := shown.Open(person, memory.RegistryDir(opts.Getenv))
-	p.sessionEnv = personSessionEnv(loadedHooks.PersonEnv, seen, opts.Notify)
-	addProjectEnv(p.sessionEnv, loadedHooks.ProjectEnvs, root, seen, opts.Notify)
-	withheld := childenv.Withheld(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv)
-	p.Tools, err = tools.NewToolset(tools.Options{Approver: p.Approval, AutoApprove: opts.Yes, Redact: p.Redactor, Family: toolFamily(cfg.ToolFamily), WebFetchAllowPrivate: cfg.WebFetchAllowPrivate,
-		LSP: &cfg.LSP, ApproveLSP: p.approveLanguageServer, Options: workers.Options{
-			Root: root, CommandTimeout: cfg.CommandTimeout,
-			Env:     childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv),
-			Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets,
-			Readable: cfg.SandboxReadable,
-			Notify:   opts.Notify, AddDirs: opts.AddDirs, Kept: Kept(), Door: p.Door,
-			Withheld: withheld, Settings: childenv.Settings(os.Environ(), withheld), WithheldGit: childenv.WithheldGit(os.Environ()),
-			SessionEnv: p.sessionEnv, Editor: opts.Editor, Seen: seen,
-		}})
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+	loadedHooks, hookSrc := p.loadHooks(opts, cfg)
+	p.newApproval(opts, cfg, loadedHooks)
+	if err := p.newTools(opts, cfg, loadedHooks); err != nil {
+		return nil, err
 	}
 	for _, w := range cfg.MCPWarnings {
 		opts.Notify(w)
@@ -496,22 +441,7 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 	if note := models.WebSearchNote(cfg); note != "" {
 		opts.Notify(note)
 	}
-	p.sayHooks(loadedHooks)
-	p.Hooks = p.hookSet(loadedHooks, hookSrc, p.Tools.Workspace())
-	if p.Hooks != nil {
-		// Hooks written for Claude Code read its permission mode and its
-		// JSONL transcript (transcript_path): a session with hooks keeps
-		// one beside its own records (docs/hooks.md).
-		p.Hooks.PermissionMode = hooks.PermissionMode(cfg.Sandbox == string(sandbox.ReadOnly), opts.Yes, opts.NeverAsk)
-		p.Session.KeepHookTranscript(root)
-	}
-	p.agentHooks = &agentHookSets{make: func(agent string) *hooks.Set {
-		set := p.hookSetOf(loadedHooks, hookSrc, p.Tools.Workspace(), agent)
-		if set != nil && p.Hooks != nil {
-			set.PermissionMode = p.Hooks.PermissionMode
-		}
-		return set
-	}}
+	p.wireHooks(opts, cfg, loadedHooks, hookSrc)
 	p.MCP = NewMCP(root, cfg, p.Approval, p.mcpNotice(opts.Notify), p.Tools.Workspace())
 	p.Tools.AddSource(p.MCP)
 	p.Tools.Add(tools.Deps{Fs: opts.Fs, Root: root, Redact: p.Redactor, Decide: p.decide, Asker: p.Approval, Todo: p.setTodo})

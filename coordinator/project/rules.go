@@ -202,3 +202,12 @@ func personHome() string {
 	}
 	return home
 }
+
+// inside reports whether path is root or lies under root.
+func inside(root, path string) bool {
+	if root == "" {
+		return false
+	}
+	r, err := filepath.Rel(filepath.Clean(root), filepath.Clean(path))
+	return err == nil && (r == "." || filepath.IsLocal(r))
+}
