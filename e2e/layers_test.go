@@ -107,6 +107,7 @@ func TestPackagesPointDown(t *testing.T) {
 // none of them imports it.
 var wiredByProject = map[string]string{
 	"coordinator/checkpoint":   "the session's git",
+	"coordinator/instructions": "the instructions files a session reads",
 	"coordinator/sessionhooks": "the session's hooks",
 }
 

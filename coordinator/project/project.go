@@ -24,6 +24,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/checkpoint"
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/instructions"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
@@ -278,10 +279,10 @@ type Project struct {
 	// ("." at the root); appendSystem is --append-system-prompt.
 	StartDir     string
 	appendSystem string
-	// notify tells the person something (Options.Notify); leftOutSaid
-	// the instructions files already said to be left out (leftOut).
-	notify      func(string)
-	leftOutSaid sync.Map
+	// notify tells the person something (Options.Notify).
+	notify func(string)
+	// instructions reads the instructions files (coordinator/instructions).
+	instructions *instructions.Reader
 	// notices is where notify's notices go (Attach routes them to the
 	// face).
 	notices *notices
@@ -386,6 +387,7 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 		Door:     kept.New(kept.Options{Root: root, Kept: Kept(), Home: home, Cwd: filepath.Join(root, start)}),
 		registry: memory.OpenRegistry(person, memory.RegistryDir(opts.Getenv)), git: tracker,
 		StartDir: start, appendSystem: opts.AppendSystem, notify: opts.Notify, notices: door}
+	p.instructions = &instructions.Reader{Root: root, StartDir: start, Fs: opts.Fs, Door: p.Door, Links: cfg.InstructionLinks, Notify: opts.Notify}
 	// The definitions are read before the lock is taken, so a one-shot
 	// naming one the project lacks fails before any session is recorded.
 	var pluginWarnings []string

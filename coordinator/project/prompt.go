@@ -86,7 +86,7 @@ func (p *Project) SystemPrompt() string {
 		b.WriteString("\n\nThe project's state files, as they are now:\n\n")
 		b.WriteString(memory.ContextBlock(docs))
 	}
-	b.WriteString(p.instructions())
+	b.WriteString(p.instructions.Text())
 	b.WriteString(p.skillsPrompt())
 	b.WriteString(p.definitionsNote())
 	if p.appendSystem != "" {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ralph-dev/ralph/coordinator/instructions"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/mentions"
@@ -109,7 +110,7 @@ func (p *Project) pastedImage(path string, n int) (*conversation.Image, string) 
 		if _, serr := os.Stat(path); serr != nil {
 			return nil, ""
 		}
-		return nil, refusalWords(err)
+		return nil, instructions.RefusalWords(err)
 	}
 	prep, err := images.ReadFile(rootfs.Person(), path)
 	switch {

@@ -22,6 +22,7 @@ import (
 // reason.
 var promptReaders = []string{
 	"coordinator/project/",
+	"coordinator/instructions/",
 	"coordinator/sessionhooks/",
 	"coordinator/checkpoint/",
 	"coordinator/review/",

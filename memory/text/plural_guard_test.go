@@ -33,7 +33,7 @@ var pluralAllowed = map[string]string{
 	"workers/tools/ask_user.go: choices":              "more than maxChoices",
 	"workers/tools/edit_file.go: times in":            "the case n > 1",
 	"workers/approval/question.go: lines":             "a command of several lines",
-	"coordinator/project/instructions.go: characters": "said only above LargeInstructionChars",
+	"coordinator/instructions/instructions.go: characters": "said only above LargeInstructionChars",
 	"memory/mentions/embed.go: files":                 "MaxFiles, a constant above 1",
 	"coordinator/control/find.go: ralphs":             "an ambiguity is two ralphs or more",
 	"memory/lock.go: attempts":                        "lockAttempts, a constant above 1",

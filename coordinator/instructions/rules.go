@@ -1,4 +1,4 @@
-package project
+package instructions
 
 import (
 	"fmt"
