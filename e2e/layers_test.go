@@ -108,6 +108,7 @@ func TestPackagesPointDown(t *testing.T) {
 var wiredByProject = map[string]string{
 	"coordinator/checkpoint":   "the session's git",
 	"coordinator/instructions": "the instructions files a session reads",
+	"coordinator/projectroot":  "where a project lies",
 	"coordinator/sessionhooks": "the session's hooks",
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator/projectroot"
 	"github.com/ralph-dev/ralph/coordinator/sessionhooks"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/childenv"
@@ -88,7 +89,7 @@ func (p *Project) newTools(opts Options, cfg config.Config, loaded sessionhooks.
 			Env:     childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv),
 			Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets,
 			Readable: cfg.SandboxReadable,
-			Notify:   opts.Notify, AddDirs: opts.AddDirs, Kept: Kept(), Door: p.Door,
+			Notify:   opts.Notify, AddDirs: opts.AddDirs, Kept: projectroot.Kept(), Door: p.Door,
 			Withheld: withheld, Settings: childenv.Settings(os.Environ(), withheld), WithheldGit: childenv.WithheldGit(os.Environ()),
 			SessionEnv: p.sessionEnv, Editor: opts.Editor, Seen: seen,
 		}})
@@ -128,7 +129,7 @@ func (p *Project) wireHooks(opts Options, cfg config.Config, loaded sessionhooks
 // checkpoints do: a later session's commands may read refs/ralph/.
 func SettingsDoor(fs afero.Fs, root string) *kept.Door {
 	home, _ := os.UserHomeDir()
-	door := kept.New(kept.Options{Root: root, Kept: Kept(), Home: home})
+	door := kept.New(kept.Options{Root: root, Kept: projectroot.Kept(), Home: home})
 	door.Deny(sessionhooks.Load(sessionhooks.SourcesOf(root, fs, fs, config.Config{}, nil)).ReadRules...)
 	return door
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
 	"github.com/ralph-dev/ralph/coordinator/models"
+	"github.com/ralph-dev/ralph/coordinator/projectroot"
 	"github.com/ralph-dev/ralph/coordinator/sessionhooks"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/childenv"
@@ -321,12 +322,12 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 	// characters are made visible here, once, rather than at each notice.
 	door := &notices{to: opts.Notify}
 	opts.Notify = func(s string) { door.say(text.Visible(s)) }
-	root, err := Root(opts.Dir, opts.Overrides.AllowHome)
+	root, err := projectroot.Root(opts.Dir, opts.Overrides.AllowHome)
 	if err != nil {
 		return nil, err
 	}
 	for _, d := range opts.AddDirs {
-		if err := Grantable(d, "--add-dir", opts.Overrides.AllowHome); err != nil {
+		if err := projectroot.Grantable(d, "--add-dir", opts.Overrides.AllowHome); err != nil {
 			return nil, err
 		}
 	}
@@ -384,7 +385,7 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 		Redactor: memory.NewRedactor(append(cfg.Secrets(), gitSecrets...)...), gitSecrets: gitSecrets,
 		// A Read(…) rule's ./path is read from where the person started
 		// too, as the Edit(…) rules are (the approval's Cwd below).
-		Door:     kept.New(kept.Options{Root: root, Kept: Kept(), Home: home, Cwd: filepath.Join(root, start)}),
+		Door:     kept.New(kept.Options{Root: root, Kept: projectroot.Kept(), Home: home, Cwd: filepath.Join(root, start)}),
 		registry: memory.OpenRegistry(person, memory.RegistryDir(opts.Getenv)), git: tracker,
 		StartDir: start, appendSystem: opts.AppendSystem, notify: opts.Notify, notices: door}
 	p.instructions = &instructions.Reader{Root: root, StartDir: start, Fs: opts.Fs, Door: p.Door, Links: cfg.InstructionLinks, Notify: opts.Notify}
