@@ -109,6 +109,7 @@ var wiredByProject = map[string]string{
 	"coordinator/checkpoint":   "the session's git",
 	"coordinator/instructions": "the instructions files a session reads",
 	"coordinator/projectroot":  "where a project lies",
+	"coordinator/takeover":     "the lock and the recovery after a crash",
 	"coordinator/sessionhooks": "the session's hooks",
 }
 

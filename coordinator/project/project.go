@@ -31,6 +31,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/coordinator/projectroot"
 	"github.com/ralph-dev/ralph/coordinator/sessionhooks"
+	"github.com/ralph-dev/ralph/coordinator/takeover"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/config"
@@ -402,7 +403,7 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 	}
 	p.stateKey, p.keyErr = memory.StateKey(person, filepath.Join(config.UserConfigDir(), "ralph"))
 	p.gens = memory.OpenGenerations(person, memory.RegistryDir(opts.Getenv), root)
-	lock, err := acquire(opts.Fs, root, opts.Force, opts.Notify, cfg.APIKey)
+	lock, err := takeover.Acquire(opts.Fs, root, opts.Force, opts.Notify, cfg.APIKey)
 	if err != nil {
 		return nil, err
 	}
@@ -458,6 +459,15 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 	p.startRetention()
 	ok = true
 	return p, nil
+}
+
+// recover recovers the project under its lock from a ralph that is gone
+// (takeover.Recover) and keeps what it found: the tasks it settled, and
+// the prompt of a session a crash left half made.
+func (p *Project) recover(notify func(string)) error {
+	rec, err := takeover.Recover(p.Fs, p.Root, p.Lock, notify)
+	p.recovered, p.unfinished = rec.Recovered, rec.Unfinished
+	return err
 }
 
 // registerBeside tells the cross-project registry that this session runs,
