@@ -9,6 +9,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/instructions"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
@@ -107,4 +108,10 @@ func (p *Project) addedNote() string {
 		return ""
 	}
 	return ", except these directories the user added, which you reach by absolute path: " + strings.Join(p.Tools.AddedDirs(), ", ")
+}
+
+// WithImages is the person's message with the pictures it names attached
+// (instructions.Reader.WithImages).
+func (p *Project) WithImages(message, model string) (string, []conversation.Image) {
+	return p.instructions.WithImages(message, model)
 }
