@@ -65,7 +65,8 @@ func imports(t *testing.T, dir string) map[string][]string {
 // shell, nothing below the faces imports scripts, and ralph-temporal (a
 // module of its own, the task loop on Temporal) imports no face; the
 // agent (coordinator and its helpers) never imports the task loop, and
-// the session's git (coordinator/checkpoint) never imports the project.
+// the packages the project wires (wiredByProject: the session's git, its
+// hooks, …) never import the project.
 func TestPackagesPointDown(t *testing.T) {
 	t.Parallel()
 	for _, dir := range []string{moduleRoot, filepath.Join(moduleRoot, "ralph-temporal")} {
@@ -85,11 +86,11 @@ func TestPackagesPointDown(t *testing.T) {
 					t.Errorf("ralph-temporal's %s imports the face %s", pkg, imp)
 				case to > from:
 					t.Errorf("%s (layer %d) imports %s (layer %d): dependencies point down", pkg, from, imp, to)
-				case pkg == module+"/coordinator/checkpoint" && imp == module+"/coordinator/project":
-					// The session's git is wired by the project, not the
-					// other way round: it stands beside undo and task git,
-					// which record through it.
-					t.Errorf("%s imports %s; the project wires the session's git, which never reaches back into it", pkg, imp)
+				case wiredByProject[strings.TrimPrefix(pkg, module+"/")] != "" && imp == module+"/coordinator/project":
+					// The session's git, its hooks and the rest are wired
+					// by the project, not the other way round: they stand
+					// beside undo and task git, which use them.
+					t.Errorf("%s imports %s; the project wires %s, which never reaches back into it", pkg, imp, wiredByProject[strings.TrimPrefix(pkg, module+"/")])
 				case agentPackage(pkg) && strings.HasPrefix(imp, module+"/coordinator/loop"):
 					// The task loop stands on the agent's public API, as
 					// ralph-temporal's workflow does; the bring-up and the
@@ -99,6 +100,17 @@ func TestPackagesPointDown(t *testing.T) {
 			}
 		}
 	}
+}
+
+// wiredByProject are the packages moved out of coordinator/project, each
+// with what it holds: the project opens a session and wires them, and
+// none of them imports it.
+var wiredByProject = map[string]string{
+	"coordinator/checkpoint":   "the session's git",
+	"coordinator/instructions": "the instructions files a session reads",
+	"coordinator/projectroot":  "where a project lies",
+	"coordinator/takeover":     "the lock and the recovery after a crash",
+	"coordinator/sessionhooks": "the session's hooks",
 }
 
 // agentPackage reports whether pkg is the agent or one of the helpers it

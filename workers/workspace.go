@@ -106,7 +106,7 @@ type Options struct {
 	// Kept are absolute paths that stay hidden from the file tools under
 	// any root, as they are from the sandbox's commands: the person's
 	// secrets and ralph's own configuration and state directories
-	// (coordinator/project.Kept). They matter only when a root holds one,
+	// (coordinator/projectroot.Kept). They matter only when a root holds one,
 	// which only the person's --allow-home-project allows.
 	Kept []string
 	// Door is the session's door for what reaches the model

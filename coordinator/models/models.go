@@ -3,7 +3,9 @@
 // check of /model NAME all go through a Resolver, so that they agree on
 // what the endpoint serves. The provider's own list comes from its client
 // (llm.Client.Models, by protocol), and its aliases from the provider
-// table (memory/providers).
+// table (memory/providers). It also makes a session's model client of
+// its configuration (ClientConfig) and chains the fallback models, on
+// the session's provider or another (WithFallbacks, fallback.go).
 package models
 
 import (

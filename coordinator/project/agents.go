@@ -43,7 +43,7 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 		Redact: p.Redactor.Redact, WebSearchOff: webSearchOff(p.Config),
 	}
 	if p.Hooks.Has(hooks.InstructionsLoaded) {
-		_, opts.Instructions = p.instructionFiles()
+		_, opts.Instructions = p.instructions.Files()
 	}
 	p.withDefinition(&opts)
 	if !p.pinLazily(opts.Hooks) {
@@ -253,7 +253,7 @@ func (p *Project) learnings() string {
 	}
 	// A child follows the project's instructions files as its
 	// coordinator does: AGENTS.md speaks to every agent.
-	return s + p.instructions() + p.whereNote()
+	return s + p.instructions.Text() + p.whereNote()
 }
 
 // agentStore records a child agent's conversation under the session's

@@ -120,7 +120,7 @@ func (p *Project) withDefinition(opts *coordinator.Options) {
 		p.notify(note)
 	}
 	// Its front matter's hooks run for the main agent too, after the
-	// session's, as they run for a child that follows it (agentHookSets:
+	// session's, as they run for a child that follows it (sessionhooks.AgentSets:
 	// the same approval, sandbox and runner).
 	session := opts.Hooks
 	opts.Hooks = p.agentHooks.For(*p.mainDef, session)

@@ -3,6 +3,7 @@ package project
 import (
 	"fmt"
 
+	"github.com/ralph-dev/ralph/coordinator/projectroot"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 )
@@ -12,7 +13,7 @@ import (
 // resolves it but without the lock, a session or a check of the result:
 // for `ralph doctor` and `ralph config`, which report it.
 func EffectiveConfig(dir string, o Overrides) (root string, cfg config.Config, err error) {
-	root, err = Root(dir, o.AllowHome)
+	root, err = projectroot.Root(dir, o.AllowHome)
 	if err != nil {
 		return "", cfg, err // one sentence that matches config.ErrInvalid
 	}

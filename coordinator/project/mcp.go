@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator/projectroot"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/config"
@@ -45,7 +46,7 @@ func InspectMCP(fs, person afero.Fs, root string, cfg config.Config) *mcp.Manage
 	policy := approval.New(approval.Options{Fs: fs, UserFs: person, Root: root, UserConfigDir: config.UserConfigDir(), Redactor: memory.NewRedactor(cfg.Secrets()...)})
 	ws, err := workers.NewWorkspace(workers.Options{Root: root, Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network,
 		Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets, Readable: cfg.SandboxReadable,
-		Env: childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv), Kept: Kept()})
+		Env: childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv), Kept: projectroot.Kept()})
 	if err != nil {
 		// The project's servers that need the sandbox are refused then.
 		return NewMCP(root, cfg, policy, nil, nil)

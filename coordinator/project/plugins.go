@@ -39,21 +39,6 @@ func AddedPlugins(fsys afero.Fs, root string) ([]plugins.Plugin, []string) {
 	return list, warnings
 }
 
-// PluginHooks are the plugins whose hooks the session reads: whose each
-// is was decided once, by plugins.Whose (its Trust: outside every
-// project and temporary directory, from a source the person chose); one
-// that is not the person's holds what the model could have written or
-// chosen, so its hooks wait for approval.
-func PluginHooks(list []plugins.Plugin) []Plugin {
-	var out []Plugin
-	for _, p := range list {
-		if p.Fs() != nil {
-			out = append(out, Plugin{Dir: p.Dir, ByPerson: p.Trust.Persons})
-		}
-	}
-	return out
-}
-
 // PluginSkillRoots are the plugins' skills directories, each read through
 // its plugin's door; a plugin's skill grants no tool (memory/skills).
 func PluginSkillRoots(list []plugins.Plugin) []skills.Root {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/sessionhooks"
 	"github.com/ralph-dev/ralph/memory/plugins"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/skills"
@@ -43,13 +44,13 @@ func TestPluginsReachEveryLoader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := LoadHooks(HookSources{Root: root, Fs: door, Person: rootfs.Person(), UserConfigDir: cfgDir, Plugins: PluginHooks(list)})
+	l := sessionhooks.Load(sessionhooks.Sources{Root: root, Fs: door, Person: rootfs.Person(), UserConfigDir: cfgDir, Plugins: sessionhooks.FromPlugins(list)})
 	got := map[string]string{}
 	for _, e := range l.Entries {
 		got[e.Hook.Command] = string(e.Hook.Source) + " " + string(e.State)
 	}
-	want := map[string]string{"echo guard": string(hooks.SourceUser) + " " + string(HookRuns), "echo inline": string(hooks.SourceUser) + " " + string(HookRuns),
-		"echo end": string(hooks.SourcePlugin) + " " + string(HookWaiting)}
+	want := map[string]string{"echo guard": string(hooks.SourceUser) + " " + string(sessionhooks.Runs), "echo inline": string(hooks.SourceUser) + " " + string(sessionhooks.Runs),
+		"echo end": string(hooks.SourcePlugin) + " " + string(sessionhooks.Waiting)}
 	for cmd, w := range want {
 		if got[cmd] != w {
 			t.Errorf("hook %q: %q, want %q (all: %v)", cmd, got[cmd], w, got)

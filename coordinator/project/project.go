@@ -24,29 +24,27 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/checkpoint"
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/instructions"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
-	"github.com/ralph-dev/ralph/coordinator/models"
+	"github.com/ralph-dev/ralph/coordinator/sessionhooks"
+	"github.com/ralph-dev/ralph/coordinator/takeover"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/conversation"
-	"github.com/ralph-dev/ralph/memory/gitcreds"
 	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/plugins"
 	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/memory/rootfs"
-	"github.com/ralph-dev/ralph/memory/shown"
 	"github.com/ralph-dev/ralph/memory/skills"
-	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/hooks"
 	"github.com/ralph-dev/ralph/workers/mcp"
-	"github.com/ralph-dev/ralph/workers/sandbox"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
 
@@ -141,7 +139,7 @@ type Options struct {
 	Notify func(string)
 	// Plugins are the plugin directories whose hooks the session reads
 	// (memory/plugins lists them).
-	Plugins []Plugin
+	Plugins []sessionhooks.Plugin
 	// Editor, when set, is the editor whose buffers the file tools read
 	// and write instead of the disk (ralph acp with a client that offers
 	// fs/read_text_file and fs/write_text_file): every Workspace of the
@@ -205,7 +203,7 @@ type Project struct {
 	mainDef *agentdefs.Def
 	// agentHooks are the hooks of the definitions' front matter, by
 	// definition (agenthooks.go).
-	agentHooks *agentHookSets
+	agentHooks *sessionhooks.AgentSets
 	// Redactor takes the API key out of every file ralph writes for this
 	// project: the session record, the chat history, AGENT.md,
 	// RALPH_PROGRESS.md, config.
@@ -279,10 +277,10 @@ type Project struct {
 	// ("." at the root); appendSystem is --append-system-prompt.
 	StartDir     string
 	appendSystem string
-	// notify tells the person something (Options.Notify); leftOutSaid
-	// the instructions files already said to be left out (leftOut).
-	notify      func(string)
-	leftOutSaid sync.Map
+	// notify tells the person something (Options.Notify).
+	notify func(string)
+	// instructions reads the instructions files (coordinator/instructions).
+	instructions *instructions.Reader
 	// notices is where notify's notices go (Attach routes them to the
 	// face).
 	notices *notices
@@ -309,98 +307,33 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 }
 
 func open(ctx context.Context, opts Options) (*Project, error) {
-	if opts.Getenv == nil {
-		opts.Getenv = os.Getenv
-	}
-	if opts.Notify == nil {
-		opts.Notify = func(string) {}
-	}
-	// Every notice of the project's goes to the terminal through this one
-	// door. Many quote what a file the model can write says (a settings
-	// file's event name, a bad matcher, a skill's name), so control
-	// characters are made visible here, once, rather than at each notice.
-	door := &notices{to: opts.Notify}
-	opts.Notify = func(s string) { door.say(text.Visible(s)) }
-	root, err := Root(opts.Dir, opts.Overrides.AllowHome)
+	door := withNotices(&opts)
+	root, person, err := place(&opts)
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range opts.AddDirs {
-		if err := Grantable(d, "--add-dir", opts.Overrides.AllowHome); err != nil {
-			return nil, err
-		}
-	}
-	// ralph's own files under the project go through the project's door;
-	// the person's config and the registry, outside it, through theirs.
-	// A test's in-memory file system serves both.
-	person := opts.Fs
-	if opts.Fs == nil {
-		if opts.Fs, err = rootfs.New(root); err != nil {
-			return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
-		}
-		person = rootfs.Person()
-	}
-	// Git, sockets and connections need the real file system; tests on
-	// a memory one have none of them.
-	real := rootfs.IsReal(opts.Fs)
-	cfg, err := config.Load(config.Sources{Fs: opts.Fs, UserFs: person, ProjectRoot: root, UserConfigDir: config.UserConfigDir(), Getenv: opts.Getenv})
+	cfg, err := loadConfig(opts, root, person)
 	if err != nil {
-		return nil, err
-	}
-	if err := opts.Overrides.apply(&cfg); err != nil {
 		return nil, err
 	}
 	// The model's commands write the sandbox_writable directories too: a
 	// git the model left in ~/.cargo/bin, first on PATH, must not be the
 	// one the first look at the work tree runs as the person.
 	childenv.AddRoots(slices.Concat(cfg.SandboxWritable, opts.AddDirs)...)
+	// Git, sockets and connections need the real file system; tests on
+	// a memory one have none of them.
+	real := rootfs.IsReal(opts.Fs)
 	tracker := checkpoint.New(root, opts.Fs, real)
-	// Beside the lock and the session record, which wait for the disk;
-	// after the look at git, whose status is the longer way to the first
-	// request: the goroutine started last waits for this one's processor
-	// (runnext), the one before it goes to the first idle one.
-	llm.Warm(cfg.Protocol, cfg.BaseURL, cfg.Model, cfg.Wire)
-	// A new session that cannot talk to its model fails before the lock
-	// is taken; a resumed one is checked once its mode is known.
-	if !opts.Resume && opts.Mode != ModeRun {
-		if err := cfg.Validate(); err != nil {
-			return nil, err
-		}
+	if err := warmUp(opts, cfg); err != nil {
+		return nil, err
 	}
-	if runsOnce(opts.Mode) && cfg.BaseURL != "" {
-		// Beside the lock and the session record, which wait for the disk.
-		llm.Preconnect(cfg.BaseURL)
-	}
-	// The credentials the project's repositories hold (the workflow's
-	// token that actions/checkout left in .git/config, a remote's
-	// password) are secrets too: the model reads masked copies, and
-	// ralph's records and the results the model is sent never carry them,
-	// even where a command reads the file itself (the Landlock-only
-	// sandbox binds no masked copy over it).
-	gitSecrets := gitcreds.Secrets(opts.Fs, root)
-	home, _ := os.UserHomeDir()
-	start := startRel(root, startDir(opts.StartDir))
-	p := &Project{Root: root, Fs: opts.Fs, Person: person, Config: cfg, parallel: opts.Parallel, answers: opts.Answers,
-		Redactor: memory.NewRedactor(append(cfg.Secrets(), gitSecrets...)...), gitSecrets: gitSecrets,
-		// A Read(…) rule's ./path is read from where the person started
-		// too, as the Edit(…) rules are (the approval's Cwd below).
-		Door:     kept.New(kept.Options{Root: root, Kept: Kept(), Home: home, Cwd: filepath.Join(root, start)}),
-		registry: memory.OpenRegistry(person, memory.RegistryDir(opts.Getenv)), git: tracker,
-		StartDir: start, appendSystem: opts.AppendSystem, notify: opts.Notify, notices: door}
-	// The definitions are read before the lock is taken, so a one-shot
-	// naming one the project lacks fails before any session is recorded.
-	var pluginWarnings []string
-	p.Plugins, pluginWarnings = AddedPlugins(opts.Fs, root)
-	for _, w := range pluginWarnings {
-		opts.Notify("warning: " + text.StripControls(w))
-	}
-	p.loadDefinitions(opts.Notify, PluginDefinitionDirs(p.Plugins)...)
-	if err := p.chooseDefinition(opts.Definition); err != nil {
+	p := newProject(opts, root, person, cfg, tracker, door)
+	if err := p.readDefinitions(opts); err != nil {
 		return nil, err
 	}
 	p.stateKey, p.keyErr = memory.StateKey(person, filepath.Join(config.UserConfigDir(), "ralph"))
 	p.gens = memory.OpenGenerations(person, memory.RegistryDir(opts.Getenv), root)
-	lock, err := acquire(opts.Fs, root, opts.Force, opts.Notify, cfg.APIKey)
+	lock, err := takeover.Acquire(opts.Fs, root, opts.Force, opts.Notify, cfg.APIKey)
 	if err != nil {
 		return nil, err
 	}
@@ -430,321 +363,11 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 		return nil, err
 	}
 	_ = lock.SetSession(p.Session.ID)
-	p.Yes = opts.Yes
-	// The hooks are read before the policy, with the settings files'
-	// permission rules (permissions.go): the person's allow, ask and
-	// deny; a project's ask and deny, never an allow.
-	hookSrc := hookSources(root, opts.Fs, person, cfg, append(slices.Clone(opts.Plugins), PluginHooks(p.Plugins)...))
-	hookSrc.Definitions = &p.Definitions
-	loadedHooks := LoadHooks(hookSrc)
-	// The settings files' Read(…) deny rules join the session's door
-	// before any prompt is built or tool made; the definitions, read
-	// before them, are judged by them now.
-	p.Door.Deny(loadedHooks.ReadRules...)
-	// What the files those rules name hold is redacted from every result
-	// the model is sent, as the repositories' credentials are: where the
-	// sandbox cannot hide such a file from commands (the Landlock-only
-	// fallback, inside the project) a command's cat of it still reaches
-	// the model masked. Nothing has taken the redactor yet.
-	if vals := loadedHooks.ReadRules.Values(root); len(vals) > 0 {
-		p.gitSecrets = append(p.gitSecrets, vals...)
-		p.Redactor = memory.NewRedactor(p.secrets()...)
-	}
-	for _, w := range p.Definitions.Judge(p.Door) {
-		opts.Notify(w)
-	}
-	p.Approval = approval.New(approval.Options{
-		Fs: opts.Fs, UserFs: person, Root: root, UserConfigDir: config.UserConfigDir(),
-		UserRules: cfg.AllowedCommands, ProjectRules: cfg.ProjectAllowedCommands, Yes: opts.Yes, Redactor: p.Redactor, AskBefore: cfg.AskBefore,
-		// A person's answers go to the session's decisions.jsonl. A write
-		// that fails is not the approval's business: the run's other
-		// records, on the same disk, report it.
-		Record: func(d memory.DecisionRecord) { _ = p.decide(d) },
-		Tools:  opts.Tools.With(loadedHooks.Rules), NeverAsk: opts.NeverAsk,
-		Fetch: approval.FetchRules{Allow: cfg.WebFetchAllow},
-		// Edit(…) and Write(…) rules written relative to where the
-		// person started are read from there too.
-		Cwd: startDir(opts.StartDir),
-	})
-	if n := p.Approval.Ignored(); n > 0 {
-		opts.Notify(fmt.Sprintf("ignoring %d allowed_commands in %s that were not approved on this machine; approve them again with \"always\" in chat",
-			n, config.ProjectFile))
-	}
-	// The notices of variables withheld are said once per person for each
-	// set of names (memory/shown), remembered in the person's state
-	// directory, where the model's commands cannot write.
-	seen := shown.Open(person, memory.RegistryDir(opts.Getenv))
-	p.sessionEnv = personSessionEnv(loadedHooks.PersonEnv, seen, opts.Notify)
-	addProjectEnv(p.sessionEnv, loadedHooks.ProjectEnvs, root, seen, opts.Notify)
-	withheld := childenv.Withheld(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv)
-	p.Tools, err = tools.NewToolset(tools.Options{Approver: p.Approval, AutoApprove: opts.Yes, Redact: p.Redactor, Family: toolFamily(cfg.ToolFamily), WebFetchAllowPrivate: cfg.WebFetchAllowPrivate,
-		LSP: &cfg.LSP, ApproveLSP: p.approveLanguageServer, Options: workers.Options{
-			Root: root, CommandTimeout: cfg.CommandTimeout,
-			Env:     childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv),
-			Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets,
-			Readable: cfg.SandboxReadable,
-			Notify:   opts.Notify, AddDirs: opts.AddDirs, Kept: Kept(), Door: p.Door,
-			Withheld: withheld, Settings: childenv.Settings(os.Environ(), withheld), WithheldGit: childenv.WithheldGit(os.Environ()),
-			SessionEnv: p.sessionEnv, Editor: opts.Editor, Seen: seen,
-		}})
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
-	}
-	for _, w := range cfg.MCPWarnings {
-		opts.Notify(w)
-	}
-	if note := models.WebSearchNote(cfg); note != "" {
-		opts.Notify(note)
-	}
-	p.sayHooks(loadedHooks)
-	p.Hooks = p.hookSet(loadedHooks, hookSrc, p.Tools.Workspace())
-	if p.Hooks != nil {
-		// Hooks written for Claude Code read its permission mode and its
-		// JSONL transcript (transcript_path): a session with hooks keeps
-		// one beside its own records (docs/hooks.md).
-		p.Hooks.PermissionMode = hooks.PermissionMode(cfg.Sandbox == string(sandbox.ReadOnly), opts.Yes, opts.NeverAsk)
-		p.Session.KeepHookTranscript(root)
-	}
-	p.agentHooks = &agentHookSets{make: func(agent string) *hooks.Set {
-		set := p.hookSetOf(loadedHooks, hookSrc, p.Tools.Workspace(), agent)
-		if set != nil && p.Hooks != nil {
-			set.PermissionMode = p.Hooks.PermissionMode
-		}
-		return set
-	}}
-	p.MCP = NewMCP(root, cfg, p.Approval, p.mcpNotice(opts.Notify), p.Tools.Workspace())
-	p.Tools.AddSource(p.MCP)
-	p.Tools.Add(tools.Deps{Fs: opts.Fs, Root: root, Redact: p.Redactor, Decide: p.decide, Asker: p.Approval, Todo: p.setTodo})
-	p.loadSkills()
-	p.Tools.Add(tools.Deps{Skills: p.Skills, Root: root})
-	p.Client, err = withFallbacks(llm.New(models.ClientConfig(p.Config)), cfg.Fallback, os.Getenv)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
-	}
-	p.registerBeside()
-	p.startRetention()
-	ok = true
-	return p, nil
-}
-
-// registerBeside tells the cross-project registry that this session runs,
-// on a goroutine of its own: the registry is shared by every ralph of the
-// user, behind a lock of its own, and nothing on the way to the first
-// request needs it. Close waits for it, so it lands before ralph exits. A
-// crash before it lands leaves the registry as it was, whole. The
-// registry only names projects and the session last started in each;
-// how a session ended is in the project's own records, which `ralph
-// sessions` reads, so the end of a session writes nothing there: that
-// second update cost about a millisecond at the end of every one-shot.
-func (p *Project) registerBeside() {
-	p.registered = make(chan struct{})
-	go func() {
-		defer close(p.registered)
-		p.touchRegistry()
-	}()
-}
-
-// start creates a new session, durable before anything else happens.
-func (p *Project) start(opts Options) error {
-	p.Mode = opts.Mode
-	run, err := p.settle(opts, nil)
-	if err != nil {
-		return err
-	}
-	id := memory.NewID(time.Now())
-	// A model with a known price has cost nothing yet; null means unknown.
-	// Saying so now spares the run's first save a change to write.
-	var cost *float64
-	if p.PriceOf(p.Config.Model) != nil {
-		cost = new(float64)
-	}
-	// The session is recorded only once the .gitignore of a .ralph/ its
-	// lock made is durable.
-	create := memory.CreateOptions{After: p.Lock.StateDirDurable}
-	if runsOnce(p.Mode) {
-		// A one-shot's record becomes durable beside its first request,
-		// which changes nothing; every tool that may change a file waits
-		// for it (the checkpoint tracker's placed gate, Checkpoints.Before), as every save does.
-		create.Beside, p.placing = true, true
-	}
-	st := memory.State{
-		SessionID: id, Status: memory.StatusRunning, Mode: p.Mode, Model: p.Config.Model, StartedAt: time.Now().UTC(), Run: run, CostUSD: cost,
-	}
-	p.seal(&st)
-	s, err := memory.CreateSessionWith(p.Fs, p.Root, id, st, create, p.secrets()...)
-	if err != nil {
-		return fmt.Errorf("cannot record the session under %s: %w", p.Root, err)
-	}
-	if p.Mode == ModeReview {
-		// A review sends no prompt of the person's for the session's
-		// directory to wait for (memory.CreateSessionBeside).
-		s.Place()
-	}
-	s.SealWith(p.stateKey, p.gens)
-	p.Session = s
-	return nil
-}
-
-// resume reopens a session, settles its mode and configuration, and
-// repairs its history for the model.
-func (p *Project) resume(opts Options) error {
-	id, err := p.findResumable(opts)
-	if p.unfinished != "" && opts.SessionID == "" {
-		// The last ralph was stopped, or could not write, before its
-		// session counted as one: -c goes on with the one before it, if
-		// any, and says so.
-		if errors.Is(err, memory.ErrNoSession) {
-			return memory.NoSessionf("this project has no session to continue: the session for %s was never recorded (ralph was stopped, or could not write it); send that prompt again to start one", memory.QuotePrompt(p.unfinished))
-		}
-		if err == nil {
-			opts.Notify(fmt.Sprintf("the session for %s was never recorded (ralph was stopped, or could not write it); continuing session %s, the one before it", memory.QuotePrompt(p.unfinished), id))
-		}
-	}
-	if err != nil {
-		return err
-	}
-	// A fork carries the settings of the session it copies, sealed
-	// under that session's id.
-	sealedAs := id
-	if opts.ForkSession {
-		// A conversation whose prompt was never saved has nothing for
-		// the model to go on with, nor for a copy to begin with (issue 67).
-		msgs, lerr := memory.LoadMessages(p.Fs, memory.SessionDir(p.Root, id))
-		st, _ := memory.LoadSessionState(p.Fs, p.Root, id)
-		if lerr == nil {
-			if err := memory.PromptMissing(p.Fs, p.Root, id, st, msgs); err != nil {
-				return err
-			}
-		}
-		if id, err = p.fork(id); err != nil {
-			return err
-		}
-	}
-	s, msgs, err := memory.OpenSession(p.Fs, p.Root, id, p.secrets()...)
-	if err != nil {
-		return err
-	}
-	prior := s.State()
-	if prior.Mode == "" {
-		// A record rebuilt from the logs does not say what the session
-		// was; its events do.
-		prior.Mode = p.sessionMode(prior, id)
-	}
-	loop := opts.Mode == ModeRun || opts.Mode == "" && prior.Mode == ModeRun
-	if r := s.Repaired; r != nil && r.Restored == "" && loop {
-		// Its defaults would be looser than what the person chose.
-		_ = s.Close()
-		return usageErr{fmt.Errorf("the task loop of session %s cannot go on: %s, and no other copy holds the settings it saved (agent, verify, limits), so going on could skip a check you asked for; start it again with the flags you want: ralph run --agent … --verify …", id, r.Record())}
-	} else if r != nil {
-		opts.Notify(r.Sentence(id))
-	}
-	if err := memory.PromptMissing(p.Fs, p.Root, id, prior, msgs); err != nil && !opts.ForkSession {
-		// A conversation whose prompt was never saved has nothing for the
-		// model to go on with (issue 67).
-		_ = s.Close()
-		return err
-	}
-	if s.Hole != nil {
-		// A conversation that lost a message in its middle is not the
-		// one the model had: going on would answer from a history that
-		// never was.
-		_ = s.Close()
-		return s.Hole
-	}
-	for _, l := range s.LinksDropped {
-		opts.Notify(fmt.Sprintf("%s was a symbolic link, which a command may have planted; ralph removed it, followed nothing, and starts that log again", filepath.ToSlash(l)))
-	}
-	if err := p.trustSaved(&prior, sealedAs, loop, opts.Notify); err != nil {
-		_ = s.Close()
-		return err
-	}
-	s.SealWith(p.stateKey, p.gens)
-	p.PriorStatus = prior.Status
-	p.Mode = opts.Mode
-	if p.Mode == "" {
-		p.Mode = p.sessionMode(prior, id)
-	}
-	// The model a session was started with goes on unless this command
-	// line or the environment names another.
-	// The provider follows it where nothing else names one (a claude-…
-	// model is Anthropic's), so the provider is resolved again.
-	if prior.Model != "" && !opts.Overrides.gives("model") && opts.Getenv("RALPH_MODEL") == "" {
-		p.Config.SetModel(prior.Model)
-		if err := p.Config.Resolve(); err != nil {
-			return err
-		}
-	}
-	run, err := p.settle(opts, prior.Run)
-	if err != nil {
-		return err
-	}
-	started, err := startedCalls(p.Fs, p.Root, id)
-	if err != nil {
-		return err
-	}
-	repaired, synthetic := memory.RepairHistory(msgs, started)
-	if err := s.AppendMessages(synthetic...); err != nil {
-		return err
-	}
-	p.History, p.Session, p.Resumed = repaired, s, true
-	return s.SaveState(func(st *memory.State) {
-		st.Status = memory.StatusRunning
-		st.Mode = p.Mode
-		st.Model = p.Config.Model
-		if run != nil {
-			st.Run = run
-		}
-		st.EndedAt = time.Time{}
-		st.Error = ""
-	})
-}
-
-// sessionMode is the mode a session was started in. A session whose own
-// record was lost (written by an older ralph, or damaged) is a task loop
-// if it left tasks in progress or its events show task changes.
-func (p *Project) sessionMode(st memory.State, id string) string {
-	if st.Mode != "" {
-		return st.Mode
-	}
-	if p.recovered.Count() > 0 {
-		return ModeRun
-	}
-	mode := ModeOneShot
-	_, _ = memory.EachJSONL(p.Fs, memory.LogPath(p.Root, id, memory.EventsLog), coordinator.EventMarks(coordinator.EventTaskChanged),
-		func(ev coordinator.Event) {
-			if ev.Type == coordinator.EventTaskChanged {
-				mode = ModeRun
-			}
-		})
-	return mode
-}
-
-// startedCalls lists the tool calls a session began executing, from its
-// events: a call with a tool_call event but no result may have had effects.
-// The log is streamed, and only its tool_call lines are decoded: a long
-// run's events.jsonl is tens of megabytes, and a resume needs no more of
-// it than this.
-func startedCalls(fs afero.Fs, root, id string) (map[string]bool, error) {
-	started := map[string]bool{}
-	_, err := memory.EachJSONL(fs, memory.LogPath(root, id, memory.EventsLog), coordinator.EventMarks(coordinator.EventToolCall),
-		func(ev coordinator.Event) {
-			if ev.Type == coordinator.EventToolCall && ev.ToolID != "" {
-				started[ev.ToolID] = true
-			}
-		})
-	if err != nil {
+	if err := p.wire(opts, cfg); err != nil {
 		return nil, err
 	}
-	return started, nil
-}
-
-// Prior is the resumed session's saved state, or nil for a new session.
-func (p *Project) Prior() *memory.State {
-	if !p.Resumed {
-		return nil
-	}
-	st := p.Session.State()
-	return &st
+	ok = true
+	return p, nil
 }
 
 // Close ends the event subscriptions, waits for the registry's update
@@ -821,17 +444,6 @@ func commandEnv(keyVar string) []string {
 // git): exit 2, as config.ErrInvalid. Those rooms' own sentinel errors
 // match it, so their sentences stay as they are.
 var ErrUsage = errors.New("bad input")
-
-// fork copies session from into a new session (--fork-session) and
-// returns the copy's id, which is resumed in its place: the original is
-// only read.
-func (p *Project) fork(from string) (string, error) {
-	id := memory.NewID(time.Now())
-	if err := memory.ForkSession(p.Fs, p.Root, from, id); err != nil {
-		return "", err
-	}
-	return id, nil
-}
 
 // Parallel is --parallel, the bound on concurrent child agents (0: the
 // default).

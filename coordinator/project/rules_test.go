@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ralph-dev/ralph/coordinator/instructions"
 	"github.com/ralph-dev/ralph/workers/agents"
 )
 
@@ -85,7 +86,7 @@ func openRules(t *testing.T, home, proj string) (*Project, func() []string) {
 func TestRulesReachThePromptInTheirPlace(t *testing.T) {
 	home, proj, _ := rulesLayout(t)
 	p, said := openRules(t, home, proj)
-	got := p.instructions()
+	got := p.instructions.Text()
 	order := []string{"PERSON-MEMORY-1", "USER-RULE-2", "USER-RULE-LINKED-3", "USER-RULE-1", "PROJECT-MEMORY-4", "PROJECT-RULE-5", "PROJECT-RULE-6"}
 	last := -1
 	for _, w := range order {
@@ -131,7 +132,7 @@ func TestProjectRulesFolderAsALinkIsLeftOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, said := openRules(t, home, proj)
-	if got := p.instructions(); strings.Contains(got, "PROJECT-LINKED-SECRET") {
+	if got := p.instructions.Text(); strings.Contains(got, "PROJECT-LINKED-SECRET") {
 		t.Fatalf("a linked rules folder reached the prompt:\n%s", got)
 	}
 	if n := strings.Join(said(), "\n"); !strings.Contains(n, ".claude/rules is a link") {
@@ -139,17 +140,17 @@ func TestProjectRulesFolderAsALinkIsLeftOut(t *testing.T) {
 	}
 }
 
-// TestRulesAreBoundedInNumber: past MaxRuleFiles files the rest are left
+// TestRulesAreBoundedInNumber: past instructions.MaxRuleFiles files the rest are left
 // out, said once. Not parallel: it sets HOME and TMPDIR.
 func TestRulesAreBoundedInNumber(t *testing.T) {
 	home, proj, _ := rulesLayout(t)
-	for i := 0; i < MaxRuleFiles+5; i++ {
+	for i := 0; i < instructions.MaxRuleFiles+5; i++ {
 		write(t, filepath.Join(proj, agents.RulesDir, "many", "r"+strings.Repeat("x", i%3)+string(rune('a'+i%26))+string(rune('a'+i/26))+".md"), "MANY-RULE\n"+strings.Repeat("y", i)+"\n")
 	}
 	p, said := openRules(t, home, proj)
-	got := p.instructions()
-	if n := strings.Count(got, "MANY-RULE"); n == 0 || n > MaxRuleFiles {
-		t.Errorf("%d of the many rules in the prompt, want some and at most %d", n, MaxRuleFiles)
+	got := p.instructions.Text()
+	if n := strings.Count(got, "MANY-RULE"); n == 0 || n > instructions.MaxRuleFiles {
+		t.Errorf("%d of the many rules in the prompt, want some and at most %d", n, instructions.MaxRuleFiles)
 	}
 	if n := strings.Join(said(), "\n"); !strings.Contains(n, "rules files; the rest were left out") {
 		t.Errorf("the person was not told of the bound: %s", n)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/checkpoint"
 	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/projectroot"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/git"
@@ -588,7 +589,7 @@ type Options struct {
 	Force     bool // overwrite files changed since
 	Key       string
 	Notify    func(string)
-	// AllowHome is the person's --allow-home-project (project.Grantable).
+	// AllowHome is the person's --allow-home-project (projectroot.Grantable).
 	AllowHome bool
 }
 
@@ -596,7 +597,7 @@ type Options struct {
 // changes files under a running ralph, and records the undo in the
 // session it takes back.
 func Session(ctx context.Context, o Options) (*Result, error) {
-	root, err := project.Root(o.Dir, o.AllowHome)
+	root, err := projectroot.Root(o.Dir, o.AllowHome)
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,8 @@ import (
 // reason.
 var promptReaders = []string{
 	"coordinator/project/",
+	"coordinator/instructions/",
+	"coordinator/sessionhooks/",
 	"coordinator/checkpoint/",
 	"coordinator/review/",
 	"coordinator/loop/",
@@ -46,16 +48,16 @@ var rawReads = map[string][]string{
 // to the model, or that the door judged just before, as "file:function",
 // each with why.
 var promptReadSites = map[string]string{
-	"coordinator/project/hooks.go:readPerson":         "the person's settings files, parsed for hooks and permission rules, never sent",
-	"coordinator/project/hooks.go:readProject":        "the project's settings files, parsed for hooks and permission rules, never sent",
-	"coordinator/project/hooks.go:review":             "a hook's script, hashed for the approval of its hook, never sent",
-	"coordinator/project/hookset.go:rulesLineNew":     "ralph's own record of the permission lines it said, never sent",
-	"coordinator/checkpoint/tasklog.go:follow":        "ralph's own checkpoint log, parsed for the task view, never sent",
-	"coordinator/project/promptimages.go:pastedImage": "a picture the person pasted, judged by p.Door.Refuses (its path and its target) just before",
-	"coordinator/loop/taskprompt/taskprompt.go:Load":  "the prompt template the person names with --prompt-template, theirs and not the project's",
-	"memory/statefiles.go:readMarkdown":               "a state file ralph rewrites (a task ticked, a note added), never sent as read",
-	"memory/statefiles.go:loadDoc":                    "the state files' reader, through the door whenever one is given (LoadStateDocs, Goals, RecentProgress); nil only for ralph's own rewrites",
-	"scripts/slash/builtin.go:showFile":               "a state file a built-in command prints to the person, never sent",
+	"coordinator/sessionhooks/hooks.go:readPerson":         "the person's settings files, parsed for hooks and permission rules, never sent",
+	"coordinator/sessionhooks/hooks.go:readProject":        "the project's settings files, parsed for hooks and permission rules, never sent",
+	"coordinator/sessionhooks/hooks.go:review":             "a hook's script, hashed for the approval of its hook, never sent",
+	"coordinator/sessionhooks/hookset.go:rulesLineNew":     "ralph's own record of the permission lines it said, never sent",
+	"coordinator/checkpoint/tasklog.go:follow":             "ralph's own checkpoint log, parsed for the task view, never sent",
+	"coordinator/instructions/promptimages.go:pastedImage": "a picture the person pasted, judged by p.Door.Refuses (its path and its target) just before",
+	"coordinator/loop/taskprompt/taskprompt.go:Load":       "the prompt template the person names with --prompt-template, theirs and not the project's",
+	"memory/statefiles.go:readMarkdown":                    "a state file ralph rewrites (a task ticked, a note added), never sent as read",
+	"memory/statefiles.go:loadDoc":                         "the state files' reader, through the door whenever one is given (LoadStateDocs, Goals, RecentProgress); nil only for ralph's own rewrites",
+	"scripts/slash/builtin.go:showFile":                    "a state file a built-in command prints to the person, never sent",
 }
 
 // TestPromptFilesGoThroughTheDoor fails when a file in promptReaders

@@ -6,7 +6,7 @@
 // is, not by the name it was reached by:
 //
 //   - the kept list: the person's secret files and ralph's own
-//     configuration and state (coordinator/project.Kept, the paths the
+//     configuration and state (coordinator/projectroot.Kept, the paths the
 //     sandbox hides from commands), refused as read_file refuses them;
 //   - the person's Read(…) deny rules (Rules), refused the same way, and
 //     handed to the file tools and the sandbox, so that one rule holds
@@ -77,7 +77,7 @@ type Options struct {
 	// list and absolute rules then hold).
 	Root string
 	// Kept are absolute paths kept from the model under any root
-	// (coordinator/project.Kept).
+	// (coordinator/projectroot.Kept).
 	Kept []string
 	// Home is the person's home directory, for the rules' "~/".
 	Home string

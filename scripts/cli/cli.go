@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/projectroot"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/scripts/screen/terminal"
@@ -36,7 +37,7 @@ type flags struct {
 	maxTurns       int
 	maxRetries     int
 	dir            string
-	// allowHome is --allow-home-project (project.Grantable).
+	// allowHome is --allow-home-project (projectroot.Grantable).
 	allowHome      bool
 	noColor        bool
 	commandTimeout int
@@ -121,7 +122,7 @@ type ChatOptions struct {
 // cli is one invocation: its flags and the facts of its terminal.
 type cli struct {
 	f       flags
-	found   *project.Found // the project, once root found it
+	found   *projectroot.Found // the project, once root found it
 	term    terminal.Facts
 	version string
 	shell   ChatShell
@@ -195,7 +196,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	pf.StringVar(&f.provider, config.ProviderSetting.Flag, "", "the model provider: "+config.ProviderNames()+" (env "+config.ProviderSetting.Env+"; default: inferred from the keys set)")
 	pf.IntVar(&f.thinkingTokens, "thinking-tokens", 0, "switch extended thinking on with this budget of tokens, at least 1024 (Anthropic; env MAX_THINKING_TOKENS)")
 	pf.StringVarP(&f.dir, "dir", "C", "", "project directory (default: the project the working directory is in, named on stderr when it lies above; never / or a sticky or other user's directory)")
-	pf.BoolVar(&f.allowHome, project.AllowHomeFlag, false, "let the project or an --add-dir be your home directory, / or a directory holding your keys or ralph's own configuration "+
+	pf.BoolVar(&f.allowHome, projectroot.AllowHomeFlag, false, "let the project or an --add-dir be your home directory, / or a directory holding your keys or ralph's own configuration "+
 		"(refused otherwise; the model may then write your shell's start-up files, though your keys and ralph's own files stay hidden)")
 	pf.BoolVarP(&f.yes, "yes", "y", false, "approve every run_command and MCP tool call without asking (except a command asking to leave the sandbox, and what ask_before in the config names)")
 	pf.IntVar(&f.maxTurns, "max-turns", 0, fmt.Sprintf("stop after this many model turns (default %d)", config.DefaultMaxTurns))

@@ -8,6 +8,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/projectroot"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/memory/rootfs"
@@ -95,7 +96,7 @@ func agentCompletions(_ *cobra.Command, _ []string, _ string) ([]cobra.Completio
 // leaves them out.
 func (c *cli) sessionCompletions(_ *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	const most = 50
-	root, err := project.Root(c.f.dir, c.f.allowHome)
+	root, err := projectroot.Root(c.f.dir, c.f.allowHome)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/sessionhooks"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -42,7 +43,7 @@ func (c *cli) addHooksCommands(root *cobra.Command) {
 		return func(_ *cobra.Command, args []string) error {
 			return c.inProject(func(door *rootfs.Fs, dir string) error {
 				added, _ := project.AddedPlugins(door, dir)
-				return fn(HooksCommands{Fs: door, Person: rootfs.Person(), Root: dir, Plugins: project.PluginHooks(added), JSON: c.f.json, Out: os.Stdout, Getenv: os.Getenv}, args)
+				return fn(HooksCommands{Fs: door, Person: rootfs.Person(), Root: dir, Plugins: sessionhooks.FromPlugins(added), JSON: c.f.json, Out: os.Stdout, Getenv: os.Getenv}, args)
 			})
 		}
 	}
@@ -80,19 +81,19 @@ type HooksCommands struct {
 	Fs, Person afero.Fs
 	Root       string
 	// Plugins are the plugin directories whose hooks are read.
-	Plugins []project.Plugin
+	Plugins []sessionhooks.Plugin
 	JSON    bool
 	Out     io.Writer
 	Getenv  func(string) string
 }
 
-func (h HooksCommands) load() (project.LoadedHooks, error) {
+func (h HooksCommands) load() (sessionhooks.Loaded, error) {
 	cfg, err := config.Load(config.Sources{Fs: h.Fs, UserFs: h.Person, ProjectRoot: h.Root, UserConfigDir: config.UserConfigDir(), Getenv: h.Getenv})
 	if err != nil {
-		return project.LoadedHooks{}, err
+		return sessionhooks.Loaded{}, err
 	}
 	home, _ := os.UserHomeDir()
-	return project.LoadHooks(project.HookSources{Root: h.Root, Fs: h.Fs, Person: h.Person, Home: home,
+	return sessionhooks.Load(sessionhooks.Sources{Root: h.Root, Fs: h.Fs, Person: h.Person, Home: home,
 		UserConfigDir: config.UserConfigDir(), Config: cfg, Plugins: h.Plugins}), nil
 }
 
@@ -125,7 +126,7 @@ func (h HooksCommands) List() error {
 	for i, e := range l.Entries {
 		r := hookRow{N: i + 1, Event: string(e.Hook.Event), Matcher: e.Hook.Matcher, Command: e.Hook.Command, If: e.Hook.If, Source: string(e.Hook.Source),
 			File: e.Hook.File, State: string(e.State), Sandbox: !e.Hook.Unsandboxed}
-		if e.State == project.HookWaiting {
+		if e.State == sessionhooks.Waiting {
 			if changes := approval.HookChanges(h.Person, config.UserConfigDir(), h.Root, *e.Review); len(changes) > 0 {
 				r.State += " (changed since you approved it: " + strings.Join(changes, "; ") + ")"
 			}
@@ -182,7 +183,7 @@ func (h HooksCommands) List() error {
 	}
 	waiting := 0
 	for _, e := range l.Entries {
-		if e.State == project.HookWaiting {
+		if e.State == sessionhooks.Waiting {
 			waiting++
 		}
 	}
@@ -218,7 +219,7 @@ func (h HooksCommands) Approve(args []string) error {
 			}
 			continue
 		}
-		if e.State != project.HookWaiting {
+		if e.State != sessionhooks.Waiting {
 			if len(want) > 0 {
 				fmt.Fprintf(h.Out, "hook %d is approved already\n", i+1)
 			}
@@ -260,12 +261,12 @@ type envRow struct {
 	State string   `json:"state"`
 }
 
-func envRows(envs []project.ProjectEnv) []envRow {
+func envRows(envs []sessionhooks.ProjectEnv) []envRow {
 	out := []envRow{}
 	for _, e := range envs {
-		state := string(project.HookRuns) + " (given to sandboxed commands)"
+		state := string(sessionhooks.Runs) + " (given to sandboxed commands)"
 		if !e.Approved {
-			state = string(project.HookWaiting)
+			state = string(sessionhooks.Waiting)
 		}
 		out = append(out, envRow{File: e.File, Names: e.Names(), State: state})
 	}
@@ -276,7 +277,7 @@ func envRows(envs []project.ProjectEnv) []envRow {
 // settings files that wait for it, as they are now; `ralph hooks
 // approve` without numbers approves them with the hooks, as Claude
 // Code's workspace trust covers both.
-func (h HooksCommands) approveEnvs(envs []project.ProjectEnv) (int, error) {
+func (h HooksCommands) approveEnvs(envs []sessionhooks.ProjectEnv) (int, error) {
 	done := 0
 	for _, e := range envs {
 		if e.Approved {

@@ -418,7 +418,7 @@ func describePlugin(pl plugins.Plugin) pluginSummary {
 // needApproval says how many of a plugin's hooks need the person's
 // approval before they run, why, and the command that gives it; "" when
 // none does. A plugin that is not the person's (plugins.Whose, the
-// decision project.PluginHooks takes too) waits for approval in each
+// decision sessionhooks.FromPlugins takes too) waits for approval in each
 // project, and where nobody can be asked its hooks do not run.
 func needApproval(s pluginSummary) string {
 	if s.Hooks == 0 || !s.InProject {

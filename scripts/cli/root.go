@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/projectroot"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // root is the project this invocation works on: the one -C names, or the
-// one found from the working directory (project.Find). It is found once,
+// one found from the working directory (projectroot.Find). It is found once,
 // so every part of a command works on the same directory; and when the
 // walk found it above the working directory, ralph says so on stderr
 // before anything else, since that project's configuration and sessions
@@ -19,7 +19,7 @@ func (c *cli) root() (string, error) {
 	if c.found != nil {
 		return c.found.Root, nil
 	}
-	f, err := project.Find(c.f.dir, c.f.allowHome)
+	f, err := projectroot.Find(c.f.dir, c.f.allowHome)
 	if err != nil {
 		return "", err
 	}

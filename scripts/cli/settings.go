@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/projectroot"
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/providers"
@@ -283,8 +284,8 @@ func sessionSettings() []sessionSetting {
 			why: "--engine temporal does not carry --allowedTools: a run's settings may only tighten what a worker allows; its own allowed_commands decide"},
 		{flag: "add-dir", temporal: refused,
 			why: "--engine temporal does not carry --add-dir: a directory of this machine means nothing on a worker, and one of the worker's would loosen its sandbox"},
-		{flag: project.AllowHomeFlag, temporal: refused,
-			why: "--engine temporal does not carry --" + project.AllowHomeFlag + ": it would give a worker's model a directory holding the person's own files"},
+		{flag: projectroot.AllowHomeFlag, temporal: refused,
+			why: "--engine temporal does not carry --" + projectroot.AllowHomeFlag + ": it would give a worker's model a directory holding the person's own files"},
 		{flag: "append-system-prompt", temporal: carried,
 			carry: func(f *flags, s *remote.Session) error { s.AppendSystem = f.conv.appendSystem; return nil }},
 		{flag: "force", temporal: refused, why: "--engine temporal does not carry --force: it takes over a project's lock, and a run on Temporal takes none"},

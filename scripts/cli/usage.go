@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/projectroot"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	typo "github.com/ralph-dev/ralph/memory/text"
 )
@@ -65,7 +65,7 @@ func (c *cli) sessionsCommand() *cobra.Command {
 			}
 			root := ""
 			if dir != "" {
-				r, err := project.Root(dir, c.f.allowHome)
+				r, err := projectroot.Root(dir, c.f.allowHome)
 				if err != nil {
 					return usageErrorf("%s", err)
 				}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/sessionhooks"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -33,11 +34,11 @@ func sourceChecks(root string) []Check {
 	out = append(out, countCheck("agent definitions", len(defs.Defs()), "agent definition", "agent definitions", defs.Warnings))
 	cfg, err := config.Load(config.Sources{Fs: door, UserFs: rootfs.Person(), ProjectRoot: root, UserConfigDir: config.UserConfigDir(), Getenv: os.Getenv})
 	if err == nil {
-		l := project.LoadHooks(project.HookSources{Root: root, Fs: door, Person: rootfs.Person(), Home: home,
-			UserConfigDir: config.UserConfigDir(), Config: cfg, Plugins: project.PluginHooks(added)})
+		l := sessionhooks.Load(sessionhooks.Sources{Root: root, Fs: door, Person: rootfs.Person(), Home: home,
+			UserConfigDir: config.UserConfigDir(), Config: cfg, Plugins: sessionhooks.FromPlugins(added)})
 		waiting := 0
 		for _, e := range l.Entries {
-			if e.State == project.HookWaiting {
+			if e.State == sessionhooks.Waiting {
 				waiting++
 			}
 		}
@@ -59,7 +60,7 @@ func sourceChecks(root string) []Check {
 // files, each with its file: those the approval policy holds to, then
 // those it left out and why. A deny or ask rule left out is a warning,
 // since the person counts on it; an allow left out only asks more.
-func permissionsCheck(perms []project.Permission) Check {
+func permissionsCheck(perms []sessionhooks.Permission) Check {
 	ch := Check{Name: "permissions", Status: StatusOK}
 	var taken, out []string
 	for _, p := range perms {

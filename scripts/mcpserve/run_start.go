@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/projectroot"
 )
 
 //go:embed run_start.md
@@ -42,7 +42,7 @@ func (s *Server) addRunStartTool() {
 		if err != nil {
 			return nil, RunStarted{}, err
 		}
-		root, err := project.Root(dir, false)
+		root, err := projectroot.Root(dir, false)
 		if err != nil {
 			return nil, RunStarted{}, err
 		}

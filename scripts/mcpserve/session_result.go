@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/projectroot"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/scripts/screen/view"
@@ -52,7 +52,7 @@ func (s *Server) addSessionResultTool() {
 		if err != nil {
 			return nil, SessionResult{}, err
 		}
-		root, err := project.Root(dir, false)
+		root, err := projectroot.Root(dir, false)
 		if err != nil {
 			return nil, SessionResult{}, err
 		}

@@ -313,7 +313,7 @@ func (p *Policy) AllowReadable(paths ...string) {
 }
 
 // Keep hides paths that lie in the project root or another directory
-// commands may write (coordinator/project.Kept: the person's secrets and
+// commands may write (coordinator/projectroot.Kept: the person's secrets and
 // ralph's own configuration and state), which New leaves readable there:
 // a root that holds them is granted only on the person's
 // --allow-home-project, and under it they still stay hidden, and are not

@@ -1,4 +1,4 @@
-package project
+package instructions
 
 import (
 	"bytes"
@@ -8,7 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"unicode/utf8"
+
+	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
@@ -44,7 +47,7 @@ const (
 
 // instructionSet gathers the instructions files and their imports.
 type instructionSet struct {
-	p    *Project
+	p    *Reader
 	b    strings.Builder
 	seen [][]byte        // contents given already (CLAUDE.md as a link to AGENTS.md)
 	read map[string]bool // the files read or refused, by absolute name: a cycle ends there
@@ -53,19 +56,43 @@ type instructionSet struct {
 	files []coordinator.InstructionFile
 }
 
-// instructions are the AGENTS.md and CLAUDE.md files from the start
+// Reader reads a session's instructions: the project's AGENTS.md and
+// CLAUDE.md files, the person's ~/.claude/CLAUDE.md, both sides' rules
+// and the files they import (@path), through the session's door, each
+// bounded and each thing left out said to the person once.
+type Reader struct {
+	// Root is the project; StartDir where the person started, relative
+	// to it ("." at the root).
+	Root, StartDir string
+	// Fs is the project's door, Door the session's (memory/kept).
+	Fs   afero.Fs
+	Door *kept.Door
+	// Links are instruction_links: the targets outside the project an
+	// instructions file or an import may lead to.
+	Links []string
+	// Notify tells the person something; nil tells nothing.
+	Notify func(string)
+	// said holds the keys of what was said already (tellOnce).
+	said sync.Map
+}
+
+// Text is the AGENTS.md and CLAUDE.md files from the start
 // directory up to the project root, nearest first, each followed by the
 // files it imports (@path), each and all of them bounded so that a huge
 // file cannot crowd out the conversation; a cut is said to the person.
 // A file seen twice (CLAUDE.md as a link to AGENTS.md) is given once.
-func (p *Project) instructions() string {
-	text, _ := p.instructionFiles()
+func (p *Reader) Text() string {
+	text, _ := p.Files()
 	return text
 }
 
-// instructionFiles is instructions' text and the files it holds, as the
-// InstructionsLoaded hooks name them.
-func (p *Project) instructionFiles() (string, []coordinator.InstructionFile) {
+// Files is Text's text and the files it holds, as the
+// InstructionsLoaded hooks name them; a nil Reader reads none.
+func (p *Reader) Files() (string, []coordinator.InstructionFile) {
+	if p == nil {
+		// A test's project made without Open reads none.
+		return "", nil
+	}
 	s := &instructionSet{p: p, read: map[string]bool{}}
 	person := s.person()
 	dir := p.StartDir
@@ -250,13 +277,13 @@ func (s *instructionSet) refused(shown, by, abs string, err error) {
 		what = "@" + shown + ", imported by " + by + ","
 		told = fmt.Sprintf("%s imports @%s, which was left out of the prompt", by, shown)
 	}
-	why := refusalWords(err)
+	why := RefusalWords(err)
 	fmt.Fprintf(&s.b, "\n(%s was left out: %s)\n", what, why)
 	s.p.tellOnce("refused:"+abs, told+": "+why)
 }
 
-// refusalWords is why the door refused a file, as a clause.
-func refusalWords(err error) string {
+// RefusalWords is why the door refused a file, as a clause.
+func RefusalWords(err error) string {
 	var de *kept.DeniedError
 	switch {
 	case errors.As(err, &de):
@@ -274,7 +301,7 @@ func refusalWords(err error) string {
 // instruction_links names its target, through the person's door. A
 // *rootfs.LinkOutError says it is not named there; nothing of it is
 // read.
-func (p *Project) readInstruction(abs string, imported bool) (kept.Text, error) {
+func (p *Reader) readInstruction(abs string, imported bool) (kept.Text, error) {
 	read := p.Door.ReadHead
 	if imported {
 		read = p.Door.ReadImport
@@ -290,7 +317,7 @@ func (p *Project) readInstruction(abs string, imported bool) (kept.Text, error) 
 	if err != nil {
 		return kept.Text{}, err
 	}
-	for _, a := range p.Config.InstructionLinks {
+	for _, a := range p.Links {
 		if sameTarget(expandHome(a), target) {
 			return read(rootfs.Person(), target, MaxInstructionFile+1)
 		}
@@ -325,7 +352,7 @@ func sameTarget(allowed, target string) bool {
 // names it: imported by the file at from ("" for one found in a
 // directory), a project's, or the person's when it lies outside the
 // project (an @~/ import).
-func (p *Project) instructionFile(abs, from string) coordinator.InstructionFile {
+func (p *Reader) instructionFile(abs, from string) coordinator.InstructionFile {
 	f := coordinator.InstructionFile{Path: abs, MemoryType: "Project", LoadReason: coordinator.LoadSessionStart}
 	if from != "" {
 		f.LoadReason, f.Parent = coordinator.LoadInclude, from
@@ -338,7 +365,7 @@ func (p *Project) instructionFile(abs, from string) coordinator.InstructionFile 
 
 // shownPath names a file for the prompt: relative to the project root
 // inside it, as written (m) outside it.
-func (p *Project) shownPath(abs, m string) string {
+func (p *Reader) shownPath(abs, m string) string {
 	if rel, err := filepath.Rel(p.Root, abs); err == nil && filepath.IsLocal(rel) {
 		return filepath.ToSlash(rel)
 	}
@@ -363,16 +390,16 @@ func clipAtLine(s string, n int) (string, bool) {
 }
 
 // tellOnce says s to the person once per key and process.
-func (p *Project) tellOnce(key, s string) {
-	if _, seen := p.leftOutSaid.LoadOrStore(key, true); seen || p.notify == nil {
+func (p *Reader) tellOnce(key, s string) {
+	if _, seen := p.said.LoadOrStore(key, true); seen || p.Notify == nil {
 		return
 	}
-	p.notify(s)
+	p.Notify(s)
 }
 
 // leftOut says, once per file and process, that an instructions file is
 // a link out of the project and how the person allows it.
-func (p *Project) leftOut(rel, target string) {
+func (p *Reader) leftOut(rel, target string) {
 	p.tellOnce(rel, fmt.Sprintf("%s is a link to %s, outside the project, and was left out of the prompt; to use it, add %q to instruction_links in %s",
 		filepath.ToSlash(rel), target, target, config.UserFile("~/.config")))
 }

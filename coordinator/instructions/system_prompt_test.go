@@ -1,4 +1,4 @@
-package project
+package instructions
 
 import (
 	"fmt"
@@ -13,8 +13,8 @@ func TestSystemPromptFileIsVersionedAndComplete(t *testing.T) {
 	if !strings.Contains(strings.SplitN(systemPromptText, "\n", 2)[0], fmt.Sprintf("version %d.", SystemPromptVersion)) {
 		t.Fatalf("system_prompt.md's first line does not name version %d", SystemPromptVersion)
 	}
-	facts := promptFacts{Root: "/p", Tools: "read_file", Learnings: "AGENTS.md", Today: "2026-11-26", Environment: "<env/>"}
-	render := func(f promptFacts) string {
+	facts := Facts{Root: "/p", Tools: "read_file", Learnings: "AGENTS.md", Today: "2026-11-26", Environment: "<env/>"}
+	render := func(f Facts) string {
 		var b strings.Builder
 		if err := systemPromptTemplate().Execute(&b, f); err != nil {
 			t.Fatal(err)
@@ -48,14 +48,14 @@ func TestCodexPromptFileIsVersionedAndComplete(t *testing.T) {
 	if !strings.Contains(strings.SplitN(gptPromptText, "\n", 2)[0], fmt.Sprintf("version %d:", SystemPromptVersion)) {
 		t.Fatalf("system_prompt_gpt.md's first line does not name version %d", SystemPromptVersion)
 	}
-	render := func(f promptFacts) string {
+	render := func(f Facts) string {
 		var b strings.Builder
 		if err := gptPromptTemplate().Execute(&b, f); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()
 	}
-	facts := promptFacts{Root: "/p", Tools: "apply_patch and shell_command", Learnings: "AGENTS.md", Today: "2026-11-26", Environment: "<env/>",
+	facts := Facts{Root: "/p", Tools: "apply_patch and shell_command", Learnings: "AGENTS.md", Today: "2026-11-26", Environment: "<env/>",
 		Todo: "update_plan", Patch: "tool", Escalate: `sandbox_permissions "require_escalated"`}
 	tool := render(facts)
 	for _, want := range []string{"You are ralph", "Edit files with the apply_patch tool", "rg --files", "never revert them",

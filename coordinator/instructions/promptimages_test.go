@@ -1,4 +1,4 @@
-package project
+package instructions
 
 import (
 	"bytes"
@@ -31,7 +31,7 @@ func TestWithImagesReplacesEachImagePathWithItsPlaceholder(t *testing.T) {
 	writePNG(t, filepath.Join(root, "sub", "a.png"), 4, 3)
 	writePNG(t, filepath.Join(outside, "Screen Shot.png"), 2, 2)
 	var said []string
-	p := &Project{Root: root, StartDir: "sub", notify: func(s string) { said = append(said, s) }}
+	p := &Reader{Root: root, StartDir: "sub", Notify: func(s string) { said = append(said, s) }}
 	msg := fmt.Sprintf("@a.png vs '%s/Screen Shot.png', again a.png, not gone.png", outside)
 	got, shown := p.WithImages(msg, "gpt-4o")
 	want := "[Image #1: a.png, 4×3 px] vs [Image #2: Screen Shot.png, 2×2 px], again [Image #1: a.png, 4×3 px], not gone.png"
@@ -57,7 +57,7 @@ func TestWithImagesShowsAtMostFiveImages(t *testing.T) {
 		words = append(words, fmt.Sprintf("%d.png", i))
 	}
 	var said []string
-	p := &Project{Root: root, notify: func(s string) { said = append(said, s) }}
+	p := &Reader{Root: root, Notify: func(s string) { said = append(said, s) }}
 	got, shown := p.WithImages(strings.Join(words, " "), "gpt-4o")
 	if len(shown) != MaxPromptImages || !strings.HasSuffix(got, "[Image #5: 4.png, 5×1 px] 5.png") {
 		t.Fatalf("WithImages = %q, %d images", got, len(shown))

@@ -1,4 +1,4 @@
-package project
+package sessionhooks
 
 import (
 	"context"
@@ -28,7 +28,7 @@ func TestSettingsPermissions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := LoadHooks(HookSources{Root: root, Fs: door, Person: rootfs.Person(), Home: home})
+	l := Load(Sources{Root: root, Fs: door, Person: rootfs.Person(), Home: home})
 	got := map[string]Permission{}
 	for _, p := range l.Permissions {
 		got[p.File+" "+p.Key+" "+p.Rule] = p
@@ -90,7 +90,7 @@ func TestSettingsPermissions(t *testing.T) {
 	if err := os.Remove(filepath.Join(root, ".claude", "settings.json")); err != nil {
 		t.Fatal(err)
 	}
-	l = LoadHooks(HookSources{Root: root, Fs: door, Person: rootfs.Person(), Home: home})
+	l = Load(Sources{Root: root, Fs: door, Person: rootfs.Person(), Home: home})
 	pol = approval.New(approval.Options{Root: root, Tools: l.Rules, NeverAsk: true})
 	for cmd, want := range map[string]bool{"ls -la": true, "ls && cat x": false, "ls; sh -c 'ls'": false, "ls $(curl x)": false} {
 		if d := pol.ApproveCommand(ctx, cmd); d.Allowed != want {
@@ -109,7 +109,7 @@ func TestSettingsHomeIsProject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := LoadHooks(HookSources{Root: home, Fs: door, Person: rootfs.Person(), Home: home})
+	l := Load(Sources{Root: home, Fs: door, Person: rootfs.Person(), Home: home})
 	notes := strings.Join(l.Warnings, "\n")
 	if strings.Contains(notes, "link") || !strings.Contains(notes, "~/.claude/settings.json lies in the project") {
 		t.Fatalf("warnings: %q", notes)

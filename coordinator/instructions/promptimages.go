@@ -1,4 +1,4 @@
-package project
+package instructions
 
 import (
 	"errors"
@@ -34,7 +34,7 @@ const MaxPromptImages = 5
 // that cannot be shown stays as text and the person is told why, and so
 // are they when model takes no images (it reads a sentence in their
 // place, as of read_file's).
-func (p *Project) WithImages(message, model string) (string, []conversation.Image) {
+func (p *Reader) WithImages(message, model string) (string, []conversation.Image) {
 	found := mentions.ImagePaths(message)
 	if len(found) == 0 {
 		return message, nil
@@ -81,7 +81,7 @@ func (p *Project) WithImages(message, model string) (string, []conversation.Imag
 }
 
 // pastedPath is the file a pasted path names.
-func (p *Project) pastedPath(path string) string {
+func (p *Reader) pastedPath(path string) string {
 	if rest, ok := strings.CutPrefix(path, "~/"); ok {
 		if home, err := os.UserHomeDir(); err == nil {
 			return filepath.Join(home, filepath.FromSlash(rest))
@@ -97,7 +97,7 @@ func (p *Project) pastedPath(path string) string {
 // pastedImage is the image at path as the model is shown it, the
 // (n+1)th of its prompt, or nil; why says what kept an image from being
 // shown, "" when the path names no file or no image, which stays text.
-func (p *Project) pastedImage(path string, n int) (*conversation.Image, string) {
+func (p *Reader) pastedImage(path string, n int) (*conversation.Image, string) {
 	// The session's door judges a picture as any file a request holds: one
 	// of the person's secrets, or a file a Read deny rule names, is not
 	// shown, whoever named it.
@@ -109,7 +109,7 @@ func (p *Project) pastedImage(path string, n int) (*conversation.Image, string) 
 		if _, serr := os.Stat(path); serr != nil {
 			return nil, ""
 		}
-		return nil, refusalWords(err)
+		return nil, RefusalWords(err)
 	}
 	prep, err := images.ReadFile(rootfs.Person(), path)
 	switch {
@@ -128,8 +128,8 @@ func (p *Project) pastedImage(path string, n int) (*conversation.Image, string) 
 }
 
 // say tells the person one line, when there is someone to tell.
-func (p *Project) say(line string) {
-	if p.notify != nil {
-		p.notify(text.StripControls(line))
+func (p *Reader) say(line string) {
+	if p.Notify != nil {
+		p.Notify(text.StripControls(line))
 	}
 }

@@ -1,4 +1,4 @@
-package project
+package sessionhooks
 
 import (
 	"encoding/json"
@@ -8,9 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/spf13/afero"
-
-	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/approval"
@@ -54,7 +51,7 @@ type permissionsOf struct {
 // takePermissions adds the rules of a settings file's data to l.Rules:
 // all of them from the person's own file, only ask and deny from a
 // project's.
-func (l *LoadedHooks) takePermissions(data []byte, file string, persons bool) {
+func (l *Loaded) takePermissions(data []byte, file string, persons bool) {
 	if len(data) == 0 {
 		return
 	}
@@ -115,7 +112,7 @@ func (l *LoadedHooks) takePermissions(data []byte, file string, persons bool) {
 // why of each; "" when no file had a deny or ask rule. A real setup holds
 // a dozen rules or more: one line each at every start was a wall the
 // person learned to skip.
-func (l LoadedHooks) RulesLine() string {
+func (l Loaded) RulesLine() string {
 	var deny, ask, allow, reads int
 	var files []string
 	for _, p := range l.Permissions {
@@ -170,16 +167,4 @@ func (l LoadedHooks) RulesLine() string {
 		line += fmt.Sprintf("; it cannot hold %s, left out (%s; ralph doctor says why)", text.Counted(n, "deny or ask rule", "deny or ask rules"), strings.Join(left, ", "))
 	}
 	return line
-}
-
-// SettingsDoor is the door of a project no session is open in (`ralph
-// undo` of an earlier session): the kept list and the settings files'
-// Read(…) deny rules, read as a session reads them. The checkpoint such
-// an undo takes first leaves out what it refuses, as a session's
-// checkpoints do: a later session's commands may read refs/ralph/.
-func SettingsDoor(fs afero.Fs, root string) *kept.Door {
-	home, _ := os.UserHomeDir()
-	door := kept.New(kept.Options{Root: root, Kept: Kept(), Home: home})
-	door.Deny(LoadHooks(hookSources(root, fs, fs, config.Config{}, nil)).ReadRules...)
-	return door
 }

@@ -1,4 +1,4 @@
-package project
+package models
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/providers"
 )
 
-// withFallbacks gives the session's client its fallback models
+// WithFallbacks gives the session's client its fallback models
 // (fallback_models, --fallback-model; llm/fallback.go). A model of the
 // session's own provider is asked at the session's endpoint. Another
 // provider's, named "provider:model" or by a model name that is that
@@ -18,7 +18,7 @@ import (
 // flag, never a project's) and its key is set: a cloned repository must
 // not send the person's other keys anywhere. The returned error is one
 // sentence.
-func withFallbacks(c *llm.Client, fb config.Fallback, getenv func(string) string) (*llm.Client, error) {
+func WithFallbacks(c *llm.Client, fb config.Fallback, getenv func(string) string) (*llm.Client, error) {
 	if err := fb.CheckFallbackModels(); err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package project
+package models
 
 import (
 	"errors"
@@ -42,7 +42,7 @@ func TestFallbackAcrossProviders(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := withFallbacks(tt.client, fallbackConfig(tt.entry), tt.env.get)
+			c, err := WithFallbacks(tt.client, fallbackConfig(tt.entry), tt.env.get)
 			if tt.wantErr == "" {
 				if err != nil || c != tt.client {
 					t.Fatalf("err = %v", err)
@@ -78,7 +78,7 @@ func TestFallbackProvider(t *testing.T) {
 func TestTooManyFallbackModels(t *testing.T) {
 	var fb config.Fallback
 	fb.SetFallbackModels([]string{"a", "b", "c", "d"})
-	if _, err := withFallbacks(llm.New(llm.Config{}), fb, fakeEnv{}.get); !errors.Is(err, config.ErrInvalid) {
+	if _, err := WithFallbacks(llm.New(llm.Config{}), fb, fakeEnv{}.get); !errors.Is(err, config.ErrInvalid) {
 		t.Errorf("err = %v", err)
 	}
 }

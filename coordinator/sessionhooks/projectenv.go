@@ -1,4 +1,4 @@
-package project
+package sessionhooks
 
 import (
 	"fmt"
@@ -47,7 +47,7 @@ func (e ProjectEnv) Names() []string {
 
 // takeProjectEnv notes the `env` of the project's settings file rel,
 // whether the person approved it, and, when not, how to.
-func (l *LoadedHooks) takeProjectEnv(src HookSources, data []byte, rel string) {
+func (l *Loaded) takeProjectEnv(src Sources, data []byte, rel string) {
 	vars := settingsEnv(data)
 	if len(vars) == 0 {
 		return
@@ -71,11 +71,11 @@ func (l *LoadedHooks) takeProjectEnv(src HookSources, data []byte, rel string) {
 	}
 }
 
-// addProjectEnv lays the approved `env` of the project's settings files
+// AddProjectEnv lays the approved `env` of the project's settings files
 // over the sandbox's layer of s, through the one credential rule: a
 // variable it withholds is never given, and named once per person for each
 // set of names in each file of the project at root (seen).
-func addProjectEnv(s *childenv.Session, envs []ProjectEnv, root string, seen *shown.Record, notify func(string)) {
+func AddProjectEnv(s *childenv.Session, envs []ProjectEnv, root string, seen *shown.Record, notify func(string)) {
 	for _, e := range envs {
 		if !e.Approved {
 			continue

@@ -1,4 +1,4 @@
-package project
+package sessionhooks
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -29,24 +28,44 @@ func settingsHooksNoticed(userConfigDir string) string {
 	return filepath.Join(userConfigDir, "ralph", "claude_hooks_noticed")
 }
 
-// hookSources are the sources of this project's hooks.
-func hookSources(root string, fs, person afero.Fs, cfg config.Config, plugins []Plugin) HookSources {
+// SourcesOf are the sources of a project's hooks.
+func SourcesOf(root string, fs, person afero.Fs, cfg config.Config, plugins []Plugin) Sources {
 	home, _ := os.UserHomeDir()
-	return HookSources{Root: root, Fs: fs, Person: person, Home: home, UserConfigDir: config.UserConfigDir(), Config: cfg, Plugins: plugins}
+	return Sources{Root: root, Fs: fs, Person: person, Home: home, UserConfigDir: config.UserConfigDir(), Config: cfg, Plugins: plugins}
 }
 
-// sayHooks tells the person, once each, what loading the hooks left out
+// Builder makes the session's hooks.Sets of what Load found: it holds
+// what a Set needs of the session that runs it, so that the project only
+// wires it.
+type Builder struct {
+	// Root is the project; Person the person's own directories, where
+	// ralph keeps which notices it said and which hooks were approved.
+	Root   string
+	Person afero.Fs
+	// Env is the environment the hooks run with, asked each time a Set
+	// is made (childenv.ForCommands of the session's configuration now).
+	Env func() []string
+	// Approval asks the person about a hook that waits for approval.
+	Approval *approval.Policy
+	// Notify tells the person something.
+	Notify func(string)
+	// EnvFile is the session's environment file for a sandbox, nil for
+	// none (the project's sessionenv.go).
+	EnvFile func(hooks.Sandbox) *hooks.EnvFile
+}
+
+// Say tells the person, once each, what loading the hooks left out
 // or ignored, that every hook is off, and, the first time ralph ever
 // finds hooks in ~/.claude/settings.json, that it runs them.
-func (p *Project) sayHooks(l LoadedHooks) {
+func (p Builder) Say(l Loaded) {
 	for _, w := range slices.Concat(l.Warnings, l.Ignored) {
-		p.notify(w)
+		p.Notify(w)
 	}
 	if line := l.RulesLine(); line != "" && p.rulesLineNew(line, len(l.PermissionWarnings) > 0) {
-		p.notify(line)
+		p.Notify(line)
 	}
 	if n := l.DisabledNote(); n != "" && len(l.Entries) > 0 {
-		p.notify(n)
+		p.Notify(n)
 	}
 	if l.PersonSettingsHooks == 0 || l.Disabled != "" || !rootfs.IsReal(p.Person) {
 		return
@@ -56,33 +75,33 @@ func (p *Project) sayHooks(l LoadedHooks) {
 		return
 	}
 	files := strings.Join(l.PersonSettingsFiles, " and ")
-	p.notify(fmt.Sprintf("ralph runs %s of %s as Claude Code does, in the sandbox (docs/hooks.md); "+
+	p.Notify(fmt.Sprintf("ralph runs %s of %s as Claude Code does, in the sandbox (docs/hooks.md); "+
 		"set claude_hooks = false in %s to turn them off", text.Counted(l.PersonSettingsHooks, "hook", "hooks"), files, config.UserFile("~/.config")))
 	if err := p.Person.MkdirAll(filepath.Dir(mark), 0o700); err == nil {
 		_ = memory.WriteFileAtomic(p.Person, mark, []byte("ralph told you it runs the hooks of "+files+"\n"), 0o600)
 	}
 }
 
-// hookSet is the session's hooks.Set: the hooks that run, and those that
+// Set is the session's hooks.Set: the hooks that run, and those that
 // wait for the person's approval, asked at the first hook event through
 // the one approval policy. nil when there is none, so that hooks cost
 // nothing then.
-func (p *Project) hookSet(l LoadedHooks, src HookSources, sandbox hooks.Sandbox) *hooks.Set {
-	return p.hookSetOf(l, src, sandbox, "")
+func (p Builder) Set(l Loaded, src Sources, sandbox hooks.Sandbox) *hooks.Set {
+	return p.SetOf(l, src, sandbox, "")
 }
 
-// hookSetOf is hookSet's Set of the hooks of agent definition agent's
+// SetOf is Set's Set of the hooks of agent definition agent's
 // front matter, or of the session's own when agent is "".
-func (p *Project) hookSetOf(l LoadedHooks, src HookSources, sandbox hooks.Sandbox, agent string) *hooks.Set {
-	entries := slices.DeleteFunc(slices.Clone(l.Entries), func(e HookEntry) bool { return e.Agent != agent })
+func (p Builder) SetOf(l Loaded, src Sources, sandbox hooks.Sandbox, agent string) *hooks.Set {
+	entries := slices.DeleteFunc(slices.Clone(l.Entries), func(e Entry) bool { return e.Agent != agent })
 	if len(entries) == 0 || l.Disabled != "" {
 		return nil
 	}
 	s := &hooks.Set{Runner: &hooks.Runner{ProjectDir: p.Root,
-		Env:     childenv.ForCommands(os.Environ(), p.Config.ShellEnv, p.Config.APIKeyEnv),
+		Env:     p.Env(),
 		Sandbox: sandbox, If: approval.HookIfAt(p.Root)}}
-	if agent == "" {
-		s.Runner.EnvFile = p.envFile(sandbox)
+	if agent == "" && p.EnvFile != nil {
+		s.Runner.EnvFile = p.EnvFile(sandbox)
 	}
 	reviews := map[hooks.Hook]approval.ProjectHook{}
 	for _, e := range entries {
@@ -90,9 +109,9 @@ func (p *Project) hookSetOf(l LoadedHooks, src HookSources, sandbox hooks.Sandbo
 			reviews[e.Hook] = *e.Review
 		}
 		switch e.State {
-		case HookRuns:
+		case Runs:
 			s.Config.Hooks = append(s.Config.Hooks, e.Hook)
-		case HookWaiting:
+		case Waiting:
 			s.Pending = append(s.Pending, e.Hook)
 		}
 	}
@@ -110,7 +129,7 @@ func (p *Project) hookSetOf(l LoadedHooks, src HookSources, sandbox hooks.Sandbo
 		if h.Event == hooks.PreToolUse {
 			what = "until you approve it again the calls it guards are refused"
 		}
-		p.notify(fmt.Sprintf("the %s hook `%s` from %s changed since it was approved (%s); %s (`ralph hooks approve`)",
+		p.Notify(fmt.Sprintf("the %s hook `%s` from %s changed since it was approved (%s); %s (`ralph hooks approve`)",
 			h.Event, text.Visible(h.Command), text.Visible(h.File), strings.Join(approval.ChangedFiles(was, review(src, h)), "; "), what))
 		return false
 	}
@@ -129,15 +148,15 @@ func (p *Project) hookSetOf(l LoadedHooks, src HookSources, sandbox hooks.Sandbo
 			return false
 		}
 		if h.Event == hooks.PreToolUse {
-			p.notify(d.Reason + "; until then the calls it guards are refused")
+			p.Notify(d.Reason + "; until then the calls it guards are refused")
 		} else {
-			p.notify(d.Reason + "; until then it does not run")
+			p.Notify(d.Reason + "; until then it does not run")
 		}
 		return false
 	}
 	s.Settled = func() {
 		if len(unasked) > 0 {
-			p.notify(UnaskedHooks(unasked, nobody))
+			p.Notify(UnaskedHooks(unasked, nobody))
 		}
 		unasked = nil
 	}
@@ -192,7 +211,7 @@ const maxRulesLinesKept = 64
 // skip (docs/hooks.md). A line naming rules ralph cannot hold (unheld)
 // is said every time: a refusal the person counts on is not held to.
 // Without a real file system for the person's files it is always said.
-func (p *Project) rulesLineNew(line string, unheld bool) bool {
+func (p Builder) rulesLineNew(line string, unheld bool) bool {
 	if unheld || !rootfs.IsReal(p.Person) {
 		return true
 	}

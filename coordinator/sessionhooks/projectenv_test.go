@@ -1,4 +1,4 @@
-package project
+package sessionhooks
 
 import (
 	"path/filepath"
@@ -27,8 +27,8 @@ func TestProjectEnvWaitsForApproval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := HookSources{Root: root, Fs: door, Person: rootfs.Person(), UserConfigDir: userDir}
-	l := LoadHooks(src)
+	src := Sources{Root: root, Fs: door, Person: rootfs.Person(), UserConfigDir: userDir}
+	l := Load(src)
 	if len(l.ProjectEnvs) != 1 || l.ProjectEnvs[0].Approved {
 		t.Fatalf("the project's env before approval: %+v", l.ProjectEnvs)
 	}
@@ -42,7 +42,7 @@ func TestProjectEnvWaitsForApproval(t *testing.T) {
 		t.Errorf("the person is not told how to approve it: %q", l.Ignored)
 	}
 	s := &childenv.Session{}
-	addProjectEnv(s, l.ProjectEnvs, "", nil, nil)
+	AddProjectEnv(s, l.ProjectEnvs, "", nil, nil)
 	if v := s.Vars(childenv.SandboxLayer); len(v) != 0 {
 		t.Fatalf("an env not approved reached the commands: %q", v)
 	}
@@ -50,13 +50,13 @@ func TestProjectEnvWaitsForApproval(t *testing.T) {
 	if err := approval.TrustHook(src.Person, userDir, root, e.Review); err != nil {
 		t.Fatal(err)
 	}
-	l = LoadHooks(src)
+	l = Load(src)
 	if len(l.ProjectEnvs) != 1 || !l.ProjectEnvs[0].Approved {
 		t.Fatalf("the project's env after approval: %+v", l.ProjectEnvs)
 	}
 	var said []string
 	s = &childenv.Session{}
-	addProjectEnv(s, l.ProjectEnvs, "", nil, func(m string) { said = append(said, m) })
+	AddProjectEnv(s, l.ProjectEnvs, "", nil, func(m string) { said = append(said, m) })
 	if got := s.Vars(childenv.SandboxLayer); !slices.Equal(got, []string{"NODE_ENV=development", "RETRIES=3"}) {
 		t.Errorf("the sandbox's layer: %q", got)
 	}
@@ -71,7 +71,7 @@ func TestProjectEnvWaitsForApproval(t *testing.T) {
 	}
 
 	write(t, settings, `{"env":{"NODE_ENV":"production","LD_PRELOAD":"/tmp/x.so"}}`)
-	if l = LoadHooks(src); len(l.ProjectEnvs) != 1 || l.ProjectEnvs[0].Approved {
+	if l = Load(src); len(l.ProjectEnvs) != 1 || l.ProjectEnvs[0].Approved {
 		t.Fatalf("a changed env counts as approved: %+v", l.ProjectEnvs)
 	}
 }

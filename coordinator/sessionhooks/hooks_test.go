@@ -1,4 +1,4 @@
-package project
+package sessionhooks
 
 import (
 	"os"
@@ -38,23 +38,23 @@ func TestLoadHooksSourcesAndTrust(t *testing.T) {
 		t.Fatal(err)
 	}
 	tm := map[string][]config.HookGroupFile{"PreToolUse": {{Matcher: "Write", Hooks: []config.HookCommandFile{{Type: "command", Command: "~/bin/check"}}}}}
-	src := HookSources{Root: root, Fs: door, Person: rootfs.Person(), Home: home, UserConfigDir: userDir,
+	src := Sources{Root: root, Fs: door, Person: rootfs.Person(), Home: home, UserConfigDir: userDir,
 		Config:  config.Config{UserHooks: config.HookTables{File: "u.toml", Events: tm}},
 		Plugins: []Plugin{{Dir: plugin, ByPerson: true}, {Dir: inPlugin, ByPerson: true}}}
-	l := LoadHooks(src)
+	l := Load(src)
 	type row struct {
 		cmd   string
 		src   hooks.Source
-		state HookState
+		state State
 		files int
 	}
 	want := []row{
-		{"~/bin/check", hooks.SourceUser, HookRuns, 0},
-		{"echo mine", hooks.SourceUser, HookRuns, 0},
-		{"python3 .claude/hooks/guard.py", hooks.SourceProject, HookWaiting, 1},
-		{"git add -A", hooks.SourceProjectLocal, HookWaiting, 0},
-		{`node "${CLAUDE_PLUGIN_ROOT}/start.js"`, hooks.SourceUser, HookRuns, 0},
-		{"sh ${CLAUDE_PLUGIN_ROOT}/end.sh", hooks.SourcePlugin, HookWaiting, 1},
+		{"~/bin/check", hooks.SourceUser, Runs, 0},
+		{"echo mine", hooks.SourceUser, Runs, 0},
+		{"python3 .claude/hooks/guard.py", hooks.SourceProject, Waiting, 1},
+		{"git add -A", hooks.SourceProjectLocal, Waiting, 0},
+		{`node "${CLAUDE_PLUGIN_ROOT}/start.js"`, hooks.SourceUser, Runs, 0},
+		{"sh ${CLAUDE_PLUGIN_ROOT}/end.sh", hooks.SourcePlugin, Waiting, 1},
 	}
 	if len(l.Entries) != len(want) {
 		t.Fatalf("entries: %+v", l.Entries)
@@ -81,11 +81,11 @@ func TestLoadHooksSourcesAndTrust(t *testing.T) {
 	if err := approval.TrustHook(rootfs.Person(), userDir, root, *l.Entries[2].Review); err != nil {
 		t.Fatal(err)
 	}
-	if l := LoadHooks(src); l.Entries[2].State != HookRuns {
+	if l := Load(src); l.Entries[2].State != Runs {
 		t.Fatalf("approved: %+v", l.Entries[2])
 	}
 	write(t, filepath.Join(root, ".claude", "hooks", "guard.py"), "import os\n")
-	if l := LoadHooks(src); l.Entries[2].State != HookWaiting {
+	if l := Load(src); l.Entries[2].State != Waiting {
 		t.Fatalf("changed script: %+v", l.Entries[2])
 	}
 
@@ -101,7 +101,7 @@ func TestLoadHooksSourcesAndTrust(t *testing.T) {
 		t.Fatal(err)
 	}
 	src.Config.NoAgentSettingsHooks = true
-	l = LoadHooks(src)
+	l = Load(src)
 	for _, e := range l.Entries {
 		if e.Hook.Command == "evil" || e.Hook.Command == "echo mine" {
 			t.Fatalf("read %q", e.Hook.Command)
@@ -111,8 +111,8 @@ func TestLoadHooksSourcesAndTrust(t *testing.T) {
 		t.Fatalf("warnings: %q", l.Warnings)
 	}
 	write(t, filepath.Join(plugin, "hooks", "hooks.json"), `{"disableAllHooks":true}`)
-	for _, e := range LoadHooks(src).Entries {
-		if e.State != HookDisabled {
+	for _, e := range Load(src).Entries {
+		if e.State != Off {
 			t.Fatalf("disableAllHooks: %+v", e)
 		}
 	}
@@ -128,9 +128,9 @@ func TestLoadHooksProjectConfigNeedsApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	tm := map[string][]config.HookGroupFile{"Stop": {{Hooks: []config.HookCommandFile{{Type: "command", Command: "make lint"}}}}}
-	l := LoadHooks(HookSources{Root: root, Fs: door, Person: rootfs.Person(), UserConfigDir: filepath.Join(root, "..", "cfg"),
+	l := Load(Sources{Root: root, Fs: door, Person: rootfs.Person(), UserConfigDir: filepath.Join(root, "..", "cfg"),
 		Config: config.Config{ProjectHooks: config.HookTables{File: filepath.Join(root, config.ProjectFile), Events: tm}}})
-	if len(l.Entries) != 1 || l.Entries[0].State != HookWaiting || l.Entries[0].Hook.Source != hooks.SourceProject ||
+	if len(l.Entries) != 1 || l.Entries[0].State != Waiting || l.Entries[0].Hook.Source != hooks.SourceProject ||
 		l.Entries[0].Hook.File != config.ProjectFile || l.Entries[0].Review == nil {
 		t.Fatalf("%+v", l.Entries)
 	}
@@ -158,8 +158,8 @@ func TestLoadHooksPersonsSettingsLinkedIntoTheProject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := HookSources{Root: root, Fs: door, Person: rootfs.Person(), Home: home, UserConfigDir: filepath.Join(base, "cfg")}
-	if l := LoadHooks(src); len(l.Entries) != 1 || l.Entries[0].Hook.Command != "mine" || l.Entries[0].State != HookRuns {
+	src := Sources{Root: root, Fs: door, Person: rootfs.Person(), Home: home, UserConfigDir: filepath.Join(base, "cfg")}
+	if l := Load(src); len(l.Entries) != 1 || l.Entries[0].Hook.Command != "mine" || l.Entries[0].State != Runs {
 		t.Fatalf("linked to dotfiles: %+v", l.Entries)
 	}
 	if err := os.Remove(link); err != nil {
@@ -168,7 +168,7 @@ func TestLoadHooksPersonsSettingsLinkedIntoTheProject(t *testing.T) {
 	if err := os.Symlink(filepath.Join(root, "x.json"), link); err != nil {
 		t.Fatal(err)
 	}
-	l := LoadHooks(src)
+	l := Load(src)
 	if len(l.Entries) != 0 || len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0], "~/.claude/settings.json is a link into the project") {
 		t.Fatalf("linked into the project: %+v %q", l.Entries, l.Warnings)
 	}
@@ -181,7 +181,7 @@ func TestLoadHooksPersonsSettingsLinkedIntoTheProject(t *testing.T) {
 	if err := os.Symlink(filepath.Join(base, "tmp", "s.json"), link); err != nil {
 		t.Fatal(err)
 	}
-	l = LoadHooks(src)
+	l = Load(src)
 	if len(l.Entries) != 0 || len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0], "which the model's commands can write") {
 		t.Fatalf("linked into the temporary directory: %+v %q", l.Entries, l.Warnings)
 	}

@@ -1,4 +1,4 @@
-package project
+package instructions
 
 import (
 	"fmt"
@@ -201,4 +201,13 @@ func personHome() string {
 		return ""
 	}
 	return home
+}
+
+// inside reports whether path is root or lies under root.
+func inside(root, path string) bool {
+	if root == "" {
+		return false
+	}
+	r, err := filepath.Rel(filepath.Clean(root), filepath.Clean(path))
+	return err == nil && (r == "." || filepath.IsLocal(r))
 }

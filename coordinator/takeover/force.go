@@ -1,4 +1,4 @@
-package project
+package takeover
 
 import (
 	"errors"
@@ -19,7 +19,7 @@ var (
 	killGrace = 5 * time.Second
 )
 
-// acquire takes the project lock, saying so when the lock file had to be
+// Acquire takes the project lock, saying so when the lock file had to be
 // made anew (memory.Lock.Recreated). With force, a live ralph on this host
 // is stopped first — SIGTERM, a grace period to save, then SIGKILL — and
 // the lock is taken only once it is gone, so there are never two writers;
@@ -33,7 +33,7 @@ var (
 // holder cannot be shown (not Linux, a holder that no longer has the file
 // open, a process that is no ralph) --force stops nothing and says why in
 // one sentence.
-func acquire(fs afero.Fs, root string, force bool, notify func(string), secrets ...string) (*memory.Lock, error) {
+func Acquire(fs afero.Fs, root string, force bool, notify func(string), secrets ...string) (*memory.Lock, error) {
 	lock, err := memory.AcquireLock(fs, root, "", false, secrets...)
 	var le *memory.LockedError
 	if force && errors.As(err, &le) {

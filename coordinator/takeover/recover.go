@@ -1,4 +1,4 @@
-package project
+package takeover
 
 import (
 	"context"
@@ -9,36 +9,58 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/afero"
+
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
-// recover runs with the lock held, so no live ralph owns the project. A
+// Recovery is what recovering a project found, and what it worked on.
+type Recovery struct {
+	Fs   afero.Fs
+	Root string
+	// Lock is the project's lock, held.
+	Lock *memory.Lock
+	// Recovered is what recovery did with the tasks a ralph that is gone
+	// left in progress.
+	Recovered planfile.Recovered
+	// Unfinished is the prompt of a session a crash left half made,
+	// which recovery removed (memory.UnfinishedPrompt); "" for none.
+	Unfinished string
+}
+
+// Recover runs with the lock held, so no live ralph owns the project. A
 // session.json that still says "running" was therefore left by a ralph
 // that died without saving: it becomes "interrupted", its in-progress tasks
 // are settled by planfile.RecoverInProgress (done when their progress entry
 // was written or their commit landed, open otherwise), and the user hears
 // so in one line. A corrupt session.json is set aside (never deleted) and
 // rebuilt from the newest session's own records.
-func (p *Project) recover(notify func(string)) error {
+func Recover(fs afero.Fs, root string, lock *memory.Lock, notify func(string)) (*Recovery, error) {
+	p := &Recovery{Fs: fs, Root: root, Lock: lock}
+	return p, p.recover(notify)
+}
+
+// recover is Recover's work on p.
+func (p *Recovery) recover(notify func(string)) error {
 	// Under the lock no other ralph works here, so a task marked in
 	// progress belongs to a ralph that is gone, whatever session.json
 	// says (a crash can come before its first save). Settle them first.
 	landed := p.taskLanded()
 	if _, err := planfile.UpdateTasks(p.Fs, p.Root, func(f *planfile.TaskFile) error {
 		rec, err := planfile.RecoverInProgress(p.Fs, p.Root, f, landed)
-		p.recovered = rec
+		p.Recovered = rec
 		return err
 	}); err != nil && !errors.Is(err, os.ErrNotExist) {
-		p.recovered = planfile.Recovered{}
+		p.Recovered = planfile.Recovered{}
 		return fmt.Errorf("settle in-progress tasks after a crash: %w", err)
 	}
 	names := memory.SessionDirNames(p.Fs, p.Root)
 	// What a half-made session was asked, so that -c can say it was not
 	// run (resume); the session itself never counted as one.
-	p.unfinished = memory.UnfinishedPrompt(p.Fs, p.Root, names)
+	p.Unfinished = memory.UnfinishedPrompt(p.Fs, p.Root, names)
 	if err := memory.RemoveUnfinishedSessions(p.Fs, p.Root, names); err != nil {
 		return fmt.Errorf("remove a session record a crash left half made: %w", err)
 	}
@@ -76,14 +98,14 @@ func (p *Project) recover(notify func(string)) error {
 				rec, err = planfile.RecoverInProgress(p.Fs, p.Root, f, landed)
 				return err
 			}); err == nil {
-				p.recovered.Done = append(p.recovered.Done, rec.Done...)
+				p.Recovered.Done = append(p.Recovered.Done, rec.Done...)
 				for id, c := range rec.Landed {
-					if p.recovered.Landed == nil {
-						p.recovered.Landed = map[string]string{}
+					if p.Recovered.Landed == nil {
+						p.Recovered.Landed = map[string]string{}
 					}
-					p.recovered.Landed[id] = c
+					p.Recovered.Landed[id] = c
 				}
-				p.recovered.Reopened = append(p.recovered.Reopened, rec.Reopened...)
+				p.Recovered.Reopened = append(p.Recovered.Reopened, rec.Reopened...)
 			}
 		}
 	}
@@ -96,9 +118,9 @@ func (p *Project) recover(notify func(string)) error {
 
 // noteReset tells the person about tasks settled outside a crashed
 // session's recovery (which reports them itself).
-func (p *Project) noteReset(notify func(string)) {
+func (p *Recovery) noteReset(notify func(string)) {
 	var parts []string
-	if n := len(p.recovered.Reopened); n > 0 {
+	if n := len(p.Recovered.Reopened); n > 0 {
 		parts = append(parts, fmt.Sprintf("reset %s a ralph that is gone left in progress", text.Counted(n, "task", "tasks")))
 	}
 	if done := p.doneWords(); done != "" {
@@ -111,8 +133,8 @@ func (p *Project) noteReset(notify func(string)) {
 
 // doneWords says which tasks in progress recovery marked done: "marked t2
 // done (its progress entry was written)"; "" when none.
-func (p *Project) doneWords() string {
-	done := p.recovered.Done
+func (p *Recovery) doneWords() string {
+	done := p.Recovered.Done
 	if len(done) == 0 {
 		return ""
 	}
@@ -120,17 +142,17 @@ func (p *Project) doneWords() string {
 	if len(done) > 1 {
 		was = "their progress entries were written"
 	}
-	if len(p.recovered.Landed) > 0 {
+	if len(p.Recovered.Landed) > 0 {
 		// The commits that told, not the entries written from them.
 		var from []string
 		for _, id := range done {
-			if c := p.recovered.Landed[id]; c != "" {
+			if c := p.Recovered.Landed[id]; c != "" {
 				from = append(from, id+" "+c[:min(12, len(c))])
 			}
 		}
 		was = "their progress entries were written, or their commits landed: " + strings.Join(from, ", ")
 		if len(done) == 1 {
-			c := p.recovered.Landed[done[0]]
+			c := p.Recovered.Landed[done[0]]
 			was = "its commit " + c[:min(12, len(c))] + " landed"
 		}
 	}
@@ -146,7 +168,7 @@ func (p *Project) doneWords() string {
 // merge that cannot be made is an error, as an unreadable progress file
 // is. Outside git there is nothing to look at: the lookup says "". The
 // repository is opened only when a task in progress asks.
-func (p *Project) taskLanded() planfile.LandedFunc {
+func (p *Recovery) taskLanded() planfile.LandedFunc {
 	var (
 		repo   *git.Repo
 		opened bool
@@ -190,7 +212,7 @@ func (p *Project) taskLanded() planfile.LandedFunc {
 // rebuildState restores .ralph/session.json from the newest session's
 // directory: its own session.json copy, or, if that is gone too, what its
 // conversation log shows.
-func (p *Project) rebuildState(now time.Time) (memory.State, error) {
+func (p *Recovery) rebuildState(now time.Time) (memory.State, error) {
 	id, err := memory.FindSession(p.Fs, p.Root, "")
 	if err != nil {
 		return memory.State{}, err
@@ -210,7 +232,7 @@ func (p *Project) rebuildState(now time.Time) (memory.State, error) {
 	return s.State(), nil
 }
 
-func (p *Project) markCrashed(st memory.State, now time.Time, notify func(string)) error {
+func (p *Recovery) markCrashed(st memory.State, now time.Time, notify func(string)) error {
 	s, msgs, err := memory.OpenSession(p.Fs, p.Root, st.SessionID)
 	if err != nil {
 		// The session's directory is gone: only the summary remains to fix.
@@ -222,7 +244,7 @@ func (p *Project) markCrashed(st memory.State, now time.Time, notify func(string
 		}
 	}
 	defer s.Close()
-	reset := len(p.recovered.Reopened)
+	reset := len(p.Recovered.Reopened)
 	how := "ralph stopped without saving (killed or crashed)"
 	if prev, ok := p.Lock.Previous(); ok && prev.PID != 0 {
 		how = fmt.Sprintf("ralph (pid %d) stopped without saving (killed or crashed)", prev.PID)
