@@ -220,15 +220,16 @@ go_build() {
 }
 
 # Beads' bd (e2e/beads_test.go). No registry ships a binary; the module
-# proxy serves the source, which builds an embedded-database bd. That
-# database (embedded Dolt) is written with cgo, so bd keeps it; its own C
-# (zstd, SQLite) is compiled at -O2 as before, only without -g.
+# proxy serves the source, which builds an embedded-database bd. bd keeps
+# cgo: its embedded Dolt, which the tests use, is built only with cgo
+# (//go:build cgo; without it bd can only reach a Dolt server). The C it
+# compiles (zstd, SQLite) stays at -O2, only without -g.
 build_bd() {
 	local json src
 	json=$(go mod download -json "github.com/steveyegge/beads@v$BD_VERSION") || { echo "$json"; return 1; }
 	src=$(echo "$json" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
 	(cd "$src" && CGO_ENABLED=1 CGO_CFLAGS=-O2 go build "${go_flags[@]}" -buildvcs=false \
-		-tags=gms_pure_go,netgo,osusergo -o "$1/bd" ./cmd/bd)
+		-tags=gms_pure_go -o "$1/bd" ./cmd/bd)
 }
 
 # The Temporal dev server (e2e/temporal_test.go, temporal_serve_test.go).
