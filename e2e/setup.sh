@@ -135,7 +135,8 @@ set -m
 job_pids=() job_names=() job_logs=()
 stop_jobs() {
 	local p
-	for p in "${job_pids[@]}"; do kill -- "-$p" 2>/dev/null || true; done
+	# (The +-form: bash before 4.4 takes an empty array for unset under -u.)
+	for p in ${job_pids[@]+"${job_pids[@]}"}; do kill -- "-$p" 2>/dev/null || true; done
 }
 trap stop_jobs EXIT
 trap 'exit 130' INT TERM
