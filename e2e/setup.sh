@@ -185,20 +185,146 @@ if [ "$node_major" -lt "$NODE_MIN" ]; then
 	exit 1
 fi
 
-mkdir -p "$cache/bin"
+mkdir -p "$cache/bin" "$cache/log"
+
+# --- The slow steps, side by side ----------------------------------------
+# On a fresh machine the set-up is npm's downloads and three Go builds (bd
+# alone is most of it). One after the other they took 29 minutes at load
+# 11 to 19; npm waits on the network and the builds on the CPU, so each
+# runs as a background job and the script waits for all of them. Every
+# job runs in a process group of its own (set -m), so that a failed or
+# interrupted set-up stops the others rather than leaving them running;
+# a job's output goes to its file in log/, shown when it fails.
+set -m
+job_pids=() job_names=() job_logs=()
+stop_jobs() {
+	local p
+	# (The +-form: bash before 4.4 takes an empty array for unset under -u.)
+	for p in ${job_pids[@]+"${job_pids[@]}"}; do kill -- "-$p" 2>/dev/null || true; done
+}
+trap stop_jobs EXIT
+trap 'exit 130' INT TERM
+
+# start NAME WHAT FUNCTION [ARGS...]: run FUNCTION as a background job;
+# WHAT says what it does, for the one sentence a failure prints.
+start() {
+	local name=$1 what=$2
+	shift 2
+	"$@" >"$cache/log/$name.log" 2>&1 &
+	job_pids+=("$!") job_names+=("$what") job_logs+=("$cache/log/$name.log")
+}
+
+# wait_jobs: wait for every job; if one failed, show the end of its
+# output and say in one sentence which step failed and where its whole
+# output is, then fail.
+wait_jobs() {
+	local i failed=()
+	for i in "${!job_pids[@]}"; do
+		wait "${job_pids[$i]}" || failed+=("$i")
+	done
+	job_pids=()
+	[ ${#failed[@]} -eq 0 ] && return 0
+	for i in "${failed[@]}"; do
+		tail -n 20 "${job_logs[$i]}" >&2
+		say "${job_names[$i]} failed; its output is in ${job_logs[$i]}."
+	done
+	exit 1
+}
 
 # --- npm: the agents' CLIs and the MCP servers ---------------------------
 # One prefix per list of versions: a new list installs beside the old
 # and the links move to it once it is complete.
 npm_key=$(printf '%s\n' "${NPM_PACKAGES[@]}" | { sha256sum 2>/dev/null || shasum -a 256; } | cut -c1-12)
 npm_dir="$cache/npm-$npm_key"
-if [ ! -f "$npm_dir/.complete" ]; then
-	say "installing ${NPM_PACKAGES[*]} into $npm_dir"
-	rm -rf "$npm_dir" && mkdir -p "$npm_dir"
-	echo '{"private":true}' >"$npm_dir/package.json"
-	npm install --prefix "$npm_dir" --no-audit --no-fund --no-update-notifier --loglevel=error --save-exact "${NPM_PACKAGES[@]}" >&2
-	touch "$npm_dir/.complete"
+install_npm() {
+	if [ ! -f "$npm_dir/.complete" ]; then
+		rm -rf "$npm_dir" && mkdir -p "$npm_dir"
+		echo '{"private":true}' >"$npm_dir/package.json"
+		npm install --prefix "$npm_dir" --no-audit --no-fund --no-update-notifier --loglevel=error --save-exact "${NPM_PACKAGES[@]}"
+		touch "$npm_dir/.complete"
+	fi
+}
+
+# --- Reference copies (see CODEX_REFERENCE above) ------------------------
+ref_dir="$cache/codex-$CODEX_REFERENCE"
+sdk_dir="$cache/claude-agent-sdk-$AGENT_SDK_REFERENCE"
+install_references() {
+	if [ ! -f "$ref_dir/.complete" ]; then
+		rm -rf "$ref_dir" && mkdir -p "$ref_dir"
+		echo '{"private":true}' >"$ref_dir/package.json"
+		npm install --prefix "$ref_dir" --no-audit --no-fund --no-update-notifier --loglevel=error --save-exact "@openai/codex@$CODEX_REFERENCE"
+		touch "$ref_dir/.complete"
+	fi
+	if [ ! -f "$sdk_dir/sdk-tools.d.ts" ]; then
+		rm -rf "$sdk_dir.tmp" && mkdir -p "$sdk_dir.tmp"
+		(cd "$sdk_dir.tmp" && npm pack --silent --no-update-notifier "@anthropic-ai/claude-agent-sdk@$AGENT_SDK_REFERENCE" >/dev/null &&
+			tar -xzf ./*.tgz package/sdk-tools.d.ts && mv package/sdk-tools.d.ts . && rm -rf package ./*.tgz)
+		rm -rf "$sdk_dir" && mv "$sdk_dir.tmp" "$sdk_dir"
+	fi
+}
+
+# --- Go: bd, the Temporal dev server and gopls ---------------------------
+# Each is built once per version into its own directory of the cache: the
+# build writes into DIR.tmp, and the program is renamed into DIR only
+# once it is whole, so an interrupted build is never taken for a done one.
+# What a fresh build need not do, it does not: no paths of the build
+# machine (-trimpath), no debug information, neither the linker's (-s -w)
+# nor the compiler's (-dwarf=false) nor the C compiler's (CGO_CFLAGS
+# without -g), and no cgo where the program has no C of its own.
+go_flags=(-trimpath "-ldflags=-s -w" "-gcflags=all=-dwarf=false")
+
+# go_build NAME VERSION BUILD: unless the cache holds NAME at VERSION,
+# run BUILD TMPDIR, which writes TMPDIR/NAME, and rename it into place.
+go_build() {
+	local name=$1 dir="$cache/$1-$2" build=$3
+	[ -x "$dir/$name" ] && return 0
+	rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+	"$build" "$dir.tmp"
+	mkdir -p "$dir" && mv "$dir.tmp/$name" "$dir/$name"
+	rm -rf "$dir.tmp"
+}
+
+# Beads' bd (e2e/beads_test.go). No registry ships a binary; the module
+# proxy serves the source, which builds an embedded-database bd. bd keeps
+# cgo: its embedded Dolt, which the tests use, is built only with cgo
+# (//go:build cgo; without it bd can only reach a Dolt server). The C it
+# compiles (zstd, SQLite) stays at -O2, only without -g.
+build_bd() {
+	local json src
+	json=$(go mod download -json "github.com/steveyegge/beads@v$BD_VERSION") || { echo "$json"; return 1; }
+	src=$(echo "$json" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+	(cd "$src" && CGO_ENABLED=1 CGO_CFLAGS=-O2 go build "${go_flags[@]}" -buildvcs=false \
+		-tags=gms_pure_go -o "$1/bd" ./cmd/bd)
+}
+
+# The Temporal dev server (e2e/temporal_test.go, temporal_serve_test.go).
+# Pure Go (its SQLite is modernc's), as its own releases are built.
+build_temporal() {
+	(cd / && CGO_ENABLED=0 GOBIN="$1" go install "${go_flags[@]}" "$TEMPORAL_CLI@v$TEMPORAL_VERSION")
+}
+
+# gopls, the Go language server (e2e/lsp_*_test.go, BenchmarkEditGoLSP).
+build_gopls() {
+	(cd / && CGO_ENABLED=0 GOBIN="$1" go install "${go_flags[@]}" "golang.org/x/tools/gopls@v$GOPLS_VERSION")
+}
+
+todo=()
+[ -f "$npm_dir/.complete" ] || todo+=("npm's ${#NPM_PACKAGES[@]} packages")
+{ [ -f "$ref_dir/.complete" ] && [ -f "$sdk_dir/sdk-tools.d.ts" ]; } || todo+=("the reference copies")
+[ -x "$cache/bd-$BD_VERSION/bd" ] || todo+=("bd $BD_VERSION")
+[ -x "$cache/temporal-$TEMPORAL_VERSION/temporal" ] || todo+=("temporal $TEMPORAL_VERSION")
+[ -x "$cache/gopls-$GOPLS_VERSION/gopls" ] || todo+=("gopls $GOPLS_VERSION")
+if [ ${#todo[@]} -gt 0 ]; then
+	say "making ${todo[*]} into $cache side by side (on a fresh machine about a quarter of an hour; once per version; output in $cache/log)"
 fi
+start npm "installing npm's packages into $npm_dir" install_npm
+start references "installing the reference copies ($ref_dir, $sdk_dir)" install_references
+start bd "building bd $BD_VERSION" go_build bd "$BD_VERSION" build_bd
+start temporal "building the Temporal dev server $TEMPORAL_VERSION" go_build temporal "$TEMPORAL_VERSION" build_temporal
+start gopls "building gopls $GOPLS_VERSION" go_build gopls "$GOPLS_VERSION" build_gopls
+wait_jobs
+
+# --- Links: every program in bin/ ----------------------------------------
 for b in "${NPM_BINS[@]}"; do
 	[ -e "$npm_dir/node_modules/.bin/$b" ] || { say "npm installed no $b in $npm_dir"; exit 1; }
 	ln -sfn "$npm_dir/node_modules/.bin/$b" "$cache/bin/$b"
@@ -207,67 +333,10 @@ for l in "${NPM_LIBRARIES[@]}"; do
 	[ -d "$npm_dir/node_modules/${l%@*}" ] || { say "npm installed no ${l%@*} in $npm_dir"; exit 1; }
 done
 mkdir -p "$cache/lib" && ln -sfn "$npm_dir/node_modules" "$cache/lib/node_modules"
-
-# --- Reference copies (see CODEX_REFERENCE above) ------------------------
-ref_dir="$cache/codex-$CODEX_REFERENCE"
-if [ ! -f "$ref_dir/.complete" ]; then
-	say "installing @openai/codex@$CODEX_REFERENCE into $ref_dir (a reference for the codex families' tools)"
-	rm -rf "$ref_dir" && mkdir -p "$ref_dir"
-	echo '{"private":true}' >"$ref_dir/package.json"
-	npm install --prefix "$ref_dir" --no-audit --no-fund --no-update-notifier --loglevel=error --save-exact "@openai/codex@$CODEX_REFERENCE" >&2
-	touch "$ref_dir/.complete"
-fi
 [ -e "$ref_dir/node_modules/.bin/codex" ] || { say "npm installed no codex in $ref_dir"; exit 1; }
 ln -sfn "$ref_dir/node_modules/.bin/codex" "$cache/bin/codex-0.77"
-sdk_dir="$cache/claude-agent-sdk-$AGENT_SDK_REFERENCE"
-if [ ! -f "$sdk_dir/sdk-tools.d.ts" ]; then
-	say "fetching @anthropic-ai/claude-agent-sdk@$AGENT_SDK_REFERENCE's sdk-tools.d.ts into $sdk_dir"
-	rm -rf "$sdk_dir.tmp" && mkdir -p "$sdk_dir.tmp"
-	(cd "$sdk_dir.tmp" && npm pack --silent --no-update-notifier "@anthropic-ai/claude-agent-sdk@$AGENT_SDK_REFERENCE" >/dev/null &&
-		tar -xzf ./*.tgz package/sdk-tools.d.ts && mv package/sdk-tools.d.ts . && rm -rf package ./*.tgz)
-	rm -rf "$sdk_dir" && mv "$sdk_dir.tmp" "$sdk_dir"
-fi
 mkdir -p "$cache/ref"
 ln -sfn "$sdk_dir/sdk-tools.d.ts" "$cache/ref/sdk-tools.d.ts"
-
-# --- Go: bd and the Temporal dev server ----------------------------------
-# go_build DIR NAME COMMAND...: run COMMAND (which writes DIR/NAME.tmp)
-# once, unless DIR/NAME is there, and link it into bin/.
-go_build() {
-	local dir=$1 name=$2
-	shift 2
-	if [ ! -x "$dir/$name" ]; then
-		say "building $name into $dir (minutes, once per version)"
-		mkdir -p "$dir"
-		"$@"
-		mv "$dir/$name.tmp" "$dir/$name"
-	fi
-	ln -sfn "$dir/$name" "$cache/bin/$name"
-}
-
-# Beads' bd (e2e/beads_test.go). No registry ships a binary; the module
-# proxy serves the source, which builds an embedded-database bd.
-build_bd() {
-	local src
-	src=$(go mod download -json "github.com/steveyegge/beads@v$BD_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-	(cd "$src" && CGO_ENABLED=1 GOFLAGS="-tags=gms_pure_go -buildvcs=false" go build -o "$cache/bd-$BD_VERSION/bd.tmp" ./cmd/bd)
-}
-go_build "$cache/bd-$BD_VERSION" bd build_bd
-
-# The Temporal dev server (e2e/temporal_test.go, temporal_serve_test.go).
-build_temporal() {
-	local gobin="$cache/temporal-$TEMPORAL_VERSION/gobin"
-	(cd / && GOBIN="$gobin" go install "$TEMPORAL_CLI@v$TEMPORAL_VERSION")
-	mv "$gobin/temporal" "$cache/temporal-$TEMPORAL_VERSION/temporal.tmp"
-	rmdir "$gobin"
-}
-go_build "$cache/temporal-$TEMPORAL_VERSION" temporal build_temporal
-
-# gopls, the Go language server (e2e/lsp_*_test.go, BenchmarkEditGoLSP).
-build_gopls() {
-	local gobin="$cache/gopls-$GOPLS_VERSION/gobin"
-	(cd / && GOBIN="$gobin" go install "golang.org/x/tools/gopls@v$GOPLS_VERSION")
-	mv "$gobin/gopls" "$cache/gopls-$GOPLS_VERSION/gopls.tmp"
-	rmdir "$gobin"
-}
-go_build "$cache/gopls-$GOPLS_VERSION" gopls build_gopls
+ln -sfn "$cache/bd-$BD_VERSION/bd" "$cache/bin/bd"
+ln -sfn "$cache/temporal-$TEMPORAL_VERSION/temporal" "$cache/bin/temporal"
+ln -sfn "$cache/gopls-$GOPLS_VERSION/gopls" "$cache/bin/gopls"
