@@ -60,3 +60,28 @@ func RepairHistory(msgs []conversation.Message, started map[string]bool) (repair
 	}
 	return out, appended
 }
+
+// Unanswered reports whether some tool call of msgs has no result right
+// after its assistant message: only then does RepairHistory need to know
+// which calls had started, which the whole event log says, so a resume
+// whose conversation is whole does not read that log (issue 94: continuing
+// costs the same however long the session).
+func Unanswered(msgs []conversation.Message) bool {
+	for i := 0; i < len(msgs); i++ {
+		if msgs[i].Role != conversation.RoleAssistant || len(msgs[i].ToolCalls) == 0 {
+			continue
+		}
+		answered := map[string]bool{}
+		j := i + 1
+		for ; j < len(msgs) && msgs[j].Role == conversation.RoleTool; j++ {
+			answered[msgs[j].ToolCallID] = true
+		}
+		for _, c := range msgs[i].ToolCalls {
+			if !answered[c.ID] {
+				return true
+			}
+		}
+		i = j - 1
+	}
+	return false
+}

@@ -50,6 +50,10 @@ func TestRepairHistory(t *testing.T) {
 	if len(appended) != 0 || len(out) != len(ok) {
 		t.Fatalf("a valid history was changed: %+v", out)
 	}
+	// Only a history with a call left unanswered needs the started calls.
+	if Unanswered(ok) || !Unanswered(msgs) || !Unanswered(msgs[:3]) || Unanswered(msgs[:1]) {
+		t.Fatalf("Unanswered: whole %v, gaps %v, gap in the middle %v, no calls %v", Unanswered(ok), Unanswered(msgs), Unanswered(msgs[:3]), Unanswered(msgs[:1]))
+	}
 }
 
 func TestRepairHistoryLeavesOutEmptyAssistantMessages(t *testing.T) {

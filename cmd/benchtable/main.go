@@ -36,6 +36,7 @@ var targets = []target{
 	{"OneShotSayHi", "peak-rss-MB", 16, "≤ 16 MB"},
 	{"OneShotVsCurl", "ralph/curl", 2, "≤ 2x"},
 	{"OneShotResponsesVsChat", "responses/chat", 1.05, "≤ 1.05x"},
+	{"Continue401", "long/short", 1.2, "≤ 1.2x"},
 	// Seven since issue 67: the session's start record is four (its
 	// session.json, its first prompt, its directory and the directory's
 	// name), its end three. TestOneShotFsyncs, the benchmark's own

@@ -81,15 +81,16 @@ const DefaultIdleTimeout = 60 * time.Second
 
 // defaultTransport keeps enough idle connections per host for many child
 // agents streaming from one endpoint at once; the standard library's two
-// would make every parallel turn open new connections.
-var defaultTransport http.RoundTripper = func() http.RoundTripper {
+// would make every parallel turn open new connections. It is made on
+// first use: a command that talks to no model (ralph --version) does not
+// copy a transport at its start (docs/development.md, "Start-up budget").
+var defaultTransport = sync.OnceValue(func() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 128
 	t.MaxIdleConns = 256
-	dial = t.DialContext
 	t.DialContext = dialContext // a connection opened ahead first (Preconnect)
 	return t
-}()
+})
 
 // Client streams a model's answers from one endpoint, over its
 // protocol's wire (protocols.go). It holds what every wire shares: the
@@ -137,7 +138,7 @@ func New(cfg Config) *Client {
 		cfg.WaitNotice = 10 * time.Second
 	}
 	cfg.WaitNotice = min(cfg.WaitNotice, cfg.IdleTimeout/2)
-	base := defaultTransport
+	base := defaultTransport()
 	if cfg.HTTPClient != nil && cfg.HTTPClient.Transport != nil {
 		base = cfg.HTTPClient.Transport
 	}

@@ -29,14 +29,14 @@ var preconn struct {
 }
 
 // dial is the standard transport's own dial, which defaultTransport
-// wraps.
-var dial func(ctx context.Context, network, addr string) (net.Conn, error)
+// wraps (its copy of the standard transport keeps the same dial).
+var dial = http.DefaultTransport.(*http.Transport).DialContext
 
 // Preconnect starts opening a connection to baseURL's host on a goroutine
 // of its own and returns at once. Through a proxy, which the transport
 // would dial instead, it does nothing.
 func Preconnect(baseURL string) {
-	preconnectVia(baseURL, defaultTransport.(*http.Transport).Proxy)
+	preconnectVia(baseURL, defaultTransport().(*http.Transport).Proxy)
 }
 
 // preconnectVia is Preconnect with the transport's choice of proxy.

@@ -39,7 +39,7 @@ func connServer(t *testing.T) (*httptest.Server, *atomic.Int32) {
 
 func get(t *testing.T, url string) {
 	t.Helper()
-	resp, err := (&http.Client{Transport: defaultTransport}).Get(url)
+	resp, err := (&http.Client{Transport: defaultTransport()}).Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}

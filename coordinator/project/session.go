@@ -120,9 +120,11 @@ func (p *Project) resume(opts Options) error {
 	if err != nil {
 		return err
 	}
-	started, err := startedCalls(p.Fs, p.Root, id)
-	if err != nil {
-		return err
+	var started map[string]bool
+	if memory.Unanswered(msgs) {
+		if started, err = startedCalls(p.Fs, p.Root, id); err != nil {
+			return err
+		}
 	}
 	repaired, synthetic := memory.RepairHistory(msgs, started)
 	if err := s.AppendMessages(synthetic...); err != nil {

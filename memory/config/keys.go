@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/ralph-dev/ralph/memory/text"
 )
@@ -13,7 +14,11 @@ import (
 // list an unknown setting is answered with cannot fall behind it. A
 // table of tables (agents, mcp_servers) stands for its own keys with its
 // "key" tag ("agents.<kind>.model").
-var knownKeys = tomlKeys(reflect.TypeFor[File](), "")
+//
+// They are listed on first use: a command that reads no config file (ralph
+// --version) does not walk File's fields (docs/development.md, "Start-up
+// budget").
+var knownKeys = sync.OnceValue(func() []string { return tomlKeys(reflect.TypeFor[File](), "") })
 
 // tomlKeys are the dotted keys of the struct t's toml-tagged fields.
 func tomlKeys(t reflect.Type, prefix string) []string {
@@ -55,7 +60,7 @@ const mcpPrefix = "mcp_servers.<name>."
 func unknownKey(key string) string {
 	mcp := strings.HasPrefix(key, "mcp_servers.")
 	var known []string
-	for _, k := range knownKeys {
+	for _, k := range knownKeys() {
 		if strings.HasPrefix(k, mcpPrefix) == mcp {
 			known = append(known, k)
 		}

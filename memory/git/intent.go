@@ -168,7 +168,9 @@ func (r *Repo) step(name string) {
 	}
 }
 
-var objectName = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+// It is compiled on first use, as every pattern is (docs/development.md,
+// "Start-up budget").
+var objectName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`) })
 
 // readIntent reads the work tree's record: nil when there is none. A
 // record that is too large, cannot be parsed or names what no record of
@@ -206,11 +208,11 @@ func (in *intent) check(gitDir string) error {
 		return errors.New("it names another work tree")
 	case in.Ref == "" || len(in.Ref) > 1024:
 		return errors.New("it names no branch")
-	case in.Old != "" && !objectName.MatchString(in.Old):
+	case in.Old != "" && !objectName().MatchString(in.Old):
 		return errors.New("it names no commit")
-	case (in.Op == opMerge || in.Op == opRevert) && (in.Old == "" || !objectName.MatchString(in.New)):
+	case (in.Op == opMerge || in.Op == opRevert) && (in.Old == "" || !objectName().MatchString(in.New)):
 		return errors.New("it names no merge")
-	case in.Op == opCommit && !objectName.MatchString(in.Tree):
+	case in.Op == opCommit && !objectName().MatchString(in.Tree):
 		return errors.New("it names no tree")
 	}
 	return nil

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"sync"
+
 	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 	"github.com/ralph-dev/ralph/workers/agents"
 )
@@ -24,7 +26,12 @@ project; 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP.`
 
 // RunHelp is `ralph run --help`'s text. The external agents' paragraph
 // comes from their table, which alone names them.
-var RunHelp = `Work through the open tasks of RALPH_TASKS.md: pick the next ready task (priority,
+// It is put together when the command line is built, not when the
+// package is initialised: ralph --version, which prints before building
+// it, does not wrap the agents' paragraph (docs/development.md, "Start-up
+// budget").
+var RunHelp = sync.OnceValue(func() string {
+	return `Work through the open tasks of RALPH_TASKS.md: pick the next ready task (priority,
 then file order, dependencies done), mark it in progress, let a child agent (or an
 external CLI agent, --agent) work it, and mark it done when the agent completes it
 and its verify commands pass: --verify, then the task's own ("verify: CMD" in its
@@ -68,3 +75,4 @@ agents' own (record_decision); ralph report and ralph analyze show them.
 
 Exit codes: 0 every task done (or --until met) and none failed; 1 a task failed or
 the loop stopped early; 2 usage; 3 locked; 130/143 interrupted.`
+})

@@ -364,7 +364,11 @@ func (o *OneShot) Finish(res coordinator.Result) int {
 	code := ExitCode(res)
 	var facts view.SessionFacts
 	var latest bool
-	if o.summary != nil && recorded {
+	// The facts read the session's whole event log: only a JSON result
+	// and the terminal's exit summary show them, so plain text to a pipe
+	// (a script continuing a long session) does not pay for them.
+	shown := o.Format == FormatJSON || o.Format == FormatStreamJSON || o.onTerminal()
+	if o.summary != nil && recorded && shown {
 		facts, latest = o.summary(res, o.onTerminal())
 	}
 	switch c := o.shapedStream(); {

@@ -38,7 +38,7 @@ func (c *cli) addLoopCommands(root *cobra.Command) {
 	runCmd := &cobra.Command{
 		Use:     "run [PLAN]",
 		Short:   "Work through RALPH_TASKS.md (or PLAN) on its own until done, a stop condition, or a limit",
-		Long:    RunHelp,
+		Long:    RunHelp(),
 		Example: runExamples,
 		Args:    loopArgs(&f.run.Review),
 		RunE: func(cmd *cobra.Command, args []string) error {
