@@ -280,12 +280,14 @@ func (c *Checkpoints) entryAt(ctx context.Context, tree, p string) (*dirEntry, e
 }
 
 // ignoredOf are the new files among paths that git ignores, which no
-// checkpoint takes in (as add -A refuses them), in one check-ignore.
+// checkpoint takes in (as add -A refuses them), in one check-ignore. The
+// paths are in no checkpoint's tree, so none is tracked: --no-index
+// spares reading ralph's index, whose size is the tree's.
 func (c *Checkpoints) ignoredOf(ctx context.Context, env []string, paths []string) (map[string]bool, error) {
 	if len(paths) == 0 {
 		return nil, nil
 	}
-	out, err := runCmd(ctx, scaled(0, len(paths)), false, c.repo.Top, env, nulList(paths), "check-ignore", "-z", "--stdin")
+	out, err := runCmd(ctx, scaled(0, len(paths)), false, c.repo.Top, env, nulList(paths), "check-ignore", "--no-index", "-z", "--stdin")
 	if err != nil && exitCode(err) != 1 { // 1: none is ignored
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
