@@ -121,8 +121,10 @@ type Checkpoints struct {
 	// trees are the latest checkpoint's trees that quickTake read or
 	// wrote, parsed, by id (treewrite.go).
 	trees map[string][]dirEntry
-	// quickRecorded counts the checkpoints recordQuick recorded.
+	// quickRecorded counts the checkpoints recordQuick recorded;
+	// quickBytes, the bytes of objects they wrote since the last pack.
 	quickRecorded int
+	quickBytes    int64
 	// plainModes says git takes file modes and links as they are on
 	// disk here, read once (quickOK).
 	plainOnce  sync.Once
@@ -399,7 +401,7 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 	c.last, c.lastTree = cp.Commit, treeID
 	c.rawPrev, c.rawKnown = raw, true
 	if c.recorded++; c.recorded%c.packEvery == 0 {
-		c.pack()
+		c.pack(false)
 	}
 	return cp, nil
 }

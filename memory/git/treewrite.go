@@ -217,6 +217,7 @@ func (c *Checkpoints) quickTake(ctx context.Context, env []string, prev string, 
 		if f.gone {
 			continue
 		}
+		c.quickBytes += int64(len(f.content))
 		if _, err := c.store.writeObject("blob", f.content); err != nil {
 			return "", nil, nil, nil, fmt.Errorf("checkpoint: %w", err)
 		}
@@ -363,6 +364,7 @@ func (c *Checkpoints) rewrite(ctx context.Context, prev string, found []*quickFi
 			continue
 		}
 		body := treeBody(entries)
+		c.quickBytes += int64(len(body))
 		name, err := c.store.writeObject("tree", body)
 		if err != nil {
 			return "", fmt.Errorf("checkpoint: %w", err)
@@ -489,8 +491,12 @@ func (c *Checkpoints) recordQuick(ctx context.Context, env []string, name, messa
 	c.last, c.lastTree = cp.Commit, tree
 	c.rawPrev, c.rawKnown = raw, true
 	c.quickRecorded++
-	if c.recorded++; c.recorded%c.packEvery == 0 {
-		c.pack()
+	c.recorded++
+	if c.quickBytes >= packBytes {
+		c.quickBytes = 0
+		c.pack(true)
+	} else if c.recorded%c.packEvery == 0 {
+		c.pack(false)
 	}
 	return cp, nil
 }
