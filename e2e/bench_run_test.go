@@ -39,8 +39,8 @@ var runPlanPerTask time.Duration
 // BenchmarkRunPlan: `ralph run` through a plan of 100 tasks (three
 // times, the median reported: smallRuns), then of 10,000
 // (RALPH_BENCH_TASKS), each in a fresh git repository, the
-// stand-in model working each task with one write of a small file and a
-// complete_task call, then answering "done": one checkpoint a task. A task's time is from the end of the task
+// stand-in model working each task with one write of a new small file
+// (the tree grows by a file a task) and a complete_task call, then answering "done": one checkpoint a task. A task's time is from the end of the task
 // before it (the first task's from its start) to its own end, as the
 // run's events stamp them (task_changed). Each run reports:
 //
@@ -151,8 +151,10 @@ func runPlan(b *testing.B, n int) (ends []time.Duration, peak, gitBytes int64) {
 
 // writePlan writes dir's RALPH_TASKS.md, n tasks t1…tn, and returns the
 // stand-in's answers that work them in order: each task's write of
-// work.txt ("task i") and complete_task call with summary(i), then
-// "done".
+// a new file at the top, ti.txt ("task i"), so that the tree grows by a
+// file a task as a real plan's does (rewriting one work.txt hid a
+// checkpoint's cost growing with the tree, issue 94), and complete_task
+// call with summary(i), then "done".
 func writePlan(tb testing.TB, dir string, n int, summary func(i int) string) (responses []string) {
 	tb.Helper()
 	var plan strings.Builder
@@ -162,7 +164,7 @@ func writePlan(tb testing.TB, dir string, n int, summary func(i int) string) (re
 		fmt.Fprintf(&plan, "- [ ] task %d <!-- ralph:id=t%d -->\n", i, i)
 		// Each task writes a file, so that its checkpoint records
 		// something: the loop's own files are in none (RecordExcept).
-		write, _ := json.Marshal(map[string]string{"path": "work.txt", "content": fmt.Sprintf("task %d\n", i)})
+		write, _ := json.Marshal(map[string]string{"path": fmt.Sprintf("t%d.txt", i), "content": fmt.Sprintf("task %d\n", i)})
 		args, _ := json.Marshal(map[string]string{"id": fmt.Sprintf("t%d", i), "summary": summary(i)})
 		call, _ := json.Marshal(map[string]any{"tool_calls": []map[string]string{
 			{"name": "write_file", "arguments": string(write)}, {"name": "complete_task", "arguments": string(args)}}})

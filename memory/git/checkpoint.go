@@ -118,6 +118,18 @@ type Checkpoints struct {
 	// ralph's index was written between two statuses (held.go).
 	uncached bool
 
+	// trees are the latest checkpoint's trees that quickTake read or
+	// wrote, parsed, by id (treewrite.go).
+	trees map[string][]dirEntry
+	// quickRecorded counts the checkpoints recordQuick recorded;
+	// quickBytes, the bytes of objects they wrote since the last pack.
+	quickRecorded int
+	quickBytes    int64
+	// plainModes says git takes file modes and links as they are on
+	// disk here, read once (quickOK).
+	plainOnce  sync.Once
+	plainModes bool
+
 	// convertOnce reads whether git may convert files here (mayConvert).
 	convertOnce sync.Once
 	autocrlfOn  bool
@@ -286,6 +298,14 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 	parent := c.last
 	// What an undo expects is for this checkpoint alone.
 	exp := c.takeExpected(parent)
+	// A task that names the paths it wrote costs what it wrote, not what
+	// the tree holds (treewrite.go).
+	if len(only) > 0 && !unsure && exp == nil && parent != "" && c.lastTree != "" && c.quickOK(ctx) {
+		cp, err := c.recordQuick(ctx, env, name, message, parent, only, except)
+		if !errors.Is(err, errNotQuick) {
+			return cp, err
+		}
+	}
 	var w *writers
 	var wErr error
 	defer func() { w.abort() }()
@@ -381,7 +401,7 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 	c.last, c.lastTree = cp.Commit, treeID
 	c.rawPrev, c.rawKnown = raw, true
 	if c.recorded++; c.recorded%c.packEvery == 0 {
-		c.pack()
+		c.pack(false)
 	}
 	return cp, nil
 }

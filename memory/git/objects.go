@@ -96,35 +96,60 @@ func plainLayout(config []byte) bool {
 // directory is opened beneath the common directory, following no symlink
 // (see beneath.go).
 func (s *store) writeCommit(body []byte) (name string, err error) {
+	return s.writeObject(commitKind, body)
+}
+
+// commitKind is the kind of a commit object.
+const commitKind = "commit"
+
+// objectID is the name of the object of kind with body.
+func objectID(kind string, body []byte) [20]byte {
+	h := sha1.New()
+	fmt.Fprintf(h, "%s %d\x00", kind, len(body))
+	h.Write(body)
+	var id [20]byte
+	h.Sum(id[:0])
+	return id
+}
+
+// writeObject writes a loose object of kind (a commit, or a tree or blob
+// of a checkpoint written without git's index, treewrite.go), as
+// writeCommit does.
+func (s *store) writeObject(kind string, body []byte) (name string, err error) {
 	err = writeRaced(func() error {
-		name, err = s.writeCommitOnce(body)
+		name, err = s.writeObjectOnce(kind, body)
 		return err
 	}, func(err error) bool { return errors.Is(err, fs.ErrNotExist) })
 	return name, err
 }
 
-// writeCommitOnce is one try of writeCommit. An object that is there
-// already is not touched (git would refresh its time, so that a prune
-// does not take it): a commit holds its time, so one of the same name
-// was written within the second.
-func (s *store) writeCommitOnce(body []byte) (string, error) {
+// writeObjectOnce is one try of writeObject. A commit that is there
+// already is not touched: a commit holds its time, so one of the same
+// name was written within the second. A tree or blob may be old and
+// unreachable, so its time is refreshed, as git does, so that a prune
+// beside does not take it.
+func (s *store) writeObjectOnce(kind string, body []byte) (string, error) {
 	var raw bytes.Buffer
-	fmt.Fprintf(&raw, "commit %d\x00", len(body))
+	fmt.Fprintf(&raw, "%s %d\x00", kind, len(body))
 	raw.Write(body)
 	sum := sha1.Sum(raw.Bytes())
 	name := hex.EncodeToString(sum[:])
 	b, err := openBeneath(s.common)
 	if err != nil {
-		return "", fmt.Errorf("write the commit object: %w", err)
+		return "", fmt.Errorf("write the %s object: %w", kind, err)
 	}
 	defer b.Close()
 	d, done, err := b.dir(filepath.Join("objects", name[:2]), true)
 	if err != nil {
-		return "", fmt.Errorf("write the commit object: %w", err)
+		return "", fmt.Errorf("write the %s object: %w", kind, err)
 	}
 	defer done()
 	final := name[2:]
 	if _, err := d.Lstat(final); err == nil {
+		if kind != commitKind {
+			now := time.Now()
+			_ = d.Chtimes(final, now, now)
+		}
 		return name, nil // objects never change: the same one is there
 	}
 	var rnd [8]byte
@@ -132,7 +157,7 @@ func (s *store) writeCommitOnce(body []byte) (string, error) {
 	tmp := "tmp_obj_" + hex.EncodeToString(rnd[:])
 	f, err := d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 	if err != nil {
-		return "", fmt.Errorf("write the commit object: %w", err)
+		return "", fmt.Errorf("write the %s object: %w", kind, err)
 	}
 	// Loose objects are compressed for speed (core.looseCompression's
 	// default); a configured level sends the write to git instead.
@@ -152,7 +177,7 @@ func (s *store) writeCommitOnce(body []byte) (string, error) {
 	}
 	_ = d.Remove(tmp)
 	if err != nil {
-		return "", fmt.Errorf("write the commit object: %w", err)
+		return "", fmt.Errorf("write the %s object: %w", kind, err)
 	}
 	return name, nil
 }

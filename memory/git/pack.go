@@ -25,6 +25,11 @@ const packStopWait = 10 * time.Second
 // estimate, call for a pack.
 const gcAutoDefault = 6700
 
+// packBytes is how many bytes of objects the quick checkpoints
+// (treewrite.go) write before they ask for a pack whatever the count of
+// loose objects (pack).
+const packBytes = 64 << 20
+
 // packer is the one pack a session's checkpoints may have running.
 type packer struct {
 	mu      sync.Mutex
@@ -66,7 +71,13 @@ type packer struct {
 // for a link out of it: they would write through it. So a pack starts
 // only while the git directory holds no link at all (linkInGitDir); where
 // one is, the objects stay loose, which costs only space.
-func (c *Checkpoints) pack() {
+//
+// byBytes packs whatever the count: the checkpoints wrote packBytes of
+// objects since the last pack. In a tree of 10,000 files at its top each
+// task writes a root tree of 80 to 370 KB, and 6,700 loose objects were
+// 1 to 3 GB of .git before the count called for a pack; packed, a root
+// tree is a delta of the one before, a few hundred bytes.
+func (c *Checkpoints) pack(byBytes bool) {
 	p := &c.packing
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -80,7 +91,7 @@ func (c *Checkpoints) pack() {
 	p.running = done
 	go func() {
 		defer close(done)
-		c.packNow(p.ctx)
+		c.packNow(p.ctx, byBytes)
 		p.mu.Lock()
 		p.running = nil
 		p.mu.Unlock()
@@ -88,10 +99,10 @@ func (c *Checkpoints) pack() {
 }
 
 // packNow is one pack, stopped early when ctx ends.
-func (c *Checkpoints) packNow(ctx context.Context) {
+func (c *Checkpoints) packNow(ctx context.Context, byBytes bool) {
 	common := c.repo.common()
 	threshold, threads, ok := c.packConfig(ctx)
-	if !ok || threshold <= 0 || !tooManyLoose(common, threshold) || linkInGitDir(common) {
+	if !ok || threshold <= 0 || (!byBytes && !tooManyLoose(common, threshold)) || linkInGitDir(common) {
 		return
 	}
 	args := []string{"repack", "-d", "-l", "-q", "--no-write-bitmap-index"}

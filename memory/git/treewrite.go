@@ -1,0 +1,502 @@
+package git
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
+)
+
+// A task's checkpoint once cost what the whole tree cost: git's add, its
+// write-tree and its diff each read and wrote the index of every file
+// and hashed the root tree whole, so at 10,000 files a task cost three
+// times what it did at the start of a run (issue 94). When the paths a
+// task wrote are known, quickTake builds the checkpoint's tree from the
+// latest one instead: it hashes the written files, re-writes only the
+// trees on their paths, and counts the lines of the files they add
+// itself. A change it cannot judge on its own goes the way it always
+// went (take), which stays the fallback for a task whose commands may
+// have written anything.
+
+// dirEntry is one entry of a tree object.
+type dirEntry struct {
+	mode string // as git writes it: 100644, 100755, 120000, 40000, 160000
+	name string
+	id   [20]byte
+}
+
+func (e dirEntry) isTree() bool { return e.mode == "40000" }
+
+// sortName is the name git sorts a tree's entries by: a tree's as if it
+// ended in a slash.
+func (e dirEntry) sortName() string {
+	if e.isTree() {
+		return e.name + "/"
+	}
+	return e.name
+}
+
+// errNotQuick says a checkpoint needs the way through git's index (take).
+var errNotQuick = errors.New("not a change the quick checkpoint takes")
+
+// parseTree reads a tree object's body.
+func parseTree(body []byte) ([]dirEntry, error) {
+	var out []dirEntry
+	for len(body) > 0 {
+		sp := bytes.IndexByte(body, ' ')
+		nul := bytes.IndexByte(body, 0)
+		if sp < 0 || nul < sp || len(body) < nul+21 {
+			return nil, errors.New("a malformed tree object")
+		}
+		e := dirEntry{mode: string(body[:sp]), name: string(body[sp+1 : nul])}
+		copy(e.id[:], body[nul+1:nul+21])
+		out = append(out, e)
+		body = body[nul+21:]
+	}
+	return out, nil
+}
+
+// treeBody is the tree object of entries, which are in git's order.
+func treeBody(entries []dirEntry) []byte {
+	var b bytes.Buffer
+	for _, e := range entries {
+		b.WriteString(e.mode)
+		b.WriteByte(' ')
+		b.WriteString(e.name)
+		b.WriteByte(0)
+		b.Write(e.id[:])
+	}
+	return b.Bytes()
+}
+
+// treeOf is the parsed tree id: from the trees this session wrote or
+// read, else read once from git.
+func (c *Checkpoints) treeOf(ctx context.Context, id string) ([]dirEntry, error) {
+	if t, ok := c.trees[id]; ok {
+		return t, nil
+	}
+	body, err := c.repo.GitSized(ctx, nil, "cat-file", "tree", id)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	t, err := parseTree(body)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: tree %s: %w", id, err)
+	}
+	if c.trees == nil {
+		c.trees = map[string][]dirEntry{}
+	}
+	c.trees[id] = t
+	return t, nil
+}
+
+// quickFile is a written path as the quick checkpoint found it.
+type quickFile struct {
+	path    string
+	gone    bool
+	mode    string
+	id      [20]byte
+	content []byte
+	old     *dirEntry // its entry in the latest tree, nil when new
+}
+
+// quickOK reports whether this repository's files go into a tree as
+// quickTake writes them: git converts no file's bytes (mayConvert), and
+// takes file modes and symbolic links as they are on disk.
+func (c *Checkpoints) quickOK(ctx context.Context) bool {
+	if c.store == nil || runtime.GOOS == "windows" || c.mayConvert(ctx) {
+		return false
+	}
+	c.plainOnce.Do(func() {
+		c.plainModes = true
+		if !configMayName(c.repo.common(), c.repo.GitDir, "filemode", "symlinks", "ignorecase", "precomposeunicode") {
+			return
+		}
+		out, _ := c.repo.Git(ctx, nil, "config", "-z", "--get-regexp", `^core\.(filemode|symlinks|ignorecase|precomposeunicode)$`)
+		for _, rec := range bytes.Split(out, []byte{0}) {
+			key, val, _ := strings.Cut(string(rec), "\n")
+			v := strings.ToLower(strings.TrimSpace(val))
+			on := v == "" || v == "true" || v == "yes" || v == "on" || v == "1"
+			switch strings.ToLower(key) {
+			case "core.filemode", "core.symlinks":
+				c.plainModes = c.plainModes && on
+			case "core.ignorecase", "core.precomposeunicode":
+				c.plainModes = c.plainModes && !on
+			}
+		}
+	})
+	return c.plainModes
+}
+
+// quickTake records the paths in only (every path the task can have
+// changed) on top of the latest checkpoint's tree, prev, without git's
+// index: it returns the new tree, the changes against prev and the paths
+// changed and skipped, as take and the diff would. errNotQuick sends the
+// checkpoint to take; ralph's index is brought up to the new tree at the
+// end, so the next status against it sees what the checkpoint holds.
+func (c *Checkpoints) quickTake(ctx context.Context, env []string, prev string, only, except []string) (tree string, files []FileChange, changed, skipped []string, err error) {
+	paths := c.withhold(slices.Clone(only))
+	paths = slices.DeleteFunc(paths, func(p string) bool { return slices.Contains(except, p) || c.isState(p) })
+	slices.Sort(paths)
+	paths = slices.Compact(paths)
+	for _, p := range paths {
+		if !quickPath(p) {
+			return "", nil, nil, nil, errNotQuick
+		}
+	}
+	door, err := rootfs.New(c.repo.Top)
+	if err != nil {
+		return "", nil, nil, nil, errNotQuick
+	}
+	defer door.Close()
+	links := &linkCheck{repo: c.repo, seen: map[string]bool{}}
+	var found []*quickFile
+	var fresh []string // new files, which may be ignored
+	for _, p := range paths {
+		if links.beyond(p) {
+			return "", nil, nil, nil, errNotQuick
+		}
+		old, err := c.entryAt(ctx, prev, p)
+		if err != nil {
+			return "", nil, nil, nil, err
+		}
+		if old != nil && (old.isTree() || old.mode == "160000") {
+			return "", nil, nil, nil, errNotQuick
+		}
+		f := &quickFile{path: p, old: old}
+		abs := c.repo.Abs(p)
+		fi, _, lerr := door.LstatIfPossible(abs)
+		switch {
+		case errors.Is(lerr, fs.ErrNotExist):
+			if old == nil {
+				continue // neither there nor recorded
+			}
+			f.gone = true
+		case lerr != nil || !fi.Mode().IsRegular():
+			return "", nil, nil, nil, errNotQuick // a link, a directory, a FIFO: git knows
+		case fi.Size() > c.maxFile:
+			skipped = append(skipped, p)
+			continue
+		default:
+			if f.content, err = door.ReadRegular(abs, c.maxFile); err != nil {
+				return "", nil, nil, nil, errNotQuick
+			}
+			f.mode = "100644"
+			if fi.Mode()&0o100 != 0 {
+				f.mode = "100755"
+			}
+			f.id = objectID("blob", f.content)
+			if old != nil && old.mode == f.mode && old.id == f.id {
+				continue
+			}
+			if old == nil {
+				fresh = append(fresh, p)
+			}
+		}
+		found = append(found, f)
+	}
+	ignored, err := c.ignoredOf(ctx, env, fresh)
+	if err != nil {
+		return "", nil, nil, nil, err
+	}
+	found = slices.DeleteFunc(found, func(f *quickFile) bool { return ignored[f.path] })
+	if len(found) == 0 {
+		return prev, nil, nil, skipped, nil
+	}
+	for _, f := range found {
+		if f.gone {
+			continue
+		}
+		c.quickBytes += int64(len(f.content))
+		if _, err := c.store.writeObject("blob", f.content); err != nil {
+			return "", nil, nil, nil, fmt.Errorf("checkpoint: %w", err)
+		}
+	}
+	if tree, err = c.rewrite(ctx, prev, found); err != nil {
+		return "", nil, nil, nil, err
+	}
+	for _, f := range found {
+		changed = append(changed, f.path)
+	}
+	if files, err = c.quickNumstat(ctx, prev, tree, found); err != nil {
+		return "", nil, nil, nil, err
+	}
+	// ralph's index follows, for the status of a later checkpoint that
+	// does not know its paths, and for undo.
+	if err := c.update(ctx, env, changed, 0, nil); err != nil {
+		return "", nil, nil, nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	return tree, files, changed, skipped, nil
+}
+
+// quickPath reports whether p is a plain file path quickTake may write
+// into a tree: relative, clean, with no .git component (git refuses
+// those) and no .gitattributes (which may change how git converts
+// files, seen by keepRaw on the way through git).
+func quickPath(p string) bool {
+	if p == "" || strings.HasSuffix(p, "/") || path.Clean(p) != p || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "../") || p == ".." {
+		return false
+	}
+	for _, part := range strings.Split(p, "/") {
+		if strings.EqualFold(part, ".git") || part == ".gitattributes" || part == "." || part == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// entryAt is the entry of tree for p, nil when there is none. A file on
+// the way where p needs a directory is errNotQuick.
+func (c *Checkpoints) entryAt(ctx context.Context, tree, p string) (*dirEntry, error) {
+	parts := strings.Split(p, "/")
+	for i, name := range parts {
+		entries, err := c.treeOf(ctx, tree)
+		if err != nil {
+			return nil, err
+		}
+		j := slices.IndexFunc(entries, func(e dirEntry) bool { return e.name == name })
+		if j < 0 {
+			return nil, nil
+		}
+		e := entries[j]
+		if i == len(parts)-1 {
+			return &e, nil
+		}
+		if !e.isTree() {
+			return nil, errNotQuick
+		}
+		tree = hex.EncodeToString(e.id[:])
+	}
+	return nil, nil
+}
+
+// ignoredOf are the new files among paths that git ignores, which no
+// checkpoint takes in (as add -A refuses them), in one check-ignore. The
+// paths are in no checkpoint's tree, so none is tracked: --no-index
+// spares reading ralph's index, whose size is the tree's.
+func (c *Checkpoints) ignoredOf(ctx context.Context, env []string, paths []string) (map[string]bool, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	out, err := runCmd(ctx, scaled(0, len(paths)), false, c.repo.Top, env, nulList(paths), "check-ignore", "--no-index", "-z", "--stdin")
+	if err != nil && exitCode(err) != 1 { // 1: none is ignored
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	ignored := map[string]bool{}
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			ignored[p] = true
+		}
+	}
+	return ignored, nil
+}
+
+// rewrite writes the trees of prev that hold the files changed, deepest
+// first, and returns the new root tree. Only the trees on the changed
+// paths are read and hashed; the others are named by their ids as they
+// were.
+func (c *Checkpoints) rewrite(ctx context.Context, prev string, found []*quickFile) (string, error) {
+	// Each directory's changed entries, by the directory's path ("" the
+	// top).
+	byDir := map[string][]*quickFile{}
+	dirs := map[string]bool{"": true}
+	for _, f := range found {
+		d := path.Dir(f.path)
+		if d == "." {
+			d = ""
+		}
+		byDir[d] = append(byDir[d], f)
+		for x := d; x != ""; x = parentDir(x) {
+			dirs[x] = true
+		}
+	}
+	order := make([]string, 0, len(dirs))
+	for d := range dirs {
+		order = append(order, d)
+	}
+	// Deepest first, so that a directory's new tree is known before its
+	// parent is written.
+	slices.Sort(order)
+	sort.SliceStable(order, func(i, j int) bool { return depth(order[i]) > depth(order[j]) })
+	if c.trees == nil {
+		c.trees = map[string][]dirEntry{}
+	}
+	written := map[string]*[20]byte{} // a directory's new tree; nil when it is now empty
+	var root string
+	for _, d := range order {
+		var entries []dirEntry
+		oldID := ""
+		if e, err := c.dirEntryOf(ctx, prev, d); err != nil {
+			return "", err
+		} else if e != nil {
+			oldID = hex.EncodeToString(e.id[:])
+			old, err := c.treeOf(ctx, oldID)
+			if err != nil {
+				return "", err
+			}
+			entries = slices.Clone(old)
+		}
+		for _, f := range byDir[d] {
+			entries = setEntry(entries, path.Base(f.path), f.gone, f.mode, f.id)
+		}
+		for sub, id := range written {
+			if parentDir(sub) == d && sub != "" {
+				if id == nil {
+					entries = setEntry(entries, path.Base(sub), true, "40000", [20]byte{})
+				} else {
+					entries = setEntry(entries, path.Base(sub), false, "40000", *id)
+				}
+			}
+		}
+		if len(entries) == 0 && d != "" {
+			written[d] = nil
+			delete(c.trees, oldID)
+			continue
+		}
+		body := treeBody(entries)
+		c.quickBytes += int64(len(body))
+		name, err := c.store.writeObject("tree", body)
+		if err != nil {
+			return "", fmt.Errorf("checkpoint: %w", err)
+		}
+		var id [20]byte
+		_, _ = hex.Decode(id[:], []byte(name))
+		written[d] = &id
+		if oldID != name {
+			delete(c.trees, oldID) // keep only the latest tree's directories
+		}
+		c.trees[name] = entries
+		if d == "" {
+			root = name
+		}
+	}
+	return root, nil
+}
+
+// dirEntryOf is the entry of prev for the directory d, a fake one for the
+// top, nil when prev has no such directory.
+func (c *Checkpoints) dirEntryOf(ctx context.Context, prev, d string) (*dirEntry, error) {
+	if d == "" {
+		e := dirEntry{mode: "40000"}
+		_, _ = hex.Decode(e.id[:], []byte(prev))
+		return &e, nil
+	}
+	e, err := c.entryAt(ctx, prev, d)
+	if err != nil || e == nil {
+		return nil, err
+	}
+	if !e.isTree() {
+		return nil, errNotQuick
+	}
+	return e, nil
+}
+
+// setEntry puts the entry name into entries (in git's order), or takes it
+// out when gone.
+func setEntry(entries []dirEntry, name string, gone bool, mode string, id [20]byte) []dirEntry {
+	entries = slices.DeleteFunc(entries, func(e dirEntry) bool { return e.name == name })
+	if gone {
+		return entries
+	}
+	e := dirEntry{mode: mode, name: name, id: id}
+	i, _ := slices.BinarySearchFunc(entries, e.sortName(), func(x dirEntry, t string) int { return strings.Compare(x.sortName(), t) })
+	return slices.Insert(entries, i, e)
+}
+
+func parentDir(d string) string {
+	p := path.Dir(d)
+	if p == "." {
+		return ""
+	}
+	return p
+}
+
+func depth(d string) int {
+	if d == "" {
+		return 0
+	}
+	return strings.Count(d, "/") + 1
+}
+
+// quickNumstat is the diff of tree against prev, as `git diff --numstat`
+// counts it: a new file's lines are counted here; a file changed or
+// removed is diffed by git, limited to those paths.
+func (c *Checkpoints) quickNumstat(ctx context.Context, prev, tree string, found []*quickFile) ([]FileChange, error) {
+	var files []FileChange
+	var others []string
+	for _, f := range found {
+		if f.old != nil {
+			others = append(others, f.path)
+			continue
+		}
+		fc := FileChange{Path: f.path}
+		if isBinary(f.content) {
+			fc.Binary = true
+		} else {
+			fc.Added = bytes.Count(f.content, []byte{'\n'})
+			if n := len(f.content); n > 0 && f.content[n-1] != '\n' {
+				fc.Added++
+			}
+		}
+		files = append(files, fc)
+	}
+	if len(others) > 0 {
+		args := []string{"diff-tree", "-r", "--numstat", "-z", "--no-renames", prev, tree, "--"}
+		for _, p := range others {
+			args = append(args, ":(top,literal)"+p)
+		}
+		out, err := c.repo.GitSized(ctx, []string{"GIT_LITERAL_PATHSPECS=0"}, args...)
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint: %w", err)
+		}
+		files = append(files, parseNumstat(out)...)
+	}
+	slices.SortFunc(files, func(a, b FileChange) int { return strings.Compare(a.Path, b.Path) })
+	return files, nil
+}
+
+// isBinary is git's guess: a NUL among the first 8,000 bytes.
+func isBinary(b []byte) bool {
+	return bytes.IndexByte(b[:min(len(b), 8000)], 0) >= 0
+}
+
+// recordQuick is record's way for a checkpoint whose paths are known
+// (quickTake), from the tree of the latest checkpoint, parent.
+func (c *Checkpoints) recordQuick(ctx context.Context, env []string, name, message, parent string, only, except []string) (*Checkpoint, error) {
+	tree, files, changed, skipped, err := c.quickTake(ctx, env, c.lastTree, only, except)
+	if err != nil || len(changed) == 0 {
+		return nil, err
+	}
+	cp := &Checkpoint{Ref: c.Ref(name), Parent: parent, Files: files, Skipped: skipped}
+	raw, err := c.keepRaw(ctx, env, changed, false, c.Ref(name)+rawSuffix)
+	if err != nil {
+		return nil, err
+	}
+	if raw != "" {
+		message = strings.TrimRight(message, "\n") + "\n\n" + rawTrailer + raw
+	}
+	if cp.Commit, err = c.storeCommit(ctx, commitBody(tree, parent, message, time.Now()), cp.Ref); err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	c.last, c.lastTree = cp.Commit, tree
+	c.rawPrev, c.rawKnown = raw, true
+	c.quickRecorded++
+	c.recorded++
+	if c.quickBytes >= packBytes {
+		c.quickBytes = 0
+		c.pack(true)
+	} else if c.recorded%c.packEvery == 0 {
+		c.pack(false)
+	}
+	return cp, nil
+}

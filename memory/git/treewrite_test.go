@@ -1,0 +1,105 @@
+//go:build unix
+
+package git
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A checkpoint whose paths are known is built from the latest tree
+// (quickTake), and it is the tree and the diff git's own way makes of the
+// same work tree: files added at the top and in new and existing
+// directories, changed, made executable, removed (emptying a directory),
+// an ignored new file left out, a file too big skipped, an excepted path
+// kept as it was. Each step is compared with a checkpoint of the same
+// tree taken by git's index in a second recorder.
+func TestQuickCheckpointIsGitsTree(t *testing.T) {
+	t.Parallel()
+	dir := repo(t)
+	sh(t, dir, `mkdir -p a/b && printf 'one\n' > a/b/x.txt && printf 'keep\n' > a/k.txt && printf 'ign.log\n' > .gitignore && printf 'plan\n' > PLAN.md && git add -A && git commit -qm base`)
+	r := open(t, dir)
+	ctx := context.Background()
+	quick := NewCheckpoints(r, "quick", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	slow := NewCheckpoints(r, "slow", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	quick.SetMaxFile(1000)
+	slow.SetMaxFile(1000)
+	except := []string{"PLAN.md"}
+	for _, c := range []*Checkpoints{quick, slow} {
+		if _, err := c.Record(ctx, "0", "baseline"); err != nil {
+			t.Fatal(err)
+		}
+		// The first checkpoint after the baseline learns the tree.
+		write(t, filepath.Join(dir, "first.txt"), "first\n")
+		if _, err := c.RecordExcept(ctx, "1", "first", except, "first.txt"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps := []struct {
+		name   string
+		script string
+		paths  []string
+	}{
+		{"add at the top", `printf 'a\nb\nc' > top.txt`, []string{"top.txt"}},
+		{"add in a new directory", `mkdir -p n/m && printf 'new\n' > n/m/f.txt`, []string{"n/m/f.txt"}},
+		{"add beside", `printf 'two\n' > a/b/y.txt && printf 'bin\000ary' > a/bin.dat`, []string{"a/b/y.txt", "a/bin.dat"}},
+		{"change", `printf 'one\nmore\n' > a/b/x.txt`, []string{"a/b/x.txt"}},
+		{"executable", `chmod +x a/k.txt`, []string{"a/k.txt"}},
+		{"remove to empty", `rm -r n`, []string{"n/m/f.txt"}},
+		{"ignored and too big", `printf 'log\n' > ign.log && head -c 2000 /dev/zero > big.bin && printf 'ok\n' > ok.txt`, []string{"ign.log", "big.bin", "ok.txt"}},
+		{"excepted", `printf 'changed plan\n' > PLAN.md && printf 'x\n' > with.txt`, []string{"PLAN.md", "with.txt"}},
+		{"unchanged", `true`, []string{"top.txt"}},
+	}
+	for i, s := range steps {
+		sh(t, dir, s.script)
+		name := fmt.Sprint(i + 2)
+		before := quick.quickRecorded
+		q, err := quick.RecordExcept(ctx, name, s.name, except, s.paths...)
+		if err != nil {
+			t.Fatalf("%s: quick: %v", s.name, err)
+		}
+		g, err := slow.RecordExcept(ctx, name, s.name, except)
+		if err != nil {
+			t.Fatalf("%s: git's: %v", s.name, err)
+		}
+		if (q == nil) != (g == nil) {
+			t.Fatalf("%s: quick %+v, git's %+v", s.name, q, g)
+		}
+		if q == nil {
+			continue
+		}
+		if quick.quickRecorded != before+1 {
+			t.Fatalf("%s: the checkpoint did not go the quick way", s.name)
+		}
+		qt, gt := sh(t, dir, "git rev-parse "+q.Commit+"^{tree}"), sh(t, dir, "git rev-parse "+g.Commit+"^{tree}")
+		if qt != gt {
+			t.Fatalf("%s: quick tree\n%s\ngit's\n%s", s.name, sh(t, dir, "git ls-tree -r "+q.Commit), sh(t, dir, "git ls-tree -r "+g.Commit))
+		}
+		qf, _ := json.Marshal(q.Files)
+		gf, _ := json.Marshal(g.Files)
+		// A look over the whole tree names every file too big; a known
+		// path's checkpoint only those among its paths.
+		named := slices.DeleteFunc(slices.Clone(g.Skipped), func(p string) bool { return !slices.Contains(s.paths, p) })
+		if string(qf) != string(gf) || strings.Join(q.Skipped, ",") != strings.Join(named, ",") {
+			t.Fatalf("%s: quick files %s skipped %v, git's %s skipped %v", s.name, qf, q.Skipped, gf, g.Skipped)
+		}
+	}
+	// ralph's index holds what the checkpoints hold: a status against it
+	// lists nothing, so a checkpoint that looks at the whole tree finds
+	// the tree unchanged.
+	if cp, err := quick.RecordExcept(ctx, "last", "whole", except); err != nil || cp != nil {
+		t.Fatalf("a whole look after the quick ones: %+v, %v", cp, err)
+	}
+	if fsck := sh(t, dir, "git fsck --no-dangling 2>&1 || true"); strings.Contains(fsck, "error") || strings.Contains(fsck, "missing") {
+		t.Fatalf("git fsck: %s", fsck)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ign.log")); err != nil {
+		t.Fatal(err)
+	}
+}
