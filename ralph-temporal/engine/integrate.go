@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/spf13/afero"
 
@@ -31,12 +30,7 @@ func (a *Activities) Integrate(ctx context.Context, in IntegrateInput) (Integrat
 	// Heartbeats, so a lost worker's integration moves on as soon as an
 	// attempt's would.
 	hb := &heartbeat{b: beat{Phase: "integrating", Worker: a.name}}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); hb.run(ctx, stop) }()
-	defer wg.Wait()
-	defer close(stop)
+	defer hb.start(ctx)()
 	var res IntegrateResult
 	// The push races people and other tools pushing to the branch: on a
 	// rejection it starts again from the branch as it now is.

@@ -70,21 +70,7 @@ func serve(mode string) {
 		send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": p})
 	}
 	for {
-		length := -1
-		for {
-			line, err := r.ReadString('\n')
-			if err != nil {
-				os.Exit(0)
-			}
-			line = strings.TrimSpace(line)
-			if line == "" {
-				break
-			}
-			if v, ok := strings.CutPrefix(line, "Content-Length:"); ok {
-				length, _ = strconv.Atoi(strings.TrimSpace(v))
-			}
-		}
-		body := make([]byte, length)
+		body := make([]byte, readHeader(r, -1))
 		if _, err := io.ReadFull(r, body); err != nil {
 			os.Exit(0)
 		}
@@ -166,7 +152,12 @@ func serve(mode string) {
 
 // readAnswer reads one message (the client's answer) and drops it.
 func readAnswer(r *bufio.Reader) {
-	length := 0
+	_, _ = io.ReadFull(r, make([]byte, readHeader(r, 0)))
+}
+
+// readHeader reads one message's header and returns its Content-Length,
+// or length when it names none; the server ends when its client is gone.
+func readHeader(r *bufio.Reader, length int) int {
 	for {
 		line, err := r.ReadString('\n')
 		if err != nil {
@@ -174,13 +165,12 @@ func readAnswer(r *bufio.Reader) {
 		}
 		line = strings.TrimSpace(line)
 		if line == "" {
-			break
+			return length
 		}
 		if v, ok := strings.CutPrefix(line, "Content-Length:"); ok {
 			length, _ = strconv.Atoi(strings.TrimSpace(v))
 		}
 	}
-	_, _ = io.ReadFull(r, make([]byte, length))
 }
 
 // probeWrite tries to open .git/config of the working directory (a
