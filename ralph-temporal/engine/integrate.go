@@ -89,34 +89,7 @@ func (a *Activities) integrateOnce(ctx context.Context, dir string, in Integrate
 	if err != nil && !errors.Is(err, iofs.ErrNotExist) {
 		return res, err
 	}
-	if _, err := planfile.UpdateTasks(fs, dir, func(f *planfile.TaskFile) error {
-		f.AssignIDs(nil)
-		if len(in.Updates) == 0 {
-			// The run's first look: a task a crashed local run left in
-			// progress is settled as the local loop's recovery settles
-			// it: done when its progress entry is there or its task
-			// commit (--commit's, by its trailers) is on the branch,
-			// else open.
-			if _, err := planfile.RecoverInProgress(fs, dir, f, landedOn(ctx, dir)); err != nil {
-				return err
-			}
-		}
-		for _, u := range in.Updates {
-			if c := res.Conflicts[u.ID]; c != "" {
-				_ = f.SetMeta(u.ID, "branch", rgit.TaskBranch(u.ID))
-				continue
-			}
-			if err := f.SetState(u.ID, u.State); err != nil && !errors.Is(err, planfile.ErrTaskNotFound) {
-				return err
-			}
-			if u.Attempts > 0 {
-				if err := f.SetMeta(u.ID, "attempts", strconv.Itoa(u.Attempts)); err != nil && !errors.Is(err, planfile.ErrTaskNotFound) {
-					return err
-				}
-			}
-		}
-		return nil
-	}); err != nil {
+	if err := writeUpdates(ctx, fs, dir, in.Updates, res.Conflicts); err != nil {
 		return res, fmt.Errorf("cannot update %s on %s: %w", memory.TasksFile, p.Branch, err)
 	}
 	// The task list's commit is memory/git's one task commit, of the two
@@ -147,6 +120,42 @@ func (a *Activities) integrateOnce(ctx context.Context, dir string, in Integrate
 	}
 	res.Head, _ = runGit(ctx, dir, "rev-parse", "HEAD")
 	return res, nil
+}
+
+// writeUpdates writes the attempts' settled states into the clone's task
+// file at dir, through fs: a task whose merge conflicted keeps its branch
+// named instead. With no update it is the run's first look, which
+// settles what a crashed local run left in progress.
+func writeUpdates(ctx context.Context, fs afero.Fs, dir string, updates []TaskUpdate, conflicts map[string]string) error {
+	_, err := planfile.UpdateTasks(fs, dir, func(f *planfile.TaskFile) error {
+		f.AssignIDs(nil)
+		if len(updates) == 0 {
+			// The run's first look: a task a crashed local run left in
+			// progress is settled as the local loop's recovery settles
+			// it: done when its progress entry is there or its task
+			// commit (--commit's, by its trailers) is on the branch,
+			// else open.
+			if _, err := planfile.RecoverInProgress(fs, dir, f, landedOn(ctx, dir)); err != nil {
+				return err
+			}
+		}
+		for _, u := range updates {
+			if c := conflicts[u.ID]; c != "" {
+				_ = f.SetMeta(u.ID, "branch", rgit.TaskBranch(u.ID))
+				continue
+			}
+			if err := f.SetState(u.ID, u.State); err != nil && !errors.Is(err, planfile.ErrTaskNotFound) {
+				return err
+			}
+			if u.Attempts > 0 {
+				if err := f.SetMeta(u.ID, "attempts", strconv.Itoa(u.Attempts)); err != nil && !errors.Is(err, planfile.ErrTaskNotFound) {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	return err
 }
 
 // merge merges ralph/<id> into the checked-out target branch. It returns

@@ -43,6 +43,21 @@ func Serve(mode string) {
 	os.Exit(0)
 }
 
+// diagnose is the fake's diagnostics of a file's text: an error where a
+// line says ERR:, a warning where it says WARN:.
+func diagnose(text string) []map[string]any {
+	diags := []map[string]any{}
+	for i, line := range strings.Split(text, "\n") {
+		for sev, mark := range map[int]string{1: "ERR:", 2: "WARN:"} {
+			if j := strings.Index(line, mark); j >= 0 {
+				diags = append(diags, map[string]any{"range": map[string]any{"start": map[string]int{"line": i, "character": j},
+					"end": map[string]int{"line": i, "character": len(line)}}, "severity": sev, "message": strings.TrimSpace(line[j+len(mark):])})
+			}
+		}
+	}
+	return diags
+}
+
 func serve(mode string) {
 	r := bufio.NewReader(os.Stdin)
 	w := os.Stdout
@@ -51,19 +66,7 @@ func serve(mode string) {
 		fmt.Fprintf(w, "Content-Length: %d\r\n\r\n%s", len(b), b)
 	}
 	publish := func(uri string, version int, text string, withVersion bool) {
-		var diags []map[string]any
-		for i, line := range strings.Split(text, "\n") {
-			for sev, mark := range map[int]string{1: "ERR:", 2: "WARN:"} {
-				if j := strings.Index(line, mark); j >= 0 {
-					diags = append(diags, map[string]any{"range": map[string]any{"start": map[string]int{"line": i, "character": j},
-						"end": map[string]int{"line": i, "character": len(line)}}, "severity": sev, "message": strings.TrimSpace(line[j+len(mark):])})
-				}
-			}
-		}
-		if diags == nil {
-			diags = []map[string]any{}
-		}
-		p := map[string]any{"uri": uri, "diagnostics": diags}
+		p := map[string]any{"uri": uri, "diagnostics": diagnose(text)}
 		if withVersion {
 			p["version"] = version
 		}
