@@ -43,10 +43,7 @@ var notYetSplit = map[string]bool{
 	"memory/planfile/prd.go:importPRD":               true,
 	"repl/main.go:Main":                              true,
 	"scripts/screen/live/answer.go:layout":           true,
-	"workers/approval/gitreach.go:judgeGit":          true,
-	"workers/mcp/schema.go:clean":                    true,
 	"workers/sandbox/seccomp_linux.go:connectFilter": true,
-	"workers/tools/hooks.go:hooked":                  true,
 }
 
 // skipped are the folders the guard does not read, each with why.
