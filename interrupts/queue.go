@@ -120,19 +120,7 @@ func (q *Queue) wake() {
 func (q *Queue) Ready() <-chan struct{} { return q.ready }
 
 // Pop removes and returns the most urgent interrupt.
-func (q *Queue) Pop() (Interrupt, bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for k := range q.items {
-		if len(q.items[k]) > 0 {
-			it := q.items[k][0]
-			q.items[k][0] = Interrupt{}
-			q.items[k] = q.items[k][1:]
-			return it, true
-		}
-	}
-	return Interrupt{}, false
-}
+func (q *Queue) Pop() (Interrupt, bool) { return q.PopAtMost(numKinds - 1) }
 
 // PopAtMost removes and returns the most urgent interrupt whose kind is at
 // least as urgent as max; lesser interrupts stay queued. The coordinator uses

@@ -266,71 +266,13 @@ func createSession(fs afero.Fs, root, id string, state State, redact *Redactor, 
 	if beside {
 		logs <- s.createLogs(building)
 	}
-	place := func() {
-		defer close(pl.durable)
-		synced := make(chan struct{})
-		go func() {
-			defer close(synced)
-			if !beside {
-				logs <- s.createLogs(building)
-			}
-			syncDir(fs, building)
-			// The spare the saves of session.json write through
-			// (writeAtomicSpare) is made while session.json's fsync
-			// runs, not by a one-shot's only save, after its answer.
-			makeSpare(fs, filepath.Join(building, "session.json"))
-		}()
-		serr := syncFile(fs, filepath.Join(building, "session.json"))
-		<-synced
-		// The directory takes its name only with the first prompt in it
-		// (CreateSessionBeside): the prompt is made durable first.
-		<-pl.commit
-		if serr == nil && pl.abandoned != nil {
-			serr = pl.abandoned
-		}
-		if serr == nil && pl.prompt {
-			serr = syncFile(fs, filepath.Join(building, "messages.jsonl"))
-		}
-		if serr == nil && pl.lateLog {
-			syncDir(fs, building)
-		}
-		if serr == nil && opts.After != nil {
-			serr = opts.After()
-		}
-		if serr == nil {
-			serr = fs.Rename(building, s.Dir)
-		}
-		switch {
-		case pl.abandoned != nil:
-			pl.err = pl.abandoned
-		case serr != nil:
-			// The directory never took its name: no session was
-			// recorded, and the dot-named directory is recovery's.
-			pl.err = &notRecorded{fmt.Errorf("create session record: %w", serr)}
-		default:
-			// The summary is derived from the sessions' own records, and
-			// every save writes it again (and reports its failure): a
-			// session whose directory is in place is recorded without it.
-			_ = writeAtomicSpare(fs, filepath.Join(root, SessionFile), data, 0o644, false, nil)
-		}
-		close(pl.inPlace)
-		if serr == nil {
-			// The rename is made durable while the run goes on to its
-			// first request (a journal commit, up to a millisecond or
-			// more here, that the request need not wait for): a crash of
-			// the machine before it is durable loses a session that had
-			// changed nothing yet, and every later save, and Close, waits
-			// for it first, so nothing the model does can come before it.
-			syncDir(fs, parent)
-		}
-	}
 	s.saved = stateKey(s.state)
 	if beside {
 		s.files = <-logs
-		go place()
+		go s.place(pl, logs, data, beside, opts.After)
 		return s, nil
 	}
-	go place()
+	go s.place(pl, logs, data, beside, opts.After)
 	s.files = <-logs
 	if err := s.WaitInPlace(); err != nil {
 		_ = s.Close()
@@ -338,6 +280,71 @@ func createSession(fs afero.Fs, root, id string, state State, redact *Redactor, 
 		return nil, err
 	}
 	return s, nil
+}
+
+// place puts a new session's directory in place, on its own goroutine
+// (createSession's, which waits for it through pl): session.json and the
+// directory are made durable, the first prompt with them when the run
+// starts beside its request, after runs, and the directory is renamed to
+// its name; pl says when each is done. data is session.json's content.
+func (s *Session) place(pl *placement, logs chan<- map[string]*appendFile, data []byte, beside bool, after func() error) {
+	fs, building, parent := s.fs, pl.building, filepath.Join(s.Root, SessionsDir)
+	defer close(pl.durable)
+	synced := make(chan struct{})
+	go func() {
+		defer close(synced)
+		if !beside {
+			logs <- s.createLogs(building)
+		}
+		syncDir(fs, building)
+		// The spare the saves of session.json write through
+		// (writeAtomicSpare) is made while session.json's fsync
+		// runs, not by a one-shot's only save, after its answer.
+		makeSpare(fs, filepath.Join(building, "session.json"))
+	}()
+	serr := syncFile(fs, filepath.Join(building, "session.json"))
+	<-synced
+	// The directory takes its name only with the first prompt in it
+	// (CreateSessionBeside): the prompt is made durable first.
+	<-pl.commit
+	if serr == nil && pl.abandoned != nil {
+		serr = pl.abandoned
+	}
+	if serr == nil && pl.prompt {
+		serr = syncFile(fs, filepath.Join(building, "messages.jsonl"))
+	}
+	if serr == nil && pl.lateLog {
+		syncDir(fs, building)
+	}
+	if serr == nil && after != nil {
+		serr = after()
+	}
+	if serr == nil {
+		serr = fs.Rename(building, s.Dir)
+	}
+	switch {
+	case pl.abandoned != nil:
+		pl.err = pl.abandoned
+	case serr != nil:
+		// The directory never took its name: no session was
+		// recorded, and the dot-named directory is recovery's.
+		pl.err = &notRecorded{fmt.Errorf("create session record: %w", serr)}
+	default:
+		// The summary is derived from the sessions' own records, and
+		// every save writes it again (and reports its failure): a
+		// session whose directory is in place is recorded without it.
+		_ = writeAtomicSpare(fs, filepath.Join(s.Root, SessionFile), data, 0o644, false, nil)
+	}
+	close(pl.inPlace)
+	if serr == nil {
+		// The rename is made durable while the run goes on to its
+		// first request (a journal commit, up to a millisecond or
+		// more here, that the request need not wait for): a crash of
+		// the machine before it is durable loses a session that had
+		// changed nothing yet, and every later save, and Close, waits
+		// for it first, so nothing the model does can come before it.
+		syncDir(fs, parent)
+	}
 }
 
 // Place lets a new session's directory take its final name now, with or

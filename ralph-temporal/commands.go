@@ -175,19 +175,15 @@ func signalCmd(conn *engine.Conn) *cobra.Command {
 			default:
 				return usageError{fmt.Errorf("%q is not stop, say, pause, continue or answer", ctl.Op)}
 			}
-			p, err := pf.find(cmd.Context())
-			if err != nil {
-				return err
-			}
-			c, err := conn.Dial()
+			id, c, err := pf.dial(cmd.Context(), conn)
 			if err != nil {
 				return err
 			}
 			defer c.Close()
 			if ctl.Op == remote.OpAnswer {
-				return engine.SignalAnswerTo(cmd.Context(), c, p.WorkflowID(), answer)
+				return engine.SignalAnswerTo(cmd.Context(), c, id, answer)
 			}
-			return engine.Signal(cmd.Context(), c, p.WorkflowID(), ctl)
+			return engine.Signal(cmd.Context(), c, id, ctl)
 		},
 	}
 	pf.add(cmd)
@@ -205,16 +201,12 @@ func queryCmd(conn *engine.Conn) *cobra.Command {
 			if args[0] != engine.QueryStatus {
 				return usageError{fmt.Errorf("%q is not a query; the one query is status", args[0])}
 			}
-			p, err := pf.find(cmd.Context())
-			if err != nil {
-				return err
-			}
-			c, err := conn.Dial()
+			id, c, err := pf.dial(cmd.Context(), conn)
 			if err != nil {
 				return err
 			}
 			defer c.Close()
-			st, err := engine.QueryStatusOf(cmd.Context(), c, p.WorkflowID())
+			st, err := engine.QueryStatusOf(cmd.Context(), c, id)
 			if err != nil {
 				return err
 			}

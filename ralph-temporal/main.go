@@ -18,6 +18,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
 
 	"github.com/ralph-dev/ralph/ralph-temporal/engine"
 	"github.com/ralph-dev/ralph/workers/sandbox"
@@ -133,4 +134,19 @@ func (p *projectFlags) add(cmd *cobra.Command) {
 
 func (p projectFlags) find(ctx context.Context) (engine.Project, error) {
 	return engine.Discover(ctx, p.dir, p.remote, p.branch)
+}
+
+// dial finds the project and connects to the Temporal server, for the
+// commands that act on a run already there: it returns the run's
+// workflow id and the client, which the caller closes.
+func (p projectFlags) dial(ctx context.Context, conn *engine.Conn) (string, client.Client, error) {
+	proj, err := p.find(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	c, err := conn.Dial()
+	if err != nil {
+		return "", nil, err
+	}
+	return proj.WorkflowID(), c, nil
 }

@@ -163,16 +163,10 @@ func UserServerCommand(root, dir string, env []string, name string, args ...stri
 // (childenv.Program: never a node_modules/.bin or .venv/bin of the
 // project's), started in dir (the root it serves) with PersonEnv's
 // environment. It always runs in the sandbox (StartSandboxed), since it
-// runs the project's code whoever configured it.
+// runs the project's code whoever configured it. It is made as an
+// agent's command is: the two differ only in how they are started.
 func LanguageServerCommand(dir string, env []string, name string, args ...string) *exec.Cmd {
-	path, err := childenv.Program(name)
-	cmd := exec.Command(path, args...)
-	if err != nil {
-		cmd.Err = err
-	}
-	cmd.Dir = dir
-	cmd.Env = PersonEnv(env, dir)
-	return cmd
+	return AgentCommand(dir, env, name, args...)
 }
 
 // ProjectServerCommand is the command of an MCP server the project

@@ -1,8 +1,6 @@
 package llm
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -127,24 +125,7 @@ type messagesTurn struct {
 // read consumes the stream until message_stop, an error event, or its
 // end. Its error is the reader's, or errStreamError.
 func (t *messagesTurn) read(r io.Reader) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		line, err := br.ReadBytes('\n')
-		if data, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:")); ok {
-			if herr := t.handle(bytes.TrimSpace(data)); herr != nil {
-				return herr
-			}
-			if t.done {
-				return nil
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
+	return readEvents(r, t.handle, func() bool { return t.done })
 }
 
 func (t *messagesTurn) handle(data []byte) error {

@@ -1,10 +1,8 @@
 package llm
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -139,24 +137,7 @@ func newResponsesTurn(emit func(Delta), req Request) *responsesTurn {
 // Its error is the reader's, one of an event that is not JSON, or
 // errStreamError.
 func (t *responsesTurn) read(r io.Reader) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		line, err := br.ReadBytes('\n')
-		if data, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:")); ok {
-			if herr := t.handle(bytes.TrimSpace(data)); herr != nil {
-				return herr
-			}
-			if t.done {
-				return nil
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
+	return readEvents(r, t.handle, func() bool { return t.done })
 }
 
 func (t *responsesTurn) handle(data []byte) error {

@@ -1,16 +1,13 @@
 package loop
 
 import (
-	"errors"
+	"context"
 	"fmt"
-	"strconv"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/loop/machine"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/planfile"
-	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // A full disk stops every attempt the same way — git cannot write a
@@ -20,7 +17,10 @@ import (
 // file system was full (or on an error that says so) is treated like a
 // rate limit: the task goes back to open, the attempt is not counted, the
 // loop says once why it waits (session.json's wait, a limit_wait event, a
-// notification) and starts nothing until there is room again.
+// notification) and starts nothing until there is room again. The
+// machine decides all of that (machine/space.go); this file is the
+// host's part, what only it can: see the disk, and put back what a full
+// disk held.
 
 // diskPoll is how often the loop looks at the free space while it waits;
 // statfs costs microseconds.
@@ -43,28 +43,23 @@ func (l *loop) diskFull(err error, failure string) bool {
 	return memory.IsDiskFull(err) || memory.DiskLow(l.o.Root)
 }
 
-// waitForDisk is waitForLimit for a full disk: the task goes back to open
-// (or, while nothing can be written, is reopened when there is space) and
-// the attempt is not counted. It returns "" when the loop waits, or the
-// failure sentence when the person's --max-wait 0 says it never waits.
-func (l *loop) waitForDisk(d attemptDone, cause error) string {
+// fullDisk is what the host tells the machine of a full disk that
+// cause says (or that the project's file system shows): which write
+// failed, and how soon it is worth looking again. The first full disk
+// of a wait names the file system the wait watches.
+func (l *loop) fullDisk(cause error) machine.DiskFull {
 	full := memory.DiskFull(l.o.Root, cause)
-	if l.o.MaxWait <= 0 {
-		return full.Error() + " (ralph does not wait with --max-wait 0)"
+	if w := l.m.Wait(); w == nil || w.Reason != memory.WaitDiskFull {
+		l.diskDir = full.Dir
 	}
-	t := d.task
-	if _, err := l.updateTasks(&t, func(f *planfile.TaskFile) error { return f.SetState(t.ID, planfile.TaskOpen) }); memory.IsDiskFull(err) {
-		l.reopen = append(l.reopen, t.ID)
-	} else if err != nil && !errors.Is(err, planfile.ErrTaskNotFound) {
-		l.keep(err)
-	}
-	l.m.Waive(machine.Settle(reported(d)))
-	l.emit(attemptEnded(d, planfile.TaskOpen, nil, full.Error()))
-	l.pauseForDisk(cause)
-	l.decide(memory.DecisionRecord{Kind: "limit_wait", Task: t.ID,
-		Detail: t.ID + " goes back to open; " + l.diskWait.Text,
-		Reason: "attempt " + strconv.Itoa(d.attempt) + " failed on a full disk: " + text.Clip(full.Error(), 300) + "; no attempt can succeed before there is space, so waiting spends no retry"})
-	return ""
+	return machine.DiskFull{Err: full.Error(), Again: l.poll()}
+}
+
+// pauseForDisk tells the machine that a write failed for want of space,
+// and carries out what it decides: no task starts until there is space.
+func (l *loop) pauseForDisk(cause error) {
+	h := &host{l: l, ctx: context.Background()}
+	_, _ = h.carry(l.m.DiskFull(time.Now(), l.fullDisk(cause)), l.file)
 }
 
 // noDiskWait ends the loop on a task file a full disk kept from being
@@ -74,41 +69,14 @@ func (l *loop) noDiskWait(err error) Result {
 		Err: fmt.Errorf("%w (ralph does not wait with --max-wait 0)", memory.ExplainDiskFull(err, l.o.Root))}
 }
 
-// lookAgain keeps waiting after a write failed for want of space: a
-// second when the file system shows itself full, a minute when it shows
-// space (a quota).
-func (l *loop) lookAgain(now time.Time) time.Duration {
-	poll := diskPoll
-	if !l.diskLow() {
-		poll = quotaWait
+// poll is how long until the loop looks at the disk again: a second when
+// the file system shows itself full, a minute when it shows space (a
+// quota).
+func (l *loop) poll() time.Duration {
+	if l.diskLow() {
+		return diskPoll
 	}
-	l.diskWait.Until = now.Add(poll)
-	return poll
-}
-
-// pauseForDisk makes the loop start nothing until the project's file
-// system has space again, saying so once.
-func (l *loop) pauseForDisk(cause error) {
-	full := memory.DiskFull(l.o.Root, cause)
-	if l.diskWait == nil {
-		l.diskDir = full.Dir
-	}
-	poll := diskPoll
-	if !l.diskLow() {
-		poll = quotaWait
-	}
-	until := time.Now().Add(poll)
-	if l.diskWait != nil {
-		if until.After(l.diskWait.Until) {
-			l.diskWait.Until = until
-		}
-		return
-	}
-	note := "waiting for space: " + full.Error()
-	l.diskWait = &memory.Wait{Reason: memory.WaitDiskFull, Until: until, Text: note}
-	l.m.HoldFor(l.diskWait)
-	l.emit(coordinator.Event{Type: coordinator.EventLimitWait, State: memory.WaitDiskFull, Text: note})
-	l.save(memory.StatusRunning, "")
+	return quotaWait
 }
 
 // diskLow reports whether the file system a full disk stopped the loop
@@ -120,43 +88,24 @@ func (l *loop) diskLow() bool {
 	return memory.DiskLow(l.o.Root)
 }
 
-// holdDisk looks at the full-disk wait, if any, before a boundary: it
-// ends it when there is space, putting back what the full disk held.
-func (l *loop) holdDisk() {
-	if l.diskWait != nil {
-		l.holdForDisk(time.Now())
-	}
-}
-
-// holdForDisk is hold's part for a disk wait: how long until the loop
-// looks again, or 0 when there is space and the wait is over.
-func (l *loop) holdForDisk(now time.Time) time.Duration {
-	w := l.diskWait
-	if now.Before(w.Until) {
-		return w.Until.Sub(now)
-	}
+// lookForSpace carries out the machine's Look: whether there is space
+// again, and if so it puts back what the full disk held (tasks done whose
+// mark it kept out of the task file are marked, tasks it kept from going
+// back to open go back). It reports whether the wait may end, or how long
+// until the loop looks again.
+func (l *loop) lookForSpace() (bool, time.Duration) {
 	if l.diskLow() {
-		w.Until = now.Add(diskPoll)
-		return diskPoll
+		return false, diskPoll
 	}
-	// Tasks done whose mark the full disk kept out of the task file are
-	// marked now, and tasks that could not be put back to open are put
-	// back.
 	if l.markUnmarked() {
-		return l.lookAgain(now)
+		return false, l.poll()
 	}
 	for _, id := range l.reopen {
 		if _, err := l.updateTasks(nil, func(f *planfile.TaskFile) error { return f.SetState(id, planfile.TaskOpen) }); memory.IsDiskFull(err) {
-			return l.lookAgain(now)
+			return false, l.poll()
 		}
 	}
 	l.reopen = nil
-	l.diskWait = nil
-	l.m.Lift()
-	note := "there is space again on the project's file system; going on"
-	l.emit(coordinator.Event{Type: coordinator.EventLimitWait, State: memory.WaitDiskFull, Text: note})
-	l.decide(memory.DecisionRecord{Kind: "limit_wait_over", Detail: note, Reason: "the project's file system has more than " + text.Size(memory.LowSpace) + " free"})
 	l.diskErr, l.diskRecovered = nil, true
-	l.save(memory.StatusRunning, "")
-	return 0
+	return true, 0
 }

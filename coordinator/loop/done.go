@@ -86,16 +86,20 @@ func (l *loop) notRecorded(a doneAttempt, err error) (Result, bool) {
 			l.unmarked = append(l.unmarked, a)
 			l.pauseForDisk(err)
 			l.decide(memory.DecisionRecord{Kind: "limit_wait", Task: t.ID,
-				Detail: t.ID + " is done and its progress entry written; it is marked done once there is space; " + l.diskWait.Text,
+				Detail: t.ID + " is done and its progress entry written; it is marked done once there is space; " + l.m.Wait().Text,
 				Reason: "the task file could not be written on a full disk; working the task again would do it twice"})
 			return Result{}, false
 		}
+		if !written && l.o.MaxWait > 0 {
+			// Nothing of the completion is on disk: the attempt waits
+			// for space as any other a full disk cut short.
+			r := reported(a.d)
+			r.Verify = a.verify
+			h := &host{l: l, ctx: context.Background()}
+			return h.settle(machine.Settle(r).OnFullDisk(l.fullDisk(err)))
+		}
 		if !written {
-			failure := l.waitForDisk(a.d, err)
-			if failure == "" {
-				return Result{}, false
-			}
-			err = fmt.Errorf("%w: %s", planfile.ErrProgressNotWritten, failure)
+			err = fmt.Errorf("%w: %s (ralph does not wait with --max-wait 0)", planfile.ErrProgressNotWritten, memory.DiskFull(l.o.Root, err).Error())
 		} else {
 			err = memory.ExplainDiskFull(err, l.o.Root)
 		}

@@ -80,6 +80,11 @@ func (h *host) carry(s machine.Step, f *planfile.TaskFile) (Result, bool) {
 			if r, stop := l.commit(e); stop {
 				return r, true
 			}
+		case machine.Look:
+			free, again := l.lookForSpace()
+			if r, stop := h.carry(l.m.Space(time.Now(), free, again), f); stop {
+				return r, true
+			}
 		default:
 			panic(fmt.Sprintf("the loop has no case for the machine's effect %v", e.Kind))
 		}
@@ -171,6 +176,14 @@ func (l *loop) commit(e machine.Effect) (Result, bool) {
 			return f.SetMeta(t.ID, "attempts", attempts)
 		}); err != nil {
 			return Result{Reason: "cannot update the task file", IsError: true, Err: err}, true
+		}
+	case machine.DiskCut:
+		// While nothing can be written the task stays in progress, and
+		// the wait puts it back to open once there is space.
+		if _, err := l.updateTasks(&t, func(f *planfile.TaskFile) error { return f.SetState(t.ID, planfile.TaskOpen) }); memory.IsDiskFull(err) {
+			l.reopen = append(l.reopen, t.ID)
+		} else if err != nil && !errors.Is(err, planfile.ErrTaskNotFound) {
+			l.keep(err)
 		}
 	case machine.LimitCut:
 		if _, err := l.updateTasks(&t, func(f *planfile.TaskFile) error { return f.SetState(t.ID, planfile.TaskOpen) }); err != nil &&

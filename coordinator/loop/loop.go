@@ -207,9 +207,6 @@ type loop struct {
 	// diskDir is a directory on the file system the wait is for (the
 	// failed file's), which the wait watches for space.
 	diskDir string
-	// diskWait is the full-disk wait the host put the machine on (nil:
-	// none).
-	diskWait *memory.Wait
 	// pending is the machine's latest save, not yet made (flushSave).
 	pending *pendingSave
 }
@@ -362,9 +359,6 @@ func (l *loop) run(ctx context.Context) Result {
 		if ctx.Err() != nil {
 			return stop(Result{Reason: ReasonInterrupted, IsError: true})
 		}
-		// A full-disk wait that ends now may put tasks back to open, so
-		// it is looked at before the task file is read.
-		l.holdDisk()
 		f, err := l.boundary()
 		if err != nil {
 			return stop(Result{Reason: "cannot read the task file", IsError: true, Err: err})
@@ -499,23 +493,16 @@ func (h *host) finish(d attemptDone) (Result, bool) {
 		l.emit(verified(d, r.Verify, failed))
 	}
 	o := machine.Settle(r)
-	verify, endedAlready := r.Verify, false
+	verify := r.Verify
+	l.ended(ctx, d, verify != nil)
 	if l.diskFull(out.Err, o.Failure) {
-		// A full disk is no failure of the task: wait for space.
-		l.ended(ctx, d, verify != nil)
+		// A full disk is no failure of the task: the machine waits for
+		// space (or, with --max-wait 0, fails the attempt).
 		cause := out.Err
 		if cause == nil {
 			cause = errors.New(o.Failure)
 		}
-		failure := l.waitForDisk(d, cause)
-		if failure == "" {
-			return Result{}, false
-		}
-		o = o.FailedBy(failure, false)
-		endedAlready = true
-	}
-	if !endedAlready {
-		l.ended(ctx, d, verify != nil)
+		return h.settle(o.OnFullDisk(l.fullDisk(cause)))
 	}
 	if o.Passed() && l.o.Review != nil {
 		// Reviewers read the finished work before it counts; what they

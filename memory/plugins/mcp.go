@@ -69,20 +69,7 @@ func (p Plugin) MCPFiles() ([]MCPFile, []string) {
 		}
 		out = append(out, MCPFile{Path: filepath.Join(p.Dir, filepath.FromSlash(ManifestPath)), Servers: servers})
 	default:
-		var paths Paths
-		if err := json.Unmarshal(raw, &paths); err != nil {
-			problems = append(problems, fmt.Sprintf("its manifest's \"mcpServers\" is neither a path nor a servers object: %v", err))
-			break
-		}
-		for _, rel := range paths {
-			f, why := p.inside("mcpServers", rel)
-			switch {
-			case why != "":
-				problems = append(problems, why)
-			case f != def:
-				read(f, true)
-			}
-		}
+		problems = append(problems, p.readNamed("mcpServers", "a servers object", raw, def, read)...)
 	}
 	return out, problems
 }

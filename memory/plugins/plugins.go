@@ -355,22 +355,31 @@ func (p Plugin) HookFiles() ([]HookFile, []string) {
 		// Hooks given inline: the manifest is wrapped as a settings file.
 		out = append(out, HookFile{Path: filepath.Join(p.Dir, filepath.FromSlash(ManifestPath)), Data: []byte(`{"hooks":` + raw + `}`)})
 	default:
-		var paths Paths
-		if err := json.Unmarshal(p.Manifest.Hooks, &paths); err != nil {
-			problems = append(problems, fmt.Sprintf("its manifest's \"hooks\" is neither a path nor a hooks object: %v", err))
-			break
-		}
-		for _, rel := range paths {
-			f, why := p.inside("hooks", rel)
-			switch {
-			case why != "":
-				problems = append(problems, why)
-			case f != def:
-				read(f, true)
-			}
-		}
+		problems = append(problems, p.readNamed("hooks", "a hooks object", p.Manifest.Hooks, def, read)...)
 	}
 	return out, problems
+}
+
+// readNamed reads, with read, each file that the manifest's field names
+// in raw (a path or a list of them) other than the default file def,
+// which was read already. It returns what could not be read, as
+// sentences; object says what else the field may hold.
+func (p Plugin) readNamed(field, object string, raw json.RawMessage, def string, read func(path string, mustExist bool)) []string {
+	var paths Paths
+	if err := json.Unmarshal(raw, &paths); err != nil {
+		return []string{fmt.Sprintf("its manifest's %q is neither a path nor %s: %v", field, object, err)}
+	}
+	var problems []string
+	for _, rel := range paths {
+		f, why := p.inside(field, rel)
+		switch {
+		case why != "":
+			problems = append(problems, why)
+		case f != def:
+			read(f, true)
+		}
+	}
+	return problems
 }
 
 // maxWalk bounds how many entries counting walks in one directory tree.

@@ -66,6 +66,19 @@ func (h *heartbeat) set(fn func(*beat)) {
 	h.mu.Unlock()
 }
 
+// start heartbeats on a goroutine of its own until the function it
+// returns is called, which waits for that goroutine to end.
+func (h *heartbeat) start(ctx context.Context) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); h.run(ctx, done) }()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
 func (h *heartbeat) run(ctx context.Context, stop <-chan struct{}) {
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
@@ -96,12 +109,7 @@ func (a *Activities) Attempt(ctx context.Context, in AttemptInput) (AttemptOutco
 		}
 	}
 	hb := &heartbeat{b: beat{Phase: "fetching", Worker: a.name, Task: in.Task.ID}}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); hb.run(ctx, stop) }()
-	defer wg.Wait()
-	defer close(stop)
+	defer hb.start(ctx)()
 
 	out := AttemptOutcome{Worker: a.name}
 	wt, err := a.repos.of(in.Project.Remote).worktree(ctx, in.Project, in.Task.ID)

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/spf13/afero"
 
@@ -31,12 +30,7 @@ func (a *Activities) Integrate(ctx context.Context, in IntegrateInput) (Integrat
 	// Heartbeats, so a lost worker's integration moves on as soon as an
 	// attempt's would.
 	hb := &heartbeat{b: beat{Phase: "integrating", Worker: a.name}}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); hb.run(ctx, stop) }()
-	defer wg.Wait()
-	defer close(stop)
+	defer hb.start(ctx)()
 	var res IntegrateResult
 	// The push races people and other tools pushing to the branch: on a
 	// rejection it starts again from the branch as it now is.
@@ -95,34 +89,7 @@ func (a *Activities) integrateOnce(ctx context.Context, dir string, in Integrate
 	if err != nil && !errors.Is(err, iofs.ErrNotExist) {
 		return res, err
 	}
-	if _, err := planfile.UpdateTasks(fs, dir, func(f *planfile.TaskFile) error {
-		f.AssignIDs(nil)
-		if len(in.Updates) == 0 {
-			// The run's first look: a task a crashed local run left in
-			// progress is settled as the local loop's recovery settles
-			// it: done when its progress entry is there or its task
-			// commit (--commit's, by its trailers) is on the branch,
-			// else open.
-			if _, err := planfile.RecoverInProgress(fs, dir, f, landedOn(ctx, dir)); err != nil {
-				return err
-			}
-		}
-		for _, u := range in.Updates {
-			if c := res.Conflicts[u.ID]; c != "" {
-				_ = f.SetMeta(u.ID, "branch", rgit.TaskBranch(u.ID))
-				continue
-			}
-			if err := f.SetState(u.ID, u.State); err != nil && !errors.Is(err, planfile.ErrTaskNotFound) {
-				return err
-			}
-			if u.Attempts > 0 {
-				if err := f.SetMeta(u.ID, "attempts", strconv.Itoa(u.Attempts)); err != nil && !errors.Is(err, planfile.ErrTaskNotFound) {
-					return err
-				}
-			}
-		}
-		return nil
-	}); err != nil {
+	if err := writeUpdates(ctx, fs, dir, in.Updates, res.Conflicts); err != nil {
 		return res, fmt.Errorf("cannot update %s on %s: %w", memory.TasksFile, p.Branch, err)
 	}
 	// The task list's commit is memory/git's one task commit, of the two
@@ -153,6 +120,42 @@ func (a *Activities) integrateOnce(ctx context.Context, dir string, in Integrate
 	}
 	res.Head, _ = runGit(ctx, dir, "rev-parse", "HEAD")
 	return res, nil
+}
+
+// writeUpdates writes the attempts' settled states into the clone's task
+// file at dir, through fs: a task whose merge conflicted keeps its branch
+// named instead. With no update it is the run's first look, which
+// settles what a crashed local run left in progress.
+func writeUpdates(ctx context.Context, fs afero.Fs, dir string, updates []TaskUpdate, conflicts map[string]string) error {
+	_, err := planfile.UpdateTasks(fs, dir, func(f *planfile.TaskFile) error {
+		f.AssignIDs(nil)
+		if len(updates) == 0 {
+			// The run's first look: a task a crashed local run left in
+			// progress is settled as the local loop's recovery settles
+			// it: done when its progress entry is there or its task
+			// commit (--commit's, by its trailers) is on the branch,
+			// else open.
+			if _, err := planfile.RecoverInProgress(fs, dir, f, landedOn(ctx, dir)); err != nil {
+				return err
+			}
+		}
+		for _, u := range updates {
+			if c := conflicts[u.ID]; c != "" {
+				_ = f.SetMeta(u.ID, "branch", rgit.TaskBranch(u.ID))
+				continue
+			}
+			if err := f.SetState(u.ID, u.State); err != nil && !errors.Is(err, planfile.ErrTaskNotFound) {
+				return err
+			}
+			if u.Attempts > 0 {
+				if err := f.SetMeta(u.ID, "attempts", strconv.Itoa(u.Attempts)); err != nil && !errors.Is(err, planfile.ErrTaskNotFound) {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	return err
 }
 
 // merge merges ralph/<id> into the checked-out target branch. It returns

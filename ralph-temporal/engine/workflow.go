@@ -283,6 +283,13 @@ func (w *loopWF) carry(s machine.Step) (machine.End, bool) {
 			if _, err := w.integrate([]TaskUpdate{{ID: e.Task.ID, State: e.State, Attempts: e.Attempt}}); err != nil {
 				return machine.End{Reason: "cannot update the task file", IsError: true, Err: err}, true
 			}
+		case machine.Look:
+			// The attempts run in activities on the workers' disks,
+			// which the workflow never reports full, so it never waits
+			// for space: should a machine carried over ask, there is.
+			if end, stop := w.carry(w.m.Space(workflow.Now(w.ctx), true, 0)); stop {
+				return end, true
+			}
 		default:
 			panic(fmt.Sprintf("the workflow has no case for the machine's effect %v", e.Kind))
 		}

@@ -150,6 +150,22 @@ func holderName(info memory.LockInfo) string {
 
 // Text is the status for people: one fact a line, labels aligned, times
 // relative to now.
+// addQuestion adds the rows of a question waiting for its answer: the
+// first labelled question, the last answer.
+func (t *table) addQuestion(q *memory.Question, now time.Time) {
+	lines := QuestionLines(q, now)
+	for i, l := range lines {
+		label := ""
+		switch i {
+		case 0:
+			label = "question"
+		case len(lines) - 1:
+			label = "answer"
+		}
+		t.add(label, l)
+	}
+}
+
 func (r StatusReport) Text() string {
 	now := r.now
 	if now.IsZero() {
@@ -211,17 +227,7 @@ func (r StatusReport) Text() string {
 			}
 		}
 		if q := s.Question; q != nil {
-			lines := QuestionLines(q, now)
-			for i, l := range lines {
-				label := ""
-				switch i {
-				case 0:
-					label = "question"
-				case len(lines) - 1:
-					label = "answer"
-				}
-				t.add(label, l)
-			}
+			t.addQuestion(q, now)
 		}
 		if s.Error != "" {
 			t.add("error", oneLine(s.Error, 160))

@@ -380,6 +380,20 @@ func readCustom(door *kept.Door, c customCmd) (kept.Text, error) {
 	return txt, err
 }
 
+// readCustomDoc reads custom command c, run as /name, and parses its
+// front matter; its errors name the command.
+func (h *Host) readCustomDoc(c customCmd, name string) (kept.Text, frontmatter.Doc, error) {
+	txt, err := readCustom(h.Door, c)
+	if err != nil {
+		return kept.Text{}, frontmatter.Doc{}, fmt.Errorf("/%s: %w", name, err)
+	}
+	doc, err := frontmatter.Parse(string(txt.Data))
+	if err != nil {
+		return kept.Text{}, frontmatter.Doc{}, fmt.Errorf("/%s: %s: %w", name, text.StripControls(c.shown), err)
+	}
+	return txt, doc, nil
+}
+
 // orNone is names joined, or "none".
 func orNone(names []string) string {
 	if len(names) == 0 {
@@ -439,13 +453,9 @@ func (h *Host) runCustom(name, args string) (Outcome, error) {
 		return Outcome{}, fmt.Errorf("/%s is %s: type /%s", name, what, text.StripControls(strings.Join(append([]string{c.fullName()}, c.alike...), " or /")))
 	}
 	shown := text.StripControls(c.shown)
-	txt, err := readCustom(h.Door, c)
+	txt, doc, err := h.readCustomDoc(c, name)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("/%s: %w", name, err)
-	}
-	doc, err := frontmatter.Parse(string(txt.Data))
-	if err != nil {
-		return Outcome{}, fmt.Errorf("/%s: %s: %w", name, shown, err)
+		return Outcome{}, err
 	}
 	if len(c.hidden) > 0 {
 		if _, told := warnedHidden.LoadOrStore(c.shown, true); !told {

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ralph-dev/ralph/memory/frontmatter"
 	"github.com/ralph-dev/ralph/memory/kept"
 	"github.com/ralph-dev/ralph/memory/mentions"
 	"github.com/ralph-dev/ralph/memory/plugins"
@@ -154,13 +153,9 @@ var promptFields = map[string]bool{"description": true, "argument-hint": true, "
 // wrote them for Claude Code knows they did nothing.
 func (h *Host) runPrompt(c customCmd, name, args string) (Outcome, error) {
 	shown := text.StripControls(c.shown)
-	txt, err := readCustom(h.Door, c)
+	txt, doc, err := h.readCustomDoc(c, name)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("/%s: %w", name, err)
-	}
-	doc, err := frontmatter.Parse(string(txt.Data))
-	if err != nil {
-		return Outcome{}, fmt.Errorf("/%s: %s: %w", name, shown, err)
+		return Outcome{}, err
 	}
 	var ignored []string
 	for k := range doc.Fields {

@@ -177,17 +177,23 @@ func (a *analyzer) special(base string, args []arg) {
 			}
 		})
 	case "cd":
-		dirs := 0
-		for _, x := range args {
-			if x.value == "-" || strings.HasPrefix(x.value, "-") && x.value != "--" {
-				a.ask("`cd %s` goes to a directory ralph cannot judge", x.value)
-			} else if x.value != "--" {
-				dirs++
-			}
+		a.cd(args)
+	}
+}
+
+// cd asks about a cd that goes somewhere ralph cannot judge: an option
+// (cd - goes back to where the shell was), or not one directory.
+func (a *analyzer) cd(args []arg) {
+	dirs := 0
+	for _, x := range args {
+		if x.value == "-" || strings.HasPrefix(x.value, "-") && x.value != "--" {
+			a.ask("`cd %s` goes to a directory ralph cannot judge", x.value)
+		} else if x.value != "--" {
+			dirs++
 		}
-		if dirs != 1 {
-			a.ask("`cd` without one directory in the project goes elsewhere")
-		}
+	}
+	if dirs != 1 {
+		a.ask("`cd` without one directory in the project goes elsewhere")
 	}
 }
 

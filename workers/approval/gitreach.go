@@ -77,44 +77,7 @@ func judgeGit(words []arg, env string) gitAct {
 			g.why, g.alias = fmt.Sprintf(format, args...), false
 		}
 	}
-	i := 1
-	for ; i < len(words); i++ {
-		w := words[i]
-		if !w.known {
-			reason("a word before its subcommand is computed")
-			return g
-		}
-		v := w.value
-		if !strings.HasPrefix(v, "-") {
-			break
-		}
-		name, _, hasValue := strings.Cut(v, "=")
-		switch {
-		case v == "-c":
-			i++
-			if i >= len(words) {
-				return g
-			}
-			judgeGitConfig(&g, words[i], reason)
-		case name == "--config-env":
-			reason("%s takes a setting from an environment variable", v)
-			if !hasValue {
-				i++
-			}
-		case name == "--exec-path" && hasValue:
-			reason("%s makes git run its commands from another directory", v)
-		case name == "--git-dir" || name == "--shallow-file":
-			reason("%s reads another repository's settings", v)
-			if !hasValue {
-				i++
-			}
-		case v == "-C" || !hasValue && (name == "--work-tree" || name == "--namespace" || name == "--super-prefix" || name == "--attr-source"):
-			i++ // the value is a directory or a name, not a program
-		case gitPlainOptions[name]:
-		default:
-			reason("git's option %s is not one ralph knows", v)
-		}
-	}
+	i := gitOptions(words, &g, reason)
 	if i >= len(words) {
 		return g
 	}
@@ -179,6 +142,51 @@ func judgeGit(words []arg, env string) gitAct {
 		}
 	}
 	return g
+}
+
+// gitOptions judges git's options before its subcommand, words[0] being
+// git itself, through reason. It returns the subcommand's index, or
+// len(words) when there is none to judge (a computed word comes first).
+func gitOptions(words []arg, g *gitAct, reason func(format string, args ...any)) int {
+	i := 1
+	for ; i < len(words); i++ {
+		w := words[i]
+		if !w.known {
+			reason("a word before its subcommand is computed")
+			return len(words)
+		}
+		v := w.value
+		if !strings.HasPrefix(v, "-") {
+			break
+		}
+		name, _, hasValue := strings.Cut(v, "=")
+		switch {
+		case v == "-c":
+			i++
+			if i >= len(words) {
+				return i
+			}
+			judgeGitConfig(g, words[i], reason)
+		case name == "--config-env":
+			reason("%s takes a setting from an environment variable", v)
+			if !hasValue {
+				i++
+			}
+		case name == "--exec-path" && hasValue:
+			reason("%s makes git run its commands from another directory", v)
+		case name == "--git-dir" || name == "--shallow-file":
+			reason("%s reads another repository's settings", v)
+			if !hasValue {
+				i++
+			}
+		case v == "-C" || !hasValue && (name == "--work-tree" || name == "--namespace" || name == "--super-prefix" || name == "--attr-source"):
+			i++ // the value is a directory or a name, not a program
+		case gitPlainOptions[name]:
+		default:
+			reason("git's option %s is not one ralph knows", v)
+		}
+	}
+	return i
 }
 
 // judgeGitConfig judges one `-c key=value`: a setting ralph knows to be

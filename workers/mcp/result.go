@@ -5,6 +5,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"iter"
+	"maps"
+	"slices"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -137,27 +140,25 @@ func (d dedup) held(v any) (bool, int) {
 		if b, err := json.Marshal(x); err == nil && d.blocks[string(b)] {
 			return true, 1
 		}
-		n := 0
-		for _, e := range x {
-			ok, m := d.held(e)
-			if !ok {
-				return false, 0
-			}
-			n += m
-		}
-		return true, n
+		return d.allHeld(maps.Values(x))
 	case []any:
-		n := 0
-		for _, e := range x {
-			ok, m := d.held(e)
-			if !ok {
-				return false, 0
-			}
-			n += m
-		}
-		return true, n
+		return d.allHeld(slices.Values(x))
 	}
 	return false, 0
+}
+
+// allHeld is held for each of vs: whether every one is held, and how
+// many blocks they hold in all.
+func (d dedup) allHeld(vs iter.Seq[any]) (bool, int) {
+	n := 0
+	for e := range vs {
+		ok, m := d.held(e)
+		if !ok {
+			return false, 0
+		}
+		n += m
+	}
+	return true, n
 }
 
 // trim replaces the long strings of v the parts already hold by a note.

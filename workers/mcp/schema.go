@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -76,6 +77,41 @@ type cleaner struct {
 	defs map[string]any
 }
 
+// overlay is base with the keys of m but skip laid over it, in a map of
+// its own.
+func overlay(base, m map[string]any, skip string) map[string]any {
+	merged := maps.Clone(base)
+	for k, v := range m {
+		if k != skip {
+			merged[k] = v
+		}
+	}
+	return merged
+}
+
+// alternatives cleans an anyOf, oneOf or allOf's list into out: a null
+// alternative is left out,
+// one alternative left is merged in, more stay an anyOf.
+func (c cleaner) alternatives(list []any, depth int, out map[string]any) {
+	var alts []any
+	for _, alt := range list {
+		if am, ok := alt.(map[string]any); ok && am["type"] == "null" {
+			continue
+		}
+		alts = append(alts, c.clean(alt, depth))
+	}
+	switch {
+	case len(alts) == 1:
+		for ak, av := range alts[0].(map[string]any) {
+			if _, set := out[ak]; !set {
+				out[ak] = av
+			}
+		}
+	case len(alts) > 1:
+		out["anyOf"] = alts
+	}
+}
+
 func (c cleaner) clean(node any, depth int) any {
 	m, ok := node.(map[string]any)
 	if !ok {
@@ -92,29 +128,11 @@ func (c cleaner) clean(node any, depth int) any {
 			}
 			return open
 		}
-		merged := map[string]any{}
-		for k, v := range t {
-			merged[k] = v
-		}
-		for k, v := range m {
-			if k != "$ref" {
-				merged[k] = v
-			}
-		}
-		return c.clean(merged, depth+1)
+		return c.clean(overlay(t, m, "$ref"), depth+1)
 	}
 	if all, ok := m["allOf"].([]any); ok && len(all) == 1 {
 		if inner, ok := all[0].(map[string]any); ok {
-			merged := map[string]any{}
-			for k, v := range inner {
-				merged[k] = v
-			}
-			for k, v := range m {
-				if k != "allOf" {
-					merged[k] = v
-				}
-			}
-			return c.clean(merged, depth)
+			return c.clean(overlay(inner, m, "allOf"), depth)
 		}
 	}
 	out := map[string]any{}
@@ -148,23 +166,7 @@ func (c cleaner) clean(node any, depth int) any {
 			out["items"] = c.clean(v, depth)
 		case "anyOf", "oneOf", "allOf":
 			if list, ok := v.([]any); ok && len(list) > 0 {
-				var alts []any
-				for _, alt := range list {
-					if am, ok := alt.(map[string]any); ok && am["type"] == "null" {
-						continue
-					}
-					alts = append(alts, c.clean(alt, depth))
-				}
-				switch {
-				case len(alts) == 1:
-					for ak, av := range alts[0].(map[string]any) {
-						if _, set := out[ak]; !set {
-							out[ak] = av
-						}
-					}
-				case len(alts) > 1:
-					out["anyOf"] = alts
-				}
+				c.alternatives(list, depth, out)
 			}
 		case "required":
 			if list, ok := v.([]any); ok {

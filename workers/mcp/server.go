@@ -91,6 +91,16 @@ func (s *server) firstStart(ctx context.Context) {
 	_, _ = s.ensure(ctx)
 }
 
+// await waits until ch is closed, or ctx is done.
+func await(ctx context.Context, ch <-chan struct{}) error {
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // ensure returns the live connection, starting the server when it is not
 // running: the first time, after a hard stop ended it, or after its first
 // crash.
@@ -110,21 +120,17 @@ func (s *server) ensure(ctx context.Context) (*conn, error) {
 			// deal with it.
 			wait := s.handled
 			s.mu.Unlock()
-			select {
-			case <-wait:
-				continue
-			case <-ctx.Done():
-				return nil, ctx.Err()
+			if err := await(ctx, wait); err != nil {
+				return nil, err
 			}
+			continue
 		}
 		if wait := s.starting; wait != nil {
 			s.mu.Unlock()
-			select {
-			case <-wait:
-				continue
-			case <-ctx.Done():
-				return nil, ctx.Err()
+			if err := await(ctx, wait); err != nil {
+				return nil, err
 			}
+			continue
 		}
 		switch s.state {
 		case StateIdle, StateCrashed, StateStopped:

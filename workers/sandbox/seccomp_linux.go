@@ -216,54 +216,89 @@ func connectFilter(r filterRules) ([]unix.SockFilter, error) {
 	}
 	a.ret(unix.SECCOMP_RET_KILL_PROCESS)
 	for _, c := range filterArchs {
-		p := fmt.Sprintf("arch-%x", c.arch)
-		a.label(p)
-		a.ld(offNr)
-		if c.mask != 0 {
-			a.and(c.mask)
-		}
-		a.jeq(c.connect, connect, "")
-		if c.socketcall != 0 {
-			a.jeq(c.socketcall, p+"-socketcall", "")
-		}
-		// socketpair's first three arguments are socket's, and the
-		// kernel refuses a pair of any family but AF_UNIX itself.
-		a.jeq(c.socket, "socket", "")
-		a.jeq(c.socketpair, "socket", "")
-		a.jeq(c.addKey, "eperm", "")
-		a.jeq(c.requestKey, "eperm", "")
-		a.jeq(c.keyctl, "eperm", "")
-		if r.noNetwork {
-			a.jeq(c.sendto, "send-flags3", "")
-			a.jeq(c.sendmsg, "send-flags2", "")
-			a.jeq(c.sendmmsg, "send-flags3", "")
-			if c.sendmsgX32 != 0 {
-				a.jeq(c.sendmsgX32, "send-flags2", "")
-				a.jeq(c.sendmmsgX32, "send-flags3", "")
-			}
-		}
-		a.jeq(c.ioUringSetup, "enosys", "")
-		a.jeq(c.seccomp, p+"-seccomp", "")
-		a.ret(unix.SECCOMP_RET_ALLOW)
-		if c.socketcall != 0 {
-			a.label(p + "-socketcall")
-			a.ld(offArgs) // the low half of args[0]: the call
-			a.jeq(sysConnect, connect, "")
-			a.jeq(sysSocket, "enosys", "")
-			a.jeq(sysSocketpair, "enosys", "")
-			if r.noNetwork {
-				a.jeq(sysSendto, "enosys", "")
-				a.jeq(sysSendmsg, "enosys", "")
-				a.jeq(sysSendmmsg, "enosys", "")
-			}
-			a.ret(unix.SECCOMP_RET_ALLOW)
-		}
-		a.label(p + "-seccomp")
-		a.ld(offArgs) // the operation
-		a.jeq(unix.SECCOMP_SET_MODE_FILTER, "", "allow")
-		a.ld(offArgs + 8) // the flags
-		a.jset(unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, "eperm", "allow")
+		a.archRules(c, r, connect)
 	}
+	a.socketRules(r)
+	// MSG_FASTOPEN in the flags: sendmsg's third argument, sendto's and
+	// sendmmsg's fourth.
+	a.label("send-flags2")
+	a.ld(offArgs + 16)
+	a.jset(unix.MSG_FASTOPEN, "eacces", "allow")
+	a.label("send-flags3")
+	a.ld(offArgs + 24)
+	a.jset(unix.MSG_FASTOPEN, "eacces", "allow")
+	a.label("notify")
+	a.ret(unix.SECCOMP_RET_USER_NOTIF)
+	a.label("enosys")
+	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS))
+	a.label("eperm")
+	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM))
+	a.label("eacces")
+	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES))
+	a.label("eprotonosupport")
+	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.EPROTONOSUPPORT))
+	a.label("allow")
+	a.ret(unix.SECCOMP_RET_ALLOW)
+	return a.assemble()
+}
+
+// archRules are the filter's rules for one architecture's system calls
+// (its label arch-N): connect goes to connect ("allow" or "notify"),
+// socket and socketpair to the socket rules, key calls are refused, and
+// a seccomp call may not add a listener of its own.
+func (a *bpfAsm) archRules(c archCalls, r filterRules, connect string) {
+	p := fmt.Sprintf("arch-%x", c.arch)
+	a.label(p)
+	a.ld(offNr)
+	if c.mask != 0 {
+		a.and(c.mask)
+	}
+	a.jeq(c.connect, connect, "")
+	if c.socketcall != 0 {
+		a.jeq(c.socketcall, p+"-socketcall", "")
+	}
+	// socketpair's first three arguments are socket's, and the
+	// kernel refuses a pair of any family but AF_UNIX itself.
+	a.jeq(c.socket, "socket", "")
+	a.jeq(c.socketpair, "socket", "")
+	a.jeq(c.addKey, "eperm", "")
+	a.jeq(c.requestKey, "eperm", "")
+	a.jeq(c.keyctl, "eperm", "")
+	if r.noNetwork {
+		a.jeq(c.sendto, "send-flags3", "")
+		a.jeq(c.sendmsg, "send-flags2", "")
+		a.jeq(c.sendmmsg, "send-flags3", "")
+		if c.sendmsgX32 != 0 {
+			a.jeq(c.sendmsgX32, "send-flags2", "")
+			a.jeq(c.sendmmsgX32, "send-flags3", "")
+		}
+	}
+	a.jeq(c.ioUringSetup, "enosys", "")
+	a.jeq(c.seccomp, p+"-seccomp", "")
+	a.ret(unix.SECCOMP_RET_ALLOW)
+	if c.socketcall != 0 {
+		a.label(p + "-socketcall")
+		a.ld(offArgs) // the low half of args[0]: the call
+		a.jeq(sysConnect, connect, "")
+		a.jeq(sysSocket, "enosys", "")
+		a.jeq(sysSocketpair, "enosys", "")
+		if r.noNetwork {
+			a.jeq(sysSendto, "enosys", "")
+			a.jeq(sysSendmsg, "enosys", "")
+			a.jeq(sysSendmmsg, "enosys", "")
+		}
+		a.ret(unix.SECCOMP_RET_ALLOW)
+	}
+	a.label(p + "-seccomp")
+	a.ld(offArgs) // the operation
+	a.jeq(unix.SECCOMP_SET_MODE_FILTER, "", "allow")
+	a.ld(offArgs + 8) // the flags
+	a.jset(unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, "eperm", "allow")
+}
+
+// socketRules are the filter's rules for socket's arguments, which
+// every architecture's socket and socketpair jump to.
+func (a *bpfAsm) socketRules(r filterRules) {
 	// socket(domain, type, protocol): the same rules on every
 	// architecture, since only the arguments' low halves count.
 	a.label("socket")
@@ -299,27 +334,6 @@ func connectFilter(r filterRules) ([]unix.SockFilter, error) {
 	} else {
 		a.ret(unix.SECCOMP_RET_ALLOW)
 	}
-	// MSG_FASTOPEN in the flags: sendmsg's third argument, sendto's and
-	// sendmmsg's fourth.
-	a.label("send-flags2")
-	a.ld(offArgs + 16)
-	a.jset(unix.MSG_FASTOPEN, "eacces", "allow")
-	a.label("send-flags3")
-	a.ld(offArgs + 24)
-	a.jset(unix.MSG_FASTOPEN, "eacces", "allow")
-	a.label("notify")
-	a.ret(unix.SECCOMP_RET_USER_NOTIF)
-	a.label("enosys")
-	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS))
-	a.label("eperm")
-	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM))
-	a.label("eacces")
-	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES))
-	a.label("eprotonosupport")
-	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.EPROTONOSUPPORT))
-	a.label("allow")
-	a.ret(unix.SECCOMP_RET_ALLOW)
-	return a.assemble()
 }
 
 // installConnectFilter installs connectFilter on every thread of this

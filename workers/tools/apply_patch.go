@@ -144,48 +144,9 @@ func (t *Toolset) applyHunk(ctx context.Context, root *workers.RootDir, h applyp
 	p := paths[h.Path]
 	switch h.Kind {
 	case applypatch.Add:
-		tg, err := root.WriteTarget(p.rel, true)
-		if err != nil {
-			return "", nil, refusal("write", p.asked, p.display, err)
-		}
-		defer tg.Close()
-		if r, ok := t.approveResolved(ctx, ToolApplyPatch, p.display, p.rel, tg); !ok {
-			return "", nil, r
-		}
-		unlock := t.ws.Lock(tg)
-		defer unlock()
-		change := workers.FileChange{Path: tg.Path(), Added: lineCount(h.Contents)}
-		if tg.Exists() {
-			if old, err := tg.Read(ctx); err == nil {
-				change.Deleted = lineCount(string(old))
-			}
-		}
-		if err := tg.Write(ctx, []byte(h.Contents)); err != nil {
-			return "", nil, refusal("write", p.asked, p.display, err)
-		}
-		return "A " + p.display, []workers.FileChange{change}, workers.Result{}
+		return t.addFile(ctx, root, h, p)
 	case applypatch.Delete:
-		tg, err := root.WriteTarget(p.rel, false)
-		if err != nil {
-			return "", nil, refusal("delete", p.asked, p.display, err)
-		}
-		defer tg.Close()
-		if tg.Linked() {
-			return "", nil, errResult("cannot delete %s: it is a symbolic link, which apply_patch does not delete", p.display)
-		}
-		if r, ok := t.approveResolved(ctx, ToolApplyPatch, p.display, p.rel, tg); !ok {
-			return "", nil, r
-		}
-		unlock := t.ws.Lock(tg)
-		defer unlock()
-		change := workers.FileChange{Path: tg.Path()}
-		if old, err := tg.Read(ctx); err == nil {
-			change.Deleted = lineCount(string(old))
-		}
-		if err := tg.Remove(); err != nil {
-			return "", nil, refusal("delete", p.asked, p.display, err)
-		}
-		return "D " + p.display, []workers.FileChange{change}, workers.Result{}
+		return t.deleteFile(ctx, root, p)
 	}
 	src, err := root.WriteTarget(p.rel, false)
 	if err != nil {
@@ -242,6 +203,57 @@ func (t *Toolset) applyHunk(ctx context.Context, root *workers.RootDir, h applyp
 	}
 	return "M " + d.display + " (moved from " + p.display + ")",
 		[]workers.FileChange{{Path: src.Path(), Deleted: lineCount(string(data))}, {Path: dst.Path(), Added: lineCount(updated)}}, workers.Result{}
+}
+
+// addFile carries out an Add hunk: the file p is written whole with the
+// hunk's contents, over what was there.
+func (t *Toolset) addFile(ctx context.Context, root *workers.RootDir, h applypatch.Hunk, p patchPath) (line string, ch []workers.FileChange, r workers.Result) {
+	tg, err := root.WriteTarget(p.rel, true)
+	if err != nil {
+		return "", nil, refusal("write", p.asked, p.display, err)
+	}
+	defer tg.Close()
+	if r, ok := t.approveResolved(ctx, ToolApplyPatch, p.display, p.rel, tg); !ok {
+		return "", nil, r
+	}
+	unlock := t.ws.Lock(tg)
+	defer unlock()
+	change := workers.FileChange{Path: tg.Path(), Added: lineCount(h.Contents)}
+	if tg.Exists() {
+		if old, err := tg.Read(ctx); err == nil {
+			change.Deleted = lineCount(string(old))
+		}
+	}
+	if err := tg.Write(ctx, []byte(h.Contents)); err != nil {
+		return "", nil, refusal("write", p.asked, p.display, err)
+	}
+	return "A " + p.display, []workers.FileChange{change}, workers.Result{}
+}
+
+// deleteFile carries out a Delete hunk: the file p is removed, unless it
+// is a link.
+func (t *Toolset) deleteFile(ctx context.Context, root *workers.RootDir, p patchPath) (line string, ch []workers.FileChange, r workers.Result) {
+	tg, err := root.WriteTarget(p.rel, false)
+	if err != nil {
+		return "", nil, refusal("delete", p.asked, p.display, err)
+	}
+	defer tg.Close()
+	if tg.Linked() {
+		return "", nil, errResult("cannot delete %s: it is a symbolic link, which apply_patch does not delete", p.display)
+	}
+	if r, ok := t.approveResolved(ctx, ToolApplyPatch, p.display, p.rel, tg); !ok {
+		return "", nil, r
+	}
+	unlock := t.ws.Lock(tg)
+	defer unlock()
+	change := workers.FileChange{Path: tg.Path()}
+	if old, err := tg.Read(ctx); err == nil {
+		change.Deleted = lineCount(string(old))
+	}
+	if err := tg.Remove(); err != nil {
+		return "", nil, refusal("delete", p.asked, p.display, err)
+	}
+	return "D " + p.display, []workers.FileChange{change}, workers.Result{}
 }
 
 // lineDiff counts the lines an update put in and took out: the lines

@@ -376,6 +376,13 @@ func hooked(ctx context.Context, h *HookCall, t *Toolset, name string, args json
 	if !h.Set.Has(event) {
 		return res
 	}
+	return afterCall(ctx, h, t, event, pieces, was, res)
+}
+
+// afterCall fires the PostToolUse (or, for a failed call, the
+// PostToolUseFailure) hooks of a call's pieces, was being each file as
+// it was before, and adds what they say to the call's result.
+func afterCall(ctx context.Context, h *HookCall, t *Toolset, event hooks.Event, pieces []hookPiece, was []before, res workers.Result) workers.Result {
 	for i, p := range pieces {
 		if p.deletes {
 			continue // no file is left for a PostToolUse hook

@@ -165,13 +165,8 @@ func scriptedEvents(resp Response, body, end []sseEvent) []sseEvent {
 // and "data: <json>" (only the data line for an event without a name),
 // with the response's chunk delay before each.
 func (x *exchange) writeSSE(resp Response, events []sseEvent) {
-	rc := http.NewResponseController(x.w)
-	h := x.w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	x.w.WriteHeader(http.StatusOK)
-	if rc.Flush() != nil {
-		x.settle(true)
+	rc, ok := x.openStream()
+	if !ok {
 		return
 	}
 	if resp.Stall {
@@ -230,12 +225,7 @@ func (x *exchange) writeBody(resp Response, v any) {
 	if resp.Truncate {
 		body = body[:len(body)/2]
 	}
-	x.settle(false)
-	x.w.Header().Set("Content-Type", "application/json")
-	x.w.WriteHeader(http.StatusOK)
-	if _, err := x.w.Write(body); err != nil {
-		x.settle(true)
-	}
+	x.writeJSONBody(body)
 }
 
 // parsedArguments is a tool call's arguments as a JSON value, for the

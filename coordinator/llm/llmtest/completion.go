@@ -20,6 +20,12 @@ func (x *exchange) writeCompletion(rp *reply) {
 		// cut off mid-way: the client must fail to decode it.
 		body = body[:len(body)/2]
 	}
+	x.writeJSONBody(body)
+}
+
+// writeJSONBody sends a whole JSON answer: the exchange is settled first, and
+// again as cut off when the client is gone before it is written.
+func (x *exchange) writeJSONBody(body []byte) {
 	x.settle(false)
 	x.w.Header().Set("Content-Type", "application/json")
 	x.w.WriteHeader(http.StatusOK)

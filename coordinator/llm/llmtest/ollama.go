@@ -71,13 +71,20 @@ func (s *Server) hangs(r *http.Request) bool {
 	return true
 }
 
-func (s *Server) handlePS(w http.ResponseWriter, r *http.Request) {
+// ollamaAnswers counts a call of Ollama's own API and reports whether
+// the server answers it: a server of another flavor answers as that
+// flavor does outside its API, and a scenario's hang holds it.
+func (s *Server) ollamaAnswers(w http.ResponseWriter, r *http.Request) bool {
 	s.countAPI(r.URL.Path)
 	if !s.isOllama() {
 		s.flavor().outside(w, r)
-		return
+		return false
 	}
-	if s.hangs(r) {
+	return !s.hangs(r)
+}
+
+func (s *Server) handlePS(w http.ResponseWriter, r *http.Request) {
+	if !s.ollamaAnswers(w, r) {
 		return
 	}
 	type running struct {
@@ -101,12 +108,7 @@ func (s *Server) handlePS(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleShow(w http.ResponseWriter, r *http.Request) {
-	s.countAPI(r.URL.Path)
-	if !s.isOllama() {
-		s.flavor().outside(w, r)
-		return
-	}
-	if s.hangs(r) {
+	if !s.ollamaAnswers(w, r) {
 		return
 	}
 	var req struct {

@@ -15,17 +15,27 @@ const defaultChunkSize = 8
 // default, so clients must concatenate them like real streamed arguments.
 const argPieces = 3
 
-// writeStream sends the reply as server-sent events in OpenAI's format.
-func (x *exchange) writeStream(rp *reply) {
+// openStream starts an answer of server-sent events. Flushing the
+// headers now lets the client's stream open before the first chunk
+// delay, as with a real model that is slow to start; it reports false,
+// the exchange settled as cut off, when the client is gone.
+func (x *exchange) openStream() (*http.ResponseController, bool) {
 	rc := http.NewResponseController(x.w)
 	h := x.w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	x.w.WriteHeader(http.StatusOK)
-	// Flushing the headers now lets the client's stream open before the
-	// first chunk delay, as with a real model that is slow to start.
 	if rc.Flush() != nil {
 		x.settle(true)
+		return nil, false
+	}
+	return rc, true
+}
+
+// writeStream sends the reply as server-sent events in OpenAI's format.
+func (x *exchange) writeStream(rp *reply) {
+	rc, ok := x.openStream()
+	if !ok {
 		return
 	}
 

@@ -44,6 +44,10 @@ const (
 	// Commit: write Task's new State into the task file (the local
 	// tracker, or the target branch through the integration activity).
 	Commit
+	// Look: see whether the file system a full disk stopped the loop on
+	// has space again, and put back what the full disk held (a task's
+	// mark, a task left in progress); the answer goes to Space.
+	Look
 )
 
 // Effect is one thing the host does for the machine.
@@ -77,6 +81,9 @@ const (
 	// ConfigCut: the model is configured wrongly; the attempt is taken
 	// back (Attempt is the number before it).
 	ConfigCut Cause = "config"
+	// DiskCut: a full disk cut the attempt short; the task goes back to
+	// open without spending a retry.
+	DiskCut Cause = "disk"
 )
 
 // Step is what the machine asks after a boundary or an input: effects in
@@ -114,7 +121,7 @@ func (s *Step) save(status, current string) {
 
 // Kinds lists every effect kind, for the hosts' tests that check each
 // has its case.
-func Kinds() []Kind { return []Kind{Start, Emit, Record, Save, Ask, Commit} }
+func Kinds() []Kind { return []Kind{Start, Emit, Record, Save, Ask, Commit, Look} }
 
 func (k Kind) String() string {
 	switch k {
@@ -130,6 +137,8 @@ func (k Kind) String() string {
 		return "ask"
 	case Commit:
 		return "commit"
+	case Look:
+		return "look"
 	}
 	return "unknown"
 }

@@ -33,6 +33,8 @@ type Outcome struct {
 	ConfigErr bool
 	// Limit: a rate or usage limit cut the attempt short.
 	Limit *Limit
+	// DiskFull: the attempt failed on a full disk (OnFullDisk).
+	DiskFull *DiskFull
 	// Stopped counts the task's attempts earlier stops cut short, which
 	// spend no retry.
 	Stopped int
@@ -104,6 +106,12 @@ func (m *Machine) Finished(now time.Time, f *planfile.TaskFile, o Outcome) Step 
 		s.save(memory.StatusRunning, "")
 		s.End = &End{Reason: ReasonConfig, IsError: true, Err: errors.New(o.Failure)}
 		return s
+	case o.DiskFull != nil:
+		failure, waiting := m.waitForSpace(now, o, &s)
+		if waiting {
+			return s
+		}
+		o.Failure = failure
 	case o.Limit != nil:
 		failure, waiting := m.waitForLimit(now, o, &s)
 		if waiting {
@@ -197,33 +205,15 @@ func (m *Machine) waitForLimit(now time.Time, o Outcome, s *Step) (string, bool)
 	return "", true
 }
 
-// HoldFor puts the loop on hold for a wait the host found (a full disk):
-// no task starts until it is lifted (Lift); the host moves w.Until on as
-// it looks again.
-func (m *Machine) HoldFor(w *memory.Wait) { m.wait = w }
-
-// Waive ends an attempt that the host's own wait (a full disk) cut
-// short: what it spent counts, and it spends neither an iteration nor a
-// retry. The host says so itself.
-func (m *Machine) Waive(o Outcome) {
-	m.remove(o.Task.ID)
-	m.addUsage(o)
-	m.waived[o.Task.ID]++
-	m.iterations--
-}
-
-// Lift ends a wait the host put (HoldFor).
-func (m *Machine) Lift() { m.wait = nil }
-
 // hold is how long no task may start from now: a limit has not reset,
 // or the breaker is open. It ends a wait that is over, saying so, and
-// lets an open breaker whose cooldown passed go half-open. A wait the
-// host put (a full disk) is the host's to lift.
+// lets an open breaker whose cooldown passed go half-open. A wait for
+// space asks the host to look (Look) once its time has come.
 func (m *Machine) hold(now time.Time, s *Step) time.Duration {
 	var wait time.Duration
-	if w := m.wait; w != nil && w.Reason == memory.WaitDiskFull {
-		wait = max(w.Until.Sub(now), time.Millisecond)
-	} else if w != nil {
+	if m.waitingForSpace() {
+		wait = m.holdForSpace(now, s)
+	} else if w := m.wait; w != nil {
 		if now.Before(w.Until) {
 			wait = w.Until.Sub(now)
 		} else {

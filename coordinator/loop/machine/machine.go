@@ -253,8 +253,8 @@ func (m *Machine) Next(now time.Time, f *planfile.TaskFile) Step {
 	if m.paused {
 		ready, count = nil, 0
 	}
-	hostHeld := m.wait != nil && m.wait.Reason == memory.WaitDiskFull
-	if hold > 0 && (m.cfg.Legacy || hostHeld || count > 0 || wait > 0 || len(m.running) > 0) {
+	forSpace := m.waitingForSpace()
+	if hold > 0 && (m.cfg.Legacy || forSpace || count > 0 || wait > 0 || len(m.running) > 0) {
 		// A limit to reset or an open breaker: nothing starts before.
 		// When no task could start again anyway there is nothing to
 		// wait for, and the loop ends below.

@@ -170,7 +170,7 @@ func TestEveryEffectKindHasAName(t *testing.T) {
 		}
 		names = append(names, k.String())
 	}
-	if !reflect.DeepEqual(names, []string{"start", "emit", "record", "save", "ask", "commit"}) {
+	if !reflect.DeepEqual(names, []string{"start", "emit", "record", "save", "ask", "commit", "look"}) {
 		t.Errorf("kinds %v", names)
 	}
 }

@@ -43,6 +43,21 @@ func Serve(mode string) {
 	os.Exit(0)
 }
 
+// diagnose is the fake's diagnostics of a file's text: an error where a
+// line says ERR:, a warning where it says WARN:.
+func diagnose(text string) []map[string]any {
+	diags := []map[string]any{}
+	for i, line := range strings.Split(text, "\n") {
+		for sev, mark := range map[int]string{1: "ERR:", 2: "WARN:"} {
+			if j := strings.Index(line, mark); j >= 0 {
+				diags = append(diags, map[string]any{"range": map[string]any{"start": map[string]int{"line": i, "character": j},
+					"end": map[string]int{"line": i, "character": len(line)}}, "severity": sev, "message": strings.TrimSpace(line[j+len(mark):])})
+			}
+		}
+	}
+	return diags
+}
+
 func serve(mode string) {
 	r := bufio.NewReader(os.Stdin)
 	w := os.Stdout
@@ -51,40 +66,14 @@ func serve(mode string) {
 		fmt.Fprintf(w, "Content-Length: %d\r\n\r\n%s", len(b), b)
 	}
 	publish := func(uri string, version int, text string, withVersion bool) {
-		var diags []map[string]any
-		for i, line := range strings.Split(text, "\n") {
-			for sev, mark := range map[int]string{1: "ERR:", 2: "WARN:"} {
-				if j := strings.Index(line, mark); j >= 0 {
-					diags = append(diags, map[string]any{"range": map[string]any{"start": map[string]int{"line": i, "character": j},
-						"end": map[string]int{"line": i, "character": len(line)}}, "severity": sev, "message": strings.TrimSpace(line[j+len(mark):])})
-				}
-			}
-		}
-		if diags == nil {
-			diags = []map[string]any{}
-		}
-		p := map[string]any{"uri": uri, "diagnostics": diags}
+		p := map[string]any{"uri": uri, "diagnostics": diagnose(text)}
 		if withVersion {
 			p["version"] = version
 		}
 		send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": p})
 	}
 	for {
-		length := -1
-		for {
-			line, err := r.ReadString('\n')
-			if err != nil {
-				os.Exit(0)
-			}
-			line = strings.TrimSpace(line)
-			if line == "" {
-				break
-			}
-			if v, ok := strings.CutPrefix(line, "Content-Length:"); ok {
-				length, _ = strconv.Atoi(strings.TrimSpace(v))
-			}
-		}
-		body := make([]byte, length)
+		body := make([]byte, readHeader(r, -1))
 		if _, err := io.ReadFull(r, body); err != nil {
 			os.Exit(0)
 		}
@@ -166,7 +155,12 @@ func serve(mode string) {
 
 // readAnswer reads one message (the client's answer) and drops it.
 func readAnswer(r *bufio.Reader) {
-	length := 0
+	_, _ = io.ReadFull(r, make([]byte, readHeader(r, 0)))
+}
+
+// readHeader reads one message's header and returns its Content-Length,
+// or length when it names none; the server ends when its client is gone.
+func readHeader(r *bufio.Reader, length int) int {
 	for {
 		line, err := r.ReadString('\n')
 		if err != nil {
@@ -174,13 +168,12 @@ func readAnswer(r *bufio.Reader) {
 		}
 		line = strings.TrimSpace(line)
 		if line == "" {
-			break
+			return length
 		}
 		if v, ok := strings.CutPrefix(line, "Content-Length:"); ok {
 			length, _ = strconv.Atoi(strings.TrimSpace(v))
 		}
 	}
-	_, _ = io.ReadFull(r, make([]byte, length))
 }
 
 // probeWrite tries to open .git/config of the working directory (a
