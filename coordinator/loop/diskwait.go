@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/loop/machine"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/planfile"
@@ -107,7 +107,7 @@ func (l *loop) pauseForDisk(cause error) {
 	note := "waiting for space: " + full.Error()
 	l.diskWait = &memory.Wait{Reason: memory.WaitDiskFull, Until: until, Text: note}
 	l.m.HoldFor(l.diskWait)
-	l.emit(coordinator.Event{Type: coordinator.EventLimitWait, State: memory.WaitDiskFull, Text: note})
+	l.emit(event.Event{Type: event.LimitWait, State: memory.WaitDiskFull, Text: note})
 	l.save(memory.StatusRunning, "")
 }
 
@@ -154,7 +154,7 @@ func (l *loop) holdForDisk(now time.Time) time.Duration {
 	l.diskWait = nil
 	l.m.Lift()
 	note := "there is space again on the project's file system; going on"
-	l.emit(coordinator.Event{Type: coordinator.EventLimitWait, State: memory.WaitDiskFull, Text: note})
+	l.emit(event.Event{Type: event.LimitWait, State: memory.WaitDiskFull, Text: note})
 	l.decide(memory.DecisionRecord{Kind: "limit_wait_over", Detail: note, Reason: "the project's file system has more than " + text.Size(memory.LowSpace) + " free"})
 	l.diskErr, l.diskRecovered = nil, true
 	l.save(memory.StatusRunning, "")

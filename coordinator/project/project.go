@@ -24,6 +24,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/checkpoint"
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
@@ -710,9 +711,9 @@ func (p *Project) sessionMode(st memory.State, id string) string {
 		return ModeRun
 	}
 	mode := ModeOneShot
-	_, _ = memory.EachJSONL(p.Fs, memory.LogPath(p.Root, id, memory.EventsLog), coordinator.EventMarks(coordinator.EventTaskChanged),
-		func(ev coordinator.Event) {
-			if ev.Type == coordinator.EventTaskChanged {
+	_, _ = memory.EachJSONL(p.Fs, memory.LogPath(p.Root, id, memory.EventsLog), event.Marks(event.TaskChanged),
+		func(ev event.Event) {
+			if ev.Type == event.TaskChanged {
 				mode = ModeRun
 			}
 		})
@@ -726,9 +727,9 @@ func (p *Project) sessionMode(st memory.State, id string) string {
 // it than this.
 func startedCalls(fs afero.Fs, root, id string) (map[string]bool, error) {
 	started := map[string]bool{}
-	_, err := memory.EachJSONL(fs, memory.LogPath(root, id, memory.EventsLog), coordinator.EventMarks(coordinator.EventToolCall),
-		func(ev coordinator.Event) {
-			if ev.Type == coordinator.EventToolCall && ev.ToolID != "" {
+	_, err := memory.EachJSONL(fs, memory.LogPath(root, id, memory.EventsLog), event.Marks(event.ToolCall),
+		func(ev event.Event) {
+			if ev.Type == event.ToolCall && ev.ToolID != "" {
 				started[ev.ToolID] = true
 			}
 		})

@@ -8,7 +8,7 @@ package contract
 import (
 	"strconv"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 )
 
 // Version is the schema_version member every JSON line of the
@@ -19,7 +19,7 @@ type Version struct{}
 
 // versionJSON is the version as JSON, made once: encoding/json
 // copies what MarshalJSON returns, so every line can share it.
-var versionJSON = strconv.AppendInt(nil, coordinator.SchemaVersion, 10)
+var versionJSON = strconv.AppendInt(nil, event.SchemaVersion, 10)
 
 // MarshalJSON writes the contract's version.
 func (Version) MarshalJSON() ([]byte, error) {
