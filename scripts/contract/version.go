@@ -13,7 +13,7 @@ import (
 
 // Version is the schema_version member every JSON line of the
 // event contract carries. It has no value of its own: it always marshals
-// as coordinator.SchemaVersion, so no line can leave the version out or
+// as event.SchemaVersion, so no line can leave the version out or
 // say an old one.
 type Version struct{}
 
