@@ -3,6 +3,7 @@ package coordinator
 import (
 	"context"
 	"fmt"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -44,7 +45,7 @@ func TestBackgroundNoteIsInTheTurnAndClearEndsThem(t *testing.T) {
 	}
 	h.mu.Lock()
 	for _, ev := range h.events {
-		if ev.Type == EventToolResult && strings.Contains(ev.Output, "[ralph: background") {
+		if ev.Type == event.ToolResult && strings.Contains(ev.Output, "[ralph: background") {
 			t.Errorf("the face's tool result carries the note: %q", ev.Output)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/workers/hooks"
@@ -73,7 +74,7 @@ func mayChangeFiles(calls []string) bool {
 // it can still be undone), and tells the faces which files changed.
 func (c *Coordinator) checkpointAfter(calls []conversation.ToolCall, turn int) {
 	if files := c.takeChanged(); len(files) > 0 {
-		c.emit(Event{Type: EventFilesChanged, Turn: turn, Files: files, Text: FilesSummary(files)})
+		c.emit(event.Event{Type: event.FilesChanged, Turn: turn, Files: files, Text: FilesSummary(files)})
 	}
 	c.stepOpen = false
 	if !c.mayChangeFiles(calls) {
@@ -96,7 +97,7 @@ func (c *Coordinator) checkpointAfter(calls []conversation.ToolCall, turn int) {
 	}
 	c.opts.Checkpoints.After(Step{Request: c.runStart + 1, Turn: turn}, written, func(files []git.FileChange) {
 		if len(files) > 0 {
-			c.emit(Event{Type: EventFilesChanged, Turn: turn, Files: files, Text: FilesSummary(files)})
+			c.emit(event.Event{Type: event.FilesChanged, Turn: turn, Files: files, Text: FilesSummary(files)})
 		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
@@ -64,7 +65,7 @@ func (c *Coordinator) agentID() string {
 	if c.opts.AgentID != "" {
 		return c.opts.AgentID
 	}
-	return MainAgent
+	return event.MainAgent
 }
 
 // caller is who calls a tool of this agent, as the tool is told.
@@ -83,9 +84,9 @@ func (c *Coordinator) nextAgentID() string {
 // the recorder see every agent in one stream. A child's own session
 // bookkeeping (start, result, saves) is summed up by agent_spawned and
 // agent_finished and is dropped here.
-func (c *Coordinator) forward(ev Event) {
+func (c *Coordinator) forward(ev event.Event) {
 	switch ev.Type {
-	case EventSessionStarted, EventResult, EventStateSaved:
+	case event.SessionStarted, event.RunResult, event.StateSaved:
 		return
 	}
 	c.emit(ev)
@@ -142,7 +143,7 @@ type agentJob struct {
 // agentRun is the result of one child agent.
 type agentRun struct {
 	res    workers.Result
-	result Result
+	result event.Result
 	// why is the error that ended a failed child, without the words
 	// telling the model that it failed.
 	why string
@@ -176,22 +177,22 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 	case c.pool <- struct{}{}:
 	case <-ctx.Done():
 		run.res = workers.Result{IsError: true, Output: "cancelled before the child agent started"}
-		run.result = Result{Subtype: SubtypeInterrupted, IsError: true}
+		run.result = event.Result{Subtype: event.SubtypeInterrupted, IsError: true}
 		return run
 	}
 	defer func() { <-c.pool }()
 	id := c.nextAgentID()
 	run.id = id
-	spawned := Event{Type: EventAgentSpawned, AgentID: id, ToolID: callID, Text: task, Task: job.taskID}
+	spawned := event.Event{Type: event.AgentSpawned, AgentID: id, ToolID: callID, Text: task, Task: job.taskID}
 	if job.attempt > 0 {
-		spawned.TaskAttempt = &TaskAttempt{Number: job.attempt}
+		spawned.TaskAttempt = &event.TaskAttempt{Number: job.attempt}
 	}
 	c.emit(spawned)
 	started()
 	defer func() {
 		if r := recover(); r != nil {
 			run.res = workers.Result{IsError: true, Output: fmt.Sprintf("child agent %s crashed: %v", id, r)}
-			run.result = Result{Subtype: SubtypeExecutionError, IsError: true, Err: errors.New(run.res.Output), Text: run.res.Output}
+			run.result = event.Result{Subtype: event.SubtypeExecutionError, IsError: true, Err: errors.New(run.res.Output), Text: run.res.Output}
 			c.logError("agent", SpawnAgentTool, run.res.Output)
 		}
 		usage := run.result.Usage
@@ -200,7 +201,7 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 			// "failed" is the event's to say: its text is why.
 			said = run.why
 		}
-		c.emit(Event{Type: EventAgentFinished, AgentID: id, ToolID: callID, Text: text.Clip(said, 500), IsError: run.res.IsError,
+		c.emit(event.Event{Type: event.AgentFinished, AgentID: id, ToolID: callID, Text: text.Clip(said, 500), IsError: run.res.IsError,
 			Task: job.taskID, Usage: &usage, CostUSD: run.result.CostUSD})
 	}()
 	timeout := ch.Timeout
@@ -234,7 +235,7 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 		var err error
 		if tools, model, system, err = ApplyDefinition(*job.def, tools, model, job.keep...); err != nil {
 			run.res = workers.Result{IsError: true, Output: err.Error()}
-			run.result = Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
+			run.result = event.Result{Subtype: event.SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
 			return run
 		}
 	}
@@ -263,13 +264,13 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 		c.addUsage(r.Usage)
 	}
 	switch {
-	case r.Subtype == SubtypeSuccess:
+	case r.Subtype == event.SubtypeSuccess:
 		run.res = workers.Result{Output: r.Text}
 	case ctx.Err() != nil:
 		run.res = workers.Result{IsError: true, Output: "cancelled: the child agent was stopped"}
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
 		run.res = workers.Result{IsError: true, Output: fmt.Sprintf("the child agent timed out after %s%s", timeout, lastWords(child))}
-	case r.Subtype == SubtypeMaxTurns:
+	case r.Subtype == event.SubtypeMaxTurns:
 		run.res = workers.Result{IsError: true, Output: fmt.Sprintf("the child agent used all its %s without finishing%s", text.Counted(child.opts.MaxTurns, "turn", "turns"), lastWords(child))}
 	default:
 		msg := r.Text
@@ -378,10 +379,10 @@ var ErrNoChildren = errors.New("child agents are not enabled")
 // (timed out, out of turns, stopped, failed). The child's messages from
 // TellWorkers reach it at its step boundaries. Its usage is not added to
 // c's: the loop accounts usage per task itself.
-func (c *Coordinator) RunChild(ctx context.Context, t ChildTask) (Result, string, error) {
+func (c *Coordinator) RunChild(ctx context.Context, t ChildTask) (event.Result, string, error) {
 	ch := c.opts.Children
 	if ch == nil {
-		return Result{}, "", ErrNoChildren
+		return event.Result{}, "", ErrNoChildren
 	}
 	role := t.Role
 	if role == 0 {

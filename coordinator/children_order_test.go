@@ -3,6 +3,7 @@ package coordinator
 import (
 	"context"
 	"fmt"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"testing"
 )
 
@@ -22,9 +23,9 @@ func TestSpawnedChildrenAreAnnouncedInCallOrder(t *testing.T) {
 			f.mu.Lock()
 			for _, ev := range f.events {
 				switch {
-				case ev.Type == EventToolCall && ev.ToolName == SpawnAgentTool:
+				case ev.Type == event.ToolCall && ev.ToolName == SpawnAgentTool:
 					calls = append(calls, ev.ToolID)
-				case ev.Type == EventAgentSpawned:
+				case ev.Type == event.AgentSpawned:
 					spawned = append(spawned, ev.ToolID+"="+ev.AgentID)
 				}
 			}

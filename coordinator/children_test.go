@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/interrupts"
@@ -57,8 +58,8 @@ type family struct {
 	coord  *Coordinator
 	queue  *interrupts.Queue
 	mu     sync.Mutex
-	events []Event
-	onEv   func(Event)
+	events []event.Event
+	onEv   func(event.Event)
 }
 
 func newFamily(t *testing.T, parallel int, fn func(llmtest.RecordedRequest) llmtest.Response, extra ...tools.Tool) *family {
@@ -79,7 +80,7 @@ func newFamilyB(t testing.TB, parallel int, fn func(llmtest.RecordedRequest) llm
 		Model: client, ModelName: "fake-model", Tools: ts, Queue: f.queue, SessionID: "s", System: "main",
 		Children: &Children{Parallel: parallel, MaxTurns: 10, Tools: ts.For(tools.RoleChild, extra...), Memory: func() string { return "learned: use tabs" }},
 	})
-	t.Cleanup(f.coord.Events().Subscribe(context.Background(), func(ev Event) {
+	t.Cleanup(f.coord.Events().Subscribe(context.Background(), func(ev event.Event) {
 		f.mu.Lock()
 		f.events = append(f.events, ev)
 		on := f.onEv
@@ -91,7 +92,7 @@ func newFamilyB(t testing.TB, parallel int, fn func(llmtest.RecordedRequest) llm
 	return f
 }
 
-func (f *family) count(typ EventType) (n int, ids map[string]bool) {
+func (f *family) count(typ event.Type) (n int, ids map[string]bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	ids = map[string]bool{}
@@ -130,8 +131,8 @@ func TestEightChildrenRunConcurrentlyAndReportInOrder(t *testing.T) {
 			t.Fatalf("result %d = %q", i, m.Content)
 		}
 	}
-	spawned, ids := f.count(EventAgentSpawned)
-	finished, _ := f.count(EventAgentFinished)
+	spawned, ids := f.count(event.AgentSpawned)
+	finished, _ := f.count(event.AgentFinished)
 	if spawned != 8 || finished != 8 || len(ids) != 8 {
 		t.Fatalf("spawned %d (%d ids), finished %d", spawned, len(ids), finished)
 	}
@@ -168,14 +169,14 @@ func TestParallelBoundsChildren(t *testing.T) {
 func TestHardStopStopsAllChildren(t *testing.T) {
 	f := newFamily(t, 8, familyModel(8, 200))
 	var once sync.Once
-	f.onEv = func(ev Event) {
-		if ev.Type == EventTextDelta && ev.AgentID != MainAgent && f.srv.Active() >= 7 {
+	f.onEv = func(ev event.Event) {
+		if ev.Type == event.TextDelta && ev.AgentID != event.MainAgent && f.srv.Active() >= 7 {
 			once.Do(func() { f.queue.Push(interrupts.Interrupt{Kind: interrupts.HardStop}) })
 		}
 	}
 	start := time.Now()
 	res := f.coord.Run(context.Background(), "go")
-	if res.Subtype != SubtypeInterrupted {
+	if res.Subtype != event.SubtypeInterrupted {
 		t.Fatalf("result = %+v", res)
 	}
 	if d := time.Since(start); d > 3*time.Second {
@@ -258,11 +259,11 @@ func TestChildEventsReachEachSubscriberOneAtATime(t *testing.T) {
 	for i := range cs {
 		c := &counter{turns: map[string]int{}, ordered: true}
 		cs[i] = c
-		t.Cleanup(f.coord.Events().Subscribe(context.Background(), func(ev Event) {
+		t.Cleanup(f.coord.Events().Subscribe(context.Background(), func(ev event.Event) {
 			if a := c.active.Add(1); a > c.most.Load() {
 				c.most.Store(a)
 			}
-			if ev.Type == EventTurnStarted {
+			if ev.Type == event.TurnStarted {
 				if ev.Turn <= c.turns[ev.AgentID] {
 					c.ordered = false
 				}
@@ -283,7 +284,7 @@ func TestChildEventsReachEachSubscriberOneAtATime(t *testing.T) {
 			t.Fatalf("subscriber %d: an agent's turns arrived out of order", i)
 		}
 	}
-	if got, ids := f.count(EventAgentFinished); got != n || len(ids) != n {
+	if got, ids := f.count(event.AgentFinished); got != n || len(ids) != n {
 		t.Fatalf("%d agent_finished events from %d agents", got, len(ids))
 	}
 }

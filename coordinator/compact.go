@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -262,7 +263,7 @@ func (c *Coordinator) compact(ctx context.Context, msgs []conversation.Message, 
 	c.logDecision(memory.DecisionRecord{Kind: "compact",
 		Detail: fmt.Sprintf("summarised the conversation in place: about %d tokens before, %d after; the last %s kept as they were", info.BeforeTokens, info.AfterTokens, text.Counted(info.Kept, "message", "messages")),
 		Reason: why})
-	c.emit(Event{Type: EventConversationCompacted, Turn: c.turns, Text: compactedLine(info, model), Output: summary, Compaction: &info})
+	c.emit(event.Event{Type: event.ConversationCompacted, Turn: c.turns, Text: compactedLine(info, model), Output: summary, Compaction: &info})
 	c.postCompact(ctx, cause, summary)
 	c.compacted(ctx)
 	return Compacted{Compaction: info, Summary: summary}, nil

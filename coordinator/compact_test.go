@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -122,8 +123,8 @@ func TestCompactInPlace(t *testing.T) {
 	if got := h.srv.Requests()[2].Request.Messages[0].Content; !strings.Contains(got, "OLD question") || !strings.Contains(got, "the parser") {
 		t.Fatalf("the summarising request lacks the conversation or the focus:\n%s", got)
 	}
-	if h.count(EventConversationCompacted) != 1 || h.coord.SessionID() != "s1" {
-		t.Fatalf("%d compacted events, session %s", h.count(EventConversationCompacted), h.coord.SessionID())
+	if h.count(event.ConversationCompacted) != 1 || h.coord.SessionID() != "s1" {
+		t.Fatalf("%d compacted events, session %s", h.count(event.ConversationCompacted), h.coord.SessionID())
 	}
 	h.coord.Run(ctx, "next question")
 	var roles, texts []string
@@ -167,8 +168,8 @@ func TestContextLengthCompactsOnce(t *testing.T) {
 	ctx := context.Background()
 	h.coord.Run(ctx, "first")
 	res := h.coord.Run(ctx, "second")
-	if res.IsError || res.Text != "two" || h.count(EventConversationCompacted) != 1 {
-		t.Fatalf("after one compaction: %+v, %d compacted events", res, h.count(EventConversationCompacted))
+	if res.IsError || res.Text != "two" || h.count(event.ConversationCompacted) != 1 {
+		t.Fatalf("after one compaction: %+v, %d compacted events", res, h.count(event.ConversationCompacted))
 	}
 	last := h.lastRequestMessages()
 	if got := last[len(last)-1].Content; got != "second" || !strings.Contains(last[1].Content, "SUM") {
@@ -178,8 +179,8 @@ func TestContextLengthCompactsOnce(t *testing.T) {
 	if !res.IsError || !errors.Is(res.Err, llm.ErrContextTooLong) || !strings.Contains(res.Err.Error(), "set aside") {
 		t.Fatalf("a second refusal: %+v", res)
 	}
-	if n := len(h.srv.Requests()); n != 7 || h.count(EventConversationCompacted) != 2 || h.count(EventMessageRefused) != 1 {
-		t.Fatalf("%d requests, %d compactions, %d refusals; want 7, 2, 1", n, h.count(EventConversationCompacted), h.count(EventMessageRefused))
+	if n := len(h.srv.Requests()); n != 7 || h.count(event.ConversationCompacted) != 2 || h.count(event.MessageRefused) != 1 {
+		t.Fatalf("%d requests, %d compactions, %d refusals; want 7, 2, 1", n, h.count(event.ConversationCompacted), h.count(event.MessageRefused))
 	}
 }
 
@@ -194,8 +195,8 @@ func TestContextLengthOversizedMessage(t *testing.T) {
 	if !res.IsError || !errors.As(res.Err, &o) || !strings.Contains(res.Err.Error(), "the message alone is about") || !strings.Contains(res.Err.Error(), "set aside") {
 		t.Fatalf("oversized: %+v", res)
 	}
-	if n := len(h.srv.Requests()); n != 2 || h.count(EventConversationCompacted) != 0 {
-		t.Fatalf("%d requests and %d compactions, want 2 and none", n, h.count(EventConversationCompacted))
+	if n := len(h.srv.Requests()); n != 2 || h.count(event.ConversationCompacted) != 0 {
+		t.Fatalf("%d requests and %d compactions, want 2 and none", n, h.count(event.ConversationCompacted))
 	}
 }
 

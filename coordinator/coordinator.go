@@ -1,3 +1,11 @@
+// Package coordinator is the agent: the conversation with the model, its
+// turns (turn.go, with the request trimmed to the context window in
+// fitcontext.go and compacted in compact.go) and tool steps (toolstep.go),
+// its child agents (children.go), the event loop over the interrupt queue,
+// the typed events it publishes (coordinator/event) and the session's recorder
+// (recorder.go), checkpoints around turns and the conversation's hook
+// events (hooks.go). Faces (one-shot output, the chat shell) consume its
+// typed events and never reach into its internals.
 package coordinator
 
 import (
@@ -11,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/coordinator/schema"
@@ -82,7 +91,7 @@ type Options struct {
 	Prior *memory.State
 	// Events receives every event, child agents' included; nil makes New
 	// create a broker. Faces and the recorder subscribe to it.
-	Events *pubsub.Broker[Event]
+	Events *pubsub.Broker[event.Event]
 	// Checkpoints records the work tree around turns that may change it;
 	// nil outside git, and for child agents (their parent's turn covers
 	// what they change).
@@ -173,7 +182,7 @@ type Coordinator struct {
 	ralphCalls atomic.Int64
 	repeatSig  string
 	repeats    int
-	denied     []Denial
+	denied     []event.Denial
 	// changed are the files this turn's file tools changed, for
 	// FilesFromTools; changedMu guards them, since a hard stop may end
 	// the step before its last tool reports.
@@ -237,7 +246,7 @@ func New(opts Options) *Coordinator {
 		opts.ContextTokens = llm.InputBudget(llm.ContextWindow(opts.ModelName))
 	}
 	if opts.Events == nil {
-		opts.Events = pubsub.NewBroker[Event]()
+		opts.Events = pubsub.NewBroker[event.Event]()
 	}
 	c := &Coordinator{opts: opts, contextSet: contextSet, messages: append([]conversation.Message(nil), opts.History...)}
 	if ch := opts.Children; ch != nil {
@@ -258,7 +267,7 @@ func New(opts Options) *Coordinator {
 }
 
 // Events is the broker the coordinator publishes its events to.
-func (c *Coordinator) Events() *pubsub.Broker[Event] { return c.opts.Events }
+func (c *Coordinator) Events() *pubsub.Broker[event.Event] { return c.opts.Events }
 
 // Messages returns a copy of the conversation so far.
 func (c *Coordinator) Messages() []conversation.Message {
@@ -274,8 +283,8 @@ type stopCause struct {
 
 // emit stamps an event and publishes it: a child's through its parent,
 // the coordinator's own to the broker.
-func (c *Coordinator) emit(ev Event) {
-	if ev.Type == EventUserMessage && ev.Text == "" {
+func (c *Coordinator) emit(ev event.Event) {
+	if ev.Type == event.UserMessage && ev.Text == "" {
 		// A run that continues the conversation as it stands (after a
 		// crash or a stop) was sent no message: there is nothing to show.
 		return
@@ -295,8 +304,8 @@ func (c *Coordinator) emit(ev Event) {
 // Publish sends text and thinking deltas lossily, since the full text
 // follows, and every other event for sure. It is how anything beside the
 // coordinator (the task loop, an external agent) publishes its events.
-func Publish(b *pubsub.Broker[Event], ev Event) {
-	if ev.Type == EventTextDelta || ev.Type == EventThinkingDelta {
+func Publish(b *pubsub.Broker[event.Event], ev event.Event) {
+	if ev.Type == event.TextDelta || ev.Type == event.ThinkingDelta {
 		b.PublishLossy(ev)
 		return
 	}
@@ -346,11 +355,11 @@ func (c *Coordinator) RecordDecision(d memory.DecisionRecord) {
 
 // DecisionEvent is the event that carries d, timed now when d is not; the
 // task loop publishes its decisions as this event too.
-func DecisionEvent(d memory.DecisionRecord) Event {
+func DecisionEvent(d memory.DecisionRecord) event.Event {
 	if d.Time.IsZero() {
 		d.Time = time.Now().UTC()
 	}
-	return Event{Type: EventDecision, Turn: d.Turn, Task: d.Task, Text: d.Detail, Decision: &d}
+	return event.Event{Type: event.Decision, Turn: d.Turn, Task: d.Task, Text: d.Detail, Decision: &d}
 }
 
 func (c *Coordinator) appendMessages(msgs ...conversation.Message) {
@@ -440,7 +449,7 @@ func (c *Coordinator) stateNow(status string, errText string) func(*memory.State
 // queue or through ctx. An empty prompt continues the conversation as it
 // stands (resuming after a crash or a stop). When Run returns, every
 // subscriber has handled every event of the run.
-func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
+func (c *Coordinator) Run(ctx context.Context, prompt string) event.Result {
 	start := time.Now()
 	c.runStart = c.turns
 	c.statsMu.Lock()
@@ -464,7 +473,7 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 			c.opts.Checkpoints.Retake(context.Background())
 		}
 		if n, err := c.opts.Checkpoints.Failed(); n > failedBefore && !res.IsError {
-			res.Subtype, res.IsError, res.Err = SubtypeExecutionError, true, fmt.Errorf("%w: %w", ErrCheckpoint, err)
+			res.Subtype, res.IsError, res.Err = event.SubtypeExecutionError, true, fmt.Errorf("%w: %w", ErrCheckpoint, err)
 		}
 	}
 	res.SessionID = c.opts.SessionID
@@ -486,16 +495,16 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 	}
 	if res.Err == nil && c.storeErr != nil && !res.IsError {
 		// A run whose record could not be saved must not look clean.
-		res.Subtype, res.IsError, res.Err = SubtypeExecutionError, true, fmt.Errorf("saving session state: %w", c.storeErr)
+		res.Subtype, res.IsError, res.Err = event.SubtypeExecutionError, true, fmt.Errorf("saving session state: %w", c.storeErr)
 	}
-	if res.Subtype == SubtypeInterrupted {
+	if res.Subtype == event.SubtypeInterrupted {
 		// A hard stop cancels everything in flight, the background
 		// commands with the foreground ones.
 		c.stopBackground("a hard stop ends every command the agent started, in the background too")
 	}
 	status := memory.StatusCompleted
 	switch {
-	case res.Subtype == SubtypeInterrupted:
+	case res.Subtype == event.SubtypeInterrupted:
 		status = memory.StatusInterrupted
 	case res.IsError:
 		status = memory.StatusFailed
@@ -509,19 +518,19 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 		// The last save failed: a session whose record could not be
 		// written, or never took its name (memory.ErrNotRecorded, a
 		// rename beside the request that failed), must not look clean.
-		res.Subtype, res.IsError, res.Err = SubtypeExecutionError, true, fmt.Errorf("saving session state: %w", c.storeErr)
+		res.Subtype, res.IsError, res.Err = event.SubtypeExecutionError, true, fmt.Errorf("saving session state: %w", c.storeErr)
 	}
-	if res.Subtype == SubtypeInterrupted {
+	if res.Subtype == event.SubtypeInterrupted {
 		// A stop says the state is saved only when it was: a face that
 		// told the person "stopped" at once waits for this word.
 		if c.storeErr == nil {
-			c.emit(Event{Type: EventStateSaved, Text: "state saved"})
+			c.emit(event.Event{Type: event.StateSaved, Text: "state saved"})
 		} else {
-			c.emit(Event{Type: EventError, Text: fmt.Sprintf("state not saved: %v", c.storeErr)})
+			c.emit(event.Event{Type: event.Error, Text: fmt.Sprintf("state not saved: %v", c.storeErr)})
 		}
 	}
 	r := res
-	c.emit(Event{Type: EventResult, Result: &r})
+	c.emit(event.Event{Type: event.RunResult, Result: &r})
 	if c.opts.parent == nil {
 		// Faces print the result and redraw their prompt once Run returns,
 		// so their events must be through by then, even when ctx ended the
@@ -534,7 +543,7 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 // runSafely runs the conversation and turns a panic anywhere in it into a
 // failed result, with the stack in errors.jsonl, so the state is still
 // saved and the face still reports.
-func (c *Coordinator) runSafely(ctx context.Context, prompt string) (res Result) {
+func (c *Coordinator) runSafely(ctx context.Context, prompt string) (res event.Result) {
 	defer func() {
 		r := recover()
 		if r == nil {
@@ -546,23 +555,23 @@ func (c *Coordinator) runSafely(ctx context.Context, prompt string) (res Result)
 		}
 		err := fmt.Errorf("internal error: %v", r)
 		c.logError("panic", "", fmt.Sprintf("%v\n%s", r, stack))
-		c.emit(Event{Type: EventError, Text: err.Error()})
-		res = Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
+		c.emit(event.Event{Type: event.Error, Text: err.Error()})
+		res = event.Result{Subtype: event.SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
 	}()
 	return c.run(ctx, prompt)
 }
 
-func (c *Coordinator) run(ctx context.Context, prompt string) Result {
-	c.emit(Event{Type: EventSessionStarted, Model: c.ModelName(), Text: prompt})
+func (c *Coordinator) run(ctx context.Context, prompt string) event.Result {
+	c.emit(event.Event{Type: event.SessionStarted, Model: c.ModelName(), Text: prompt})
 	c.sessionStart(ctx)
 	extra, blocked := c.promptSubmit(ctx, prompt)
 	if blocked != nil {
 		// The prompt never reaches the model, nor the conversation.
-		c.emit(Event{Type: EventError, Text: blocked.Error()})
-		return Result{Subtype: SubtypeExecutionError, IsError: true, Err: blocked, Text: blocked.Error()}
+		c.emit(event.Event{Type: event.Error, Text: blocked.Error()})
+		return event.Result{Subtype: event.SubtypeExecutionError, IsError: true, Err: blocked, Text: blocked.Error()}
 	}
 	c.forgiveTakenBack()
-	c.emit(Event{Type: EventUserMessage, Text: prompt})
+	c.emit(event.Event{Type: event.UserMessage, Text: prompt})
 	images := c.takeImages()
 	if len(c.messages) == 0 && c.opts.System != "" {
 		c.appendMessages(conversation.Message{Role: conversation.RoleSystem, Content: c.opts.System})
@@ -581,8 +590,8 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		if err := c.appendPrompt(conversation.Message{Role: conversation.RoleUser, Content: content, Images: images}); err != nil {
 			// A new session whose first prompt could not be written was
 			// never recorded: nothing goes to the model for it.
-			c.emit(Event{Type: EventError, Text: err.Error()})
-			return Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
+			c.emit(event.Event{Type: event.Error, Text: err.Error()})
+			return event.Result{Subtype: event.SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
 		}
 	}
 	// stopKeeps counts the times Stop hooks kept this run going: the
@@ -613,11 +622,11 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 				err = fmt.Errorf("stopped after the limit of %s: Stop hooks kept the agent working after %s; raise it with --max-turns",
 					text.Counted(c.opts.MaxTurns, "turn", "turns"), text.Counted(stopKeeps, "answer", "answers"))
 			}
-			return Result{Subtype: SubtypeMaxTurns, IsError: true, Err: err, Text: lastAssistantText(c.Messages())}
+			return event.Result{Subtype: event.SubtypeMaxTurns, IsError: true, Err: err, Text: lastAssistantText(c.Messages())}
 		}
 		c.turns++
 		c.turnNow.Store(int64(c.turns))
-		c.emit(Event{Type: EventTurnStarted, Turn: c.turns})
+		c.emit(event.Event{Type: event.TurnStarted, Turn: c.turns})
 		model := c.ModelName()
 		resp, cut, err := c.modelStep(ctx)
 		if cut != nil {
@@ -637,11 +646,11 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		if err != nil {
 			err = c.setAside(err)
 			c.logError("model", "", err.Error())
-			c.emit(Event{Type: EventError, Text: err.Error()})
+			c.emit(event.Event{Type: event.Error, Text: err.Error()})
 			if ctx.Err() == nil {
 				c.stopFailure(ctx, err)
 			}
-			return Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
+			return event.Result{Subtype: event.SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
 		}
 		c.addUsage(resp.Usage)
 		// The model answered a request that held every message
@@ -656,7 +665,7 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		msg := resp.Message
 		c.appendMessages(msg)
 		if msg.Content != "" {
-			c.emit(Event{Type: EventAssistant, Turn: c.turns, Text: msg.Content})
+			c.emit(event.Event{Type: event.Assistant, Turn: c.turns, Text: msg.Content})
 		}
 		if err := c.checkRecorded(); err != nil && len(msg.ToolCalls) > 0 {
 			// The turn is not in the record: its tools do not run.
@@ -684,7 +693,7 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 			}
 			// Run's end saves the answer with the final status: one
 			// save at the end, not two.
-			return Result{Subtype: SubtypeSuccess, Text: msg.Content}
+			return event.Result{Subtype: event.SubtypeSuccess, Text: msg.Content}
 		}
 		if c.opts.Checkpoints != nil && c.mayChangeFiles(msg.ToolCalls) {
 			c.opts.Checkpoints.Before(ctx)
@@ -702,8 +711,8 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		if name, ok := c.looping(); ok {
 			err := fmt.Errorf("%w: the same %s call returned the same result %d times in a row; stopped", ErrLoopDetected, name, loopLimit)
 			c.logError("loop", name, err.Error())
-			c.emit(Event{Type: EventError, Text: err.Error()})
-			return Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
+			c.emit(event.Event{Type: event.Error, Text: err.Error()})
+			return event.Result{Subtype: event.SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
 		}
 		c.save(memory.StatusRunning, "")
 	}
@@ -738,16 +747,16 @@ func (c *Coordinator) deliver(it interrupts.Interrupt) {
 	}
 	c.logDecision(memory.DecisionRecord{Kind: it.Kind.String() + "_message", Detail: "delivered a " + it.Kind.String() + " message from the user",
 		Reason: why, By: memory.DecidedByPerson})
-	c.emit(Event{Type: EventUserMessage, Text: it.Text, Priority: it.Kind.String()})
+	c.emit(event.Event{Type: event.UserMessage, Text: it.Text, Priority: it.Kind.String()})
 }
 
-func (c *Coordinator) interrupted(it interrupts.Interrupt) Result {
+func (c *Coordinator) interrupted(it interrupts.Interrupt) event.Result {
 	reason := interrupts.StopReason(it)
 	c.counts.interrupts++
 	c.logDecision(memory.DecisionRecord{Kind: "interrupt", Detail: "the run stops; tool calls in flight are cancelled and the session is saved",
 		Reason: reason})
-	c.emit(Event{Type: EventInterrupted, Text: reason})
-	return Result{Subtype: SubtypeInterrupted, IsError: true, Text: reason, Signal: it.Signal}
+	c.emit(event.Event{Type: event.Interrupted, Text: reason})
+	return event.Result{Subtype: event.SubtypeInterrupted, IsError: true, Text: reason, Signal: it.Signal}
 }
 
 // watch runs fn under a cancellable context while watching the queue; a

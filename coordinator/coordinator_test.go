@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/interrupts"
@@ -33,8 +34,8 @@ type harness struct {
 	sess   *memory.Session
 	coord  *Coordinator
 	mu     sync.Mutex
-	events []Event
-	onEv   func(Event)
+	events []event.Event
+	onEv   func(event.Event)
 }
 
 func newHarness(t *testing.T, scenario string) *harness {
@@ -65,7 +66,7 @@ func newHarness(t *testing.T, scenario string) *harness {
 			t.Errorf("recording: %v", err)
 		}
 	})
-	t.Cleanup(h.coord.Events().Subscribe(context.Background(), func(ev Event) {
+	t.Cleanup(h.coord.Events().Subscribe(context.Background(), func(ev event.Event) {
 		h.mu.Lock()
 		h.events = append(h.events, ev)
 		f := h.onEv
@@ -77,13 +78,13 @@ func newHarness(t *testing.T, scenario string) *harness {
 	return h
 }
 
-func (h *harness) on(f func(Event)) {
+func (h *harness) on(f func(event.Event)) {
 	h.mu.Lock()
 	h.onEv = f
 	h.mu.Unlock()
 }
 
-func (h *harness) count(typ EventType) int {
+func (h *harness) count(typ event.Type) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	n := 0
@@ -110,13 +111,13 @@ func TestToolLoopAndEvents(t *testing.T) {
 		{"text":"writing","tool_calls":[{"name":"write_file","arguments":"{\"path\":\"a.txt\",\"content\":\"A\"}"}]},
 		{"text":"done"}]}`)
 	res := h.coord.Run(context.Background(), "write a.txt")
-	if res.IsError || res.Subtype != SubtypeSuccess || res.Text != "done" || res.NumTurns != 2 {
+	if res.IsError || res.Subtype != event.SubtypeSuccess || res.Text != "done" || res.NumTurns != 2 {
 		t.Fatalf("result = %+v", res)
 	}
 	if got, _ := os.ReadFile(filepath.Join(h.root, "a.txt")); string(got) != "A" {
 		t.Fatalf("a.txt = %q", got)
 	}
-	for typ, want := range map[EventType]int{EventSessionStarted: 1, EventTurnStarted: 2, EventToolCall: 1, EventToolResult: 1, EventResult: 1, EventAssistant: 2} {
+	for typ, want := range map[event.Type]int{event.SessionStarted: 1, event.TurnStarted: 2, event.ToolCall: 1, event.ToolResult: 1, event.RunResult: 1, event.Assistant: 2} {
 		if got := h.count(typ); got != want {
 			t.Errorf("%s events: %d, want %d", typ, got, want)
 		}
@@ -124,7 +125,7 @@ func TestToolLoopAndEvents(t *testing.T) {
 	h.mu.Lock()
 	last := h.events[len(h.events)-1]
 	h.mu.Unlock()
-	if last.Type != EventResult || last.Result.Text != "done" || last.SessionID != "s1" || last.AgentID != MainAgent {
+	if last.Type != event.RunResult || last.Result.Text != "done" || last.SessionID != "s1" || last.AgentID != event.MainAgent {
 		t.Fatalf("last event = %+v", last)
 	}
 	msgs, err := memory.LoadMessages(h.fs, h.sess.Dir)
@@ -156,14 +157,14 @@ func TestContinueKeepsConversation(t *testing.T) {
 
 func TestHardStopFromQueueMidStream(t *testing.T) {
 	h := newHarness(t, `{"name":"x","responses":[{"text":"aaaa bbbb cccc dddd eeee ffff gggg hhhh","chunk_size":5,"chunk_delay_ms":40}]}`)
-	h.on(func(ev Event) {
-		if ev.Type == EventTextDelta {
+	h.on(func(ev event.Event) {
+		if ev.Type == event.TextDelta {
 			h.queue.Push(interrupts.Interrupt{Kind: interrupts.HardStop})
 		}
 	})
 	start := time.Now()
 	res := h.coord.Run(context.Background(), "talk")
-	if res.Subtype != SubtypeInterrupted || !res.IsError {
+	if res.Subtype != event.SubtypeInterrupted || !res.IsError {
 		t.Fatalf("result = %+v", res)
 	}
 	if d := time.Since(start); d > 2*time.Second {
@@ -177,7 +178,7 @@ func TestHardStopFromQueueMidStream(t *testing.T) {
 	if st := h.sess.State(); st.Status != memory.StatusInterrupted {
 		t.Fatalf("status = %s", st.Status)
 	}
-	if h.count(EventInterrupted) != 1 || h.count(EventStateSaved) != 1 {
+	if h.count(event.Interrupted) != 1 || h.count(event.StateSaved) != 1 {
 		t.Fatal("missing interrupted or state_saved event")
 	}
 }
@@ -186,8 +187,8 @@ func TestHardStopDuringToolsAnswersEveryCall(t *testing.T) {
 	h := newHarness(t, `{"name":"x","responses":[{"tool_calls":[
 		{"name":"run_command","arguments":"{\"command\":\"sleep 30\"}"},
 		{"name":"write_file","arguments":"{\"path\":\"never.txt\",\"content\":\"x\"}"}]}]}`)
-	h.on(func(ev Event) {
-		if ev.Type == EventToolCall && ev.ToolName == "run_command" {
+	h.on(func(ev event.Event) {
+		if ev.Type == event.ToolCall && ev.ToolName == "run_command" {
 			go func() {
 				time.Sleep(50 * time.Millisecond)
 				h.queue.Push(interrupts.Interrupt{Kind: interrupts.HardStop})
@@ -196,7 +197,7 @@ func TestHardStopDuringToolsAnswersEveryCall(t *testing.T) {
 	})
 	start := time.Now()
 	res := h.coord.Run(context.Background(), "sleep")
-	if res.Subtype != SubtypeInterrupted || time.Since(start) > 3*time.Second {
+	if res.Subtype != event.SubtypeInterrupted || time.Since(start) > 3*time.Second {
 		t.Fatalf("result = %+v after %s", res, time.Since(start))
 	}
 	if _, err := os.Stat(filepath.Join(h.root, "never.txt")); err == nil {
@@ -215,7 +216,7 @@ func TestContextCancelIsAHardStop(t *testing.T) {
 	h := newHarness(t, `{"name":"x","responses":[{"text":"slow slow slow slow","chunk_size":4,"chunk_delay_ms":200}]}`)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	if res := h.coord.Run(ctx, "x"); res.Subtype != SubtypeInterrupted {
+	if res := h.coord.Run(ctx, "x"); res.Subtype != event.SubtypeInterrupted {
 		t.Fatalf("result = %+v", res)
 	}
 }
@@ -225,8 +226,8 @@ func TestUrgentMessageCutsTheStep(t *testing.T) {
 		{"text":"long long long long long long long long","chunk_size":5,"chunk_delay_ms":50},
 		{"text":"ok, switching"}]}`)
 	var once sync.Once
-	h.on(func(ev Event) {
-		if ev.Type == EventTextDelta {
+	h.on(func(ev event.Event) {
+		if ev.Type == event.TextDelta {
 			once.Do(func() { h.queue.Push(interrupts.Interrupt{Kind: interrupts.Urgent, Text: "stop that, do X"}) })
 		}
 	})
@@ -253,8 +254,8 @@ func TestNormalMessageWaitsForBoundary(t *testing.T) {
 		{"text":"step one","chunk_size":3,"chunk_delay_ms":20,"tool_calls":[{"name":"list_files","arguments":"{}"}]},
 		{"text":"step two"}]}`)
 	var once sync.Once
-	h.on(func(ev Event) {
-		if ev.Type == EventTextDelta {
+	h.on(func(ev event.Event) {
+		if ev.Type == event.TextDelta {
 			once.Do(func() { h.queue.Push(interrupts.Interrupt{Kind: interrupts.Normal, Text: "also do Y"}) })
 		}
 	})
@@ -301,7 +302,7 @@ func TestMaxTurnsCountsPerRun(t *testing.T) {
 	h.coord.opts.MaxTurns = 2
 	for i := 0; i < 2; i++ {
 		res := h.coord.Run(context.Background(), "loop")
-		if res.Subtype != SubtypeMaxTurns || res.NumTurns != 2 || !res.IsError {
+		if res.Subtype != event.SubtypeMaxTurns || res.NumTurns != 2 || !res.IsError {
 			t.Fatalf("run %d: result = %+v", i, res)
 		}
 	}
@@ -310,7 +311,7 @@ func TestMaxTurnsCountsPerRun(t *testing.T) {
 func TestModelErrorEndsRun(t *testing.T) {
 	h := newHarness(t, `{"name":"x","responses":[{"status":400,"body":"{\"error\":{\"message\":\"context too long\"}}"}]}`)
 	res := h.coord.Run(context.Background(), "x")
-	if res.Subtype != SubtypeExecutionError || res.Err == nil || !strings.Contains(res.Text, "context too long") {
+	if res.Subtype != event.SubtypeExecutionError || res.Err == nil || !strings.Contains(res.Text, "context too long") {
 		t.Fatalf("result = %+v", res)
 	}
 	if st := h.sess.State(); st.Status != memory.StatusFailed || st.Error == "" {
@@ -321,8 +322,8 @@ func TestModelErrorEndsRun(t *testing.T) {
 func TestRetryEventsAreEmitted(t *testing.T) {
 	h := newHarness(t, `{"name":"x","responses":[{"status":503,"headers":{"Retry-After":"0"}},{"text":"fine"}]}`)
 	res := h.coord.Run(context.Background(), "x")
-	if res.Text != "fine" || h.count(EventRetry) != 1 {
-		t.Fatalf("result %+v, %d retry events", res, h.count(EventRetry))
+	if res.Text != "fine" || h.count(event.Retry) != 1 {
+		t.Fatalf("result %+v, %d retry events", res, h.count(event.Retry))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
@@ -81,13 +82,13 @@ func (c *Coordinator) toolSet() Tools {
 // run only: a custom command's allowed-tools. A list can only take tools
 // away; names nil is Run. When the tools cannot be narrowed the run is
 // not made (ErrCannotNarrow), rather than run with every tool.
-func (c *Coordinator) RunNarrowed(ctx context.Context, prompt string, names []string) Result {
+func (c *Coordinator) RunNarrowed(ctx context.Context, prompt string, names []string) event.Result {
 	if names == nil {
 		return c.Run(ctx, prompt)
 	}
 	n, ok := c.opts.Tools.(narrower)
 	if !ok {
-		return Result{Subtype: SubtypeExecutionError, IsError: true, Err: ErrCannotNarrow, Text: ErrCannotNarrow.Error(), SessionID: c.opts.SessionID}
+		return event.Result{Subtype: event.SubtypeExecutionError, IsError: true, Err: ErrCannotNarrow, Text: ErrCannotNarrow.Error(), SessionID: c.opts.SessionID}
 	}
 	c.mu.Lock()
 	c.narrowed, c.narrowedSearch = n.Only(names), slices.Contains(names, tools.ToolWebSearch)

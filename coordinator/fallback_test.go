@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 )
 
@@ -20,17 +21,17 @@ func TestFallbackEventAndDecision(t *testing.T) {
 	if res.IsError || res.Text != "from the smaller model" {
 		t.Fatalf("result %+v", res)
 	}
-	if n := h.count(EventFallback); n != 1 {
+	if n := h.count(event.Fallback); n != 1 {
 		t.Fatalf("%d fallback events", n)
 	}
 	h.mu.Lock()
-	var fb *llm.FallbackInfo
+	var fb *event.FallbackInfo
 	var decided bool
 	for _, ev := range h.events {
-		if ev.Type == EventFallback {
+		if ev.Type == event.Fallback {
 			fb = ev.Fallback
 		}
-		if ev.Type == EventDecision && ev.Decision != nil && ev.Decision.Kind == "fallback" {
+		if ev.Type == event.Decision && ev.Decision != nil && ev.Decision.Kind == "fallback" {
 			decided = true
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/workers/hooks"
 	"github.com/ralph-dev/ralph/workers/workerstest"
 )
@@ -96,7 +97,7 @@ func TestStopHookKeepsTheAgentWorkingWhileItBlocks(t *testing.T) {
 	if last := msgs[len(msgs)-1]; last.Role != "user" || !strings.Contains(last.Content, "the tests were not run") {
 		t.Fatalf("last message the model saw %+v: want the hook's reason as a user message", last)
 	}
-	if n := h.count(EventWarning); n != 0 {
+	if n := h.count(event.Warning); n != 0 {
 		t.Fatalf("%d warnings: a hook that lets go in the end is no trouble", n)
 	}
 }
@@ -108,7 +109,7 @@ func TestStopHookThatAlwaysBlocksEndsAtTheTurnLimit(t *testing.T) {
 	withHooks(t, h, `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"{bin}/stop.sh"}]}]}}`,
 		map[string]string{"stop.sh": "echo 'not yet' >&2\nexit 2\n"})
 	res := h.coord.Run(context.Background(), "fix it")
-	if !res.IsError || res.Subtype != SubtypeMaxTurns || res.Err == nil ||
+	if !res.IsError || res.Subtype != event.SubtypeMaxTurns || res.Err == nil ||
 		!strings.Contains(res.Err.Error(), "Stop hooks kept the agent working after 10 answers") {
 		t.Fatalf("result %+v: want the turn limit, naming the Stop hooks", res)
 	}
@@ -211,7 +212,7 @@ func TestSpawnAgentIsTaskToHooksAndChildrenFireSubagentStop(t *testing.T) {
 	if res.IsError || res.Text != "all reported" {
 		t.Fatalf("result %+v", res)
 	}
-	if n, _ := f.count(EventAgentSpawned); n != 2 {
+	if n, _ := f.count(event.AgentSpawned); n != 2 {
 		t.Fatalf("%d children started, want 2: the hook refused the second", n)
 	}
 	reqs := f.srv.Requests()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 )
@@ -101,20 +102,20 @@ func (c *Coordinator) unrecordedCause() error {
 // answerUnrecorded ends a run whose final answer could not be written:
 // the person has it, the record does not, and the run must not look
 // clean.
-func (c *Coordinator) answerUnrecorded(answer string) (Result, bool) {
+func (c *Coordinator) answerUnrecorded(answer string) (event.Result, bool) {
 	cause := c.unrecordedCause()
 	if cause == nil {
-		return Result{}, false
+		return event.Result{}, false
 	}
 	err := fmt.Errorf("the model's answer could not be recorded: %w", memory.ExplainDisk(cause, ""))
-	c.emit(Event{Type: EventError, Text: err.Error()})
-	return Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: answer}, true
+	c.emit(event.Event{Type: event.Error, Text: err.Error()})
+	return event.Result{Subtype: event.SubtypeExecutionError, IsError: true, Err: err, Text: answer}, true
 }
 
 // unrecordedResult ends a run that checkRecorded stopped.
-func (c *Coordinator) unrecordedResult(err error) Result {
-	c.emit(Event{Type: EventError, Text: err.Error()})
-	return Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
+func (c *Coordinator) unrecordedResult(err error) event.Result {
+	c.emit(event.Event{Type: event.Error, Text: err.Error()})
+	return event.Result{Subtype: event.SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
 }
 
 // appendPrompt appends the person's message as appendMessages does, and

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/memory"
 )
@@ -35,7 +36,7 @@ type Recording struct {
 // the transcript leaves out. ralph's is coordinator/eventwords.Transcript,
 // in the words every face prints; that package words this one's events,
 // so the recorder is handed it. Nil writes no transcript.
-type Transcript func(Event) string
+type Transcript func(event.Event) string
 
 // StartRecording subscribes a recorder to events until Stop is called or
 // ctx ends. It writes every event but text deltas to the store's event
@@ -48,9 +49,9 @@ type Transcript func(Event) string
 // which crash recovery relies on to know which calls had started. Err
 // tells while it runs whether a write failed: a run checks it before it
 // reports, so one whose record was not saved does not look clean.
-func StartRecording(ctx context.Context, events *pubsub.Broker[Event], store RecordStore, transcript Transcript) *Recording {
+func StartRecording(ctx context.Context, events *pubsub.Broker[event.Event], store RecordStore, transcript Transcript) *Recording {
 	if transcript == nil {
-		transcript = func(Event) string { return "" }
+		transcript = func(event.Event) string { return "" }
 	}
 	r := &recorder{store: store, transcript: transcript, open: map[string]bool{}}
 	return &Recording{r: r, cancel: events.Subscribe(ctx, r.handle, pubsub.Sync())}
@@ -94,18 +95,18 @@ func (r *recorder) keep(err error) {
 	}
 }
 
-func (r *recorder) handle(ev Event) {
-	if ev.Type == EventTextDelta || ev.Type == EventThinkingDelta {
+func (r *recorder) handle(ev event.Event) {
+	if ev.Type == event.TextDelta || ev.Type == event.ThinkingDelta {
 		// Deltas are many and their text is in the assistant and
 		// thinking events.
 		return
 	}
 	r.keep(r.store.AppendEvent(ev))
-	if ev.Type == EventDecision && ev.Decision != nil {
+	if ev.Type == event.Decision && ev.Decision != nil {
 		r.keep(r.store.AppendLog(memory.DecisionsLog, decisionOf(ev)))
 	}
 	md := r.transcript(ev)
-	if ev.AgentID == "" || ev.AgentID == MainAgent {
+	if ev.AgentID == "" || ev.AgentID == event.MainAgent {
 		if md != "" {
 			r.keep(r.store.AppendTranscript(md))
 		}
@@ -115,7 +116,7 @@ func (r *recorder) handle(ev Event) {
 		r.open[ev.AgentID] = true
 		r.keep(r.store.AppendAgentTranscript(ev.AgentID, md))
 	}
-	if ev.Type == EventAgentFinished {
+	if ev.Type == event.AgentFinished {
 		delete(r.open, ev.AgentID)
 		r.keep(r.store.FlushAgent(ev.AgentID))
 	}
@@ -123,12 +124,12 @@ func (r *recorder) handle(ev Event) {
 
 // decisionOf is a decision event's line of decisions.jsonl: the record,
 // with the child agent whose run it is about when it does not say.
-func decisionOf(ev Event) memory.DecisionRecord {
+func decisionOf(ev event.Event) memory.DecisionRecord {
 	d := *ev.Decision
 	if d.Time.IsZero() {
 		d.Time = ev.Time.UTC()
 	}
-	if d.Agent == "" && ev.AgentID != "" && ev.AgentID != MainAgent {
+	if d.Agent == "" && ev.AgentID != "" && ev.AgentID != event.MainAgent {
 		d.Agent = ev.AgentID
 	}
 	return d

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
@@ -33,9 +34,9 @@ func readFile(t *testing.T, fs afero.Fs, path string) string {
 // testTranscript stands in for eventwords.Transcript, which words this
 // package's events and so cannot be imported by its tests: each event the
 // transcript keeps is its kind and text. The words are eventwords' tests'.
-func testTranscript(ev Event) string {
+func testTranscript(ev event.Event) string {
 	switch ev.Type {
-	case EventUserMessage, EventAssistant, EventAssistantCut, EventToolCall, EventToolResult, EventResult, EventAgentFinished:
+	case event.UserMessage, event.Assistant, event.AssistantCut, event.ToolCall, event.ToolResult, event.RunResult, event.AgentFinished:
 		return "\n" + string(ev.Type) + ": " + ev.Text + ev.ToolName + "\n"
 	}
 	return ""
@@ -69,13 +70,13 @@ func TestRecorderWritesTranscriptFromEvents(t *testing.T) {
 	if n := strings.Count(md, "user_message"); n != 1 {
 		t.Fatalf("the prompt is in the transcript %d times, want once:\n%s", n, md)
 	}
-	evs, bad, err := memory.ReadJSONL[Event](h.fs, filepath.Join(h.sess.Dir, "events.jsonl"))
+	evs, bad, err := memory.ReadJSONL[event.Event](h.fs, filepath.Join(h.sess.Dir, "events.jsonl"))
 	if err != nil || bad != 0 {
 		t.Fatalf("events.jsonl: %d bad lines, %v", bad, err)
 	}
 	var types []string
 	for _, ev := range evs {
-		if ev.Type == EventTextDelta {
+		if ev.Type == event.TextDelta {
 			t.Fatal("a text delta was written to events.jsonl")
 		}
 		types = append(types, string(ev.Type))
@@ -92,8 +93,8 @@ func TestRecorderWritesCutShortAnswersAndUserMessages(t *testing.T) {
 		{"text":"long long long long long long long long","chunk_size":5,"chunk_delay_ms":50},
 		{"text":"ok, switching"}]}`)
 	var once sync.Once
-	h.on(func(ev Event) {
-		if ev.Type == EventTextDelta {
+	h.on(func(ev event.Event) {
+		if ev.Type == event.TextDelta {
 			once.Do(func() { h.queue.Push(interrupts.Interrupt{Kind: interrupts.Urgent, Text: "do X"}) })
 		}
 	})
@@ -117,9 +118,9 @@ func (p *probeTool) Def() tools.ToolDef {
 }
 
 func (p *probeTool) Run(context.Context, json.RawMessage) workers.Result {
-	evs, _, _ := memory.ReadJSONL[Event](p.fs, p.path)
+	evs, _, _ := memory.ReadJSONL[event.Event](p.fs, p.path)
 	for _, ev := range evs {
-		if ev.Type == EventToolCall && ev.ToolName == "probe" {
+		if ev.Type == event.ToolCall && ev.ToolName == "probe" {
 			p.sawCall = true
 		}
 	}
@@ -150,7 +151,7 @@ func (failingRecord) AppendEvent(any) error { return fmt.Errorf("disk full") }
 // A run whose events could not be recorded does not look clean.
 func TestUnrecordedRunIsAnError(t *testing.T) {
 	srv, _, sess := doneSession(t)
-	events := pubsub.NewBroker[Event]()
+	events := pubsub.NewBroker[event.Event]()
 	rec := StartRecording(context.Background(), events, failingRecord{sess}, testTranscript)
 	t.Cleanup(func() { _ = rec.Stop() })
 	coord := New(Options{Model: llm.New(llm.Config{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "fake-model",

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -43,7 +44,7 @@ func (c *Coordinator) refuse(err error, reason string) error {
 	text := strings.Join(texts, "\n\n")
 	c.logDecision(memory.DecisionRecord{Kind: "message_refused", Detail: "set the refused message aside: later requests leave it out",
 		Reason: fmt.Sprintf("the endpoint refused it (%s); sent again it would be refused again, and with every message after it", reason)})
-	c.emit(Event{Type: EventMessageRefused, Turn: c.turns, Text: reason, Output: text})
+	c.emit(event.Event{Type: event.MessageRefused, Turn: c.turns, Text: reason, Output: text})
 	return fmt.Errorf("%w; the message is set aside and will not be sent again (/retry in the chat sends it again)", err)
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -21,7 +22,7 @@ func TestRefusedMessageSetAside(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.Err.Error(), "set aside") || !strings.Contains(res.Err.Error(), "HTTP 400") {
 		t.Fatalf("refused run = %+v", res)
 	}
-	if n := h.count(EventMessageRefused); n != 1 {
+	if n := h.count(event.MessageRefused); n != 1 {
 		t.Fatalf("%d message_refused events, want 1", n)
 	}
 	if text, ok := h.coord.TakeRefused(); !ok || text != "a huge paste" {

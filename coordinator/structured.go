@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/schema"
 	"github.com/ralph-dev/ralph/memory"
@@ -57,11 +58,11 @@ type schemaState struct {
 // the result when it conforms or may not be asked for again, or again
 // set when the conversation has a message asking for it (the caller
 // goes on to the next turn, with c.answering set).
-func (c *Coordinator) structuredAnswer(sc *schema.Schema, resp llm.Response, st *schemaState) (res Result, again bool) {
+func (c *Coordinator) structuredAnswer(sc *schema.Schema, resp llm.Response, st *schemaState) (res event.Result, again bool) {
 	answer := resp.Message.Content
 	value, err := sc.Check(answer)
 	if err == nil {
-		return Result{Subtype: SubtypeSuccess, Text: string(value), Structured: value}, false
+		return event.Result{Subtype: event.SubtypeSuccess, Text: string(value), Structured: value}, false
 	}
 	// The validator's words alone, without the sentinel's.
 	detail := strings.TrimPrefix(err.Error(), schema.ErrNotConforming.Error()+": ")
@@ -81,10 +82,10 @@ func (c *Coordinator) structuredAnswer(sc *schema.Schema, resp llm.Response, st 
 	default:
 		ferr := fmt.Errorf("%w after one retry: %s", ErrNotConforming, detail)
 		c.logError("model", "", ferr.Error())
-		c.emit(Event{Type: EventError, Text: ferr.Error()})
-		return Result{Subtype: SubtypeExecutionError, IsError: true, Err: ferr, Text: ferr.Error()}, false
+		c.emit(event.Event{Type: event.Error, Text: ferr.Error()})
+		return event.Result{Subtype: event.SubtypeExecutionError, IsError: true, Err: ferr, Text: ferr.Error()}, false
 	}
 	c.appendMessages(conversation.Message{Role: conversation.RoleUser, Content: ask})
 	c.answering = true
-	return Result{}, true
+	return event.Result{}, true
 }

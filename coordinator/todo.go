@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -9,5 +10,5 @@ import (
 // in the session's record by whoever keeps the session (the project),
 // before this is called.
 func (c *Coordinator) TodoUpdated(agent string, l memory.TodoList) {
-	c.emit(Event{Type: EventTodoUpdated, AgentID: agent, Turn: int(c.turnNow.Load()), Todo: &l})
+	c.emit(event.Event{Type: event.TodoUpdated, AgentID: agent, Turn: int(c.turnNow.Load()), Todo: &l})
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -135,7 +136,7 @@ type hookDoor interface {
 // means the call began, which resume needs to know (the recorder writes it
 // before Publish returns, so before the call runs).
 func (c *Coordinator) announce(call conversation.ToolCall, args json.RawMessage) {
-	ev := Event{Type: EventToolCall, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, ToolArgs: safeRaw(args)}
+	ev := event.Event{Type: event.ToolCall, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, ToolArgs: safeRaw(args)}
 	if f, ok := c.toolSet().(foreseer); ok && json.Valid(args) {
 		ev.Asking = f.WillAsk(call.Name, args)
 	}
@@ -154,7 +155,7 @@ func (c *Coordinator) recordResult(call conversation.ToolCall, args json.RawMess
 		c.logError("tool", call.Name, text.Clip(first, 300))
 		if res.Denied {
 			d := denial(call.Name, args)
-			d.By, d.Hook = res.DeniedBy, res.DeniedHook
+			d.By, d.Hook = deniedBy(res.DeniedBy), res.DeniedHook
 			c.denied = append(c.denied, d)
 		}
 	}
@@ -174,7 +175,7 @@ func (c *Coordinator) recordResult(call conversation.ToolCall, args json.RawMess
 		content += "\n\n" + note
 	}
 	c.appendMessages(conversation.Message{Role: conversation.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: content, Images: res.Images})
-	c.emit(Event{Type: EventToolResult, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, Output: res.Output, IsError: res.IsError})
+	c.emit(event.Event{Type: event.ToolResult, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, Output: res.Output, IsError: res.IsError})
 }
 
 func toolDefs(t Tools, children bool) []conversation.ToolDef {
@@ -193,13 +194,26 @@ func toolDefs(t Tools, children bool) []conversation.ToolDef {
 }
 
 // denial is the Denial of a call of tool with args.
-func denial(tool string, args json.RawMessage) Denial {
+func denial(tool string, args json.RawMessage) event.Denial {
 	if tool == tools.ToolRunCommand {
 		var a struct{ Command string }
 		_ = json.Unmarshal(args, &a)
-		return Denial{Tool: tool, Command: a.Command}
+		return event.Denial{Tool: tool, Command: a.Command}
 	}
-	return Denial{Tool: tool, Args: safeRaw(args)}
+	return event.Denial{Tool: tool, Args: safeRaw(args)}
+}
+
+// deniedBy is the event's word for what wanted the approval a call did
+// not get: the event keeps its own copy of workers.Denier, so that a face
+// reading a Result needs not import the tools.
+func deniedBy(by workers.Denier) event.Denier {
+	switch by {
+	case workers.DeniedByGuard:
+		return event.DeniedByGuard
+	case workers.DeniedByHookAsk:
+		return event.DeniedByHookAsk
+	}
+	return event.DeniedCall
 }
 
 // safeRaw returns args when it is valid JSON, else the arguments quoted as a

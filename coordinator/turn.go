@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -156,13 +157,18 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 				called.Reset()
 				c.counts.retries++
 				c.logError("retry", "", fmt.Sprintf("attempt %d failed (%s); retrying in %s", d.Retry.Attempt, d.Retry.Reason, d.Retry.Wait))
-				c.emit(Event{Type: EventRetry, Turn: c.turns, Retry: d.Retry})
+				// The event has its own copy of the client's types (the
+				// contract does not import the client): a field added to
+				// one and not the other fails this conversion to compile.
+				retry := event.RetryInfo(*d.Retry)
+				c.emit(event.Event{Type: event.Retry, Turn: c.turns, Retry: &retry})
 			}
 			if f := d.Fallback; f != nil {
 				partial.Reset()
 				thought.Reset()
 				called.Reset()
-				c.fellBack(f)
+				fb := event.FallbackInfo(*f)
+				c.fellBack(&fb)
 			}
 			if d.Notice != "" {
 				// How the model is served changed (a model chat
@@ -171,23 +177,24 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 				c.warn("wire", d.Notice)
 			}
 			if w := d.Waiting; w != nil {
-				c.emit(Event{Type: EventWaiting, Turn: c.turns, SilentMS: w.Silent.Milliseconds(),
+				c.emit(event.Event{Type: event.Waiting, Turn: c.turns, SilentMS: w.Silent.Milliseconds(),
 					WaitLimitMS: w.Limit.Milliseconds(), ModelLoaded: w.Working})
 			}
 			if d.Reasoning != "" {
 				thought.WriteString(d.Reasoning)
-				c.emit(Event{Type: EventThinkingDelta, Turn: c.turns, Text: d.Reasoning})
+				c.emit(event.Event{Type: event.ThinkingDelta, Turn: c.turns, Text: d.Reasoning})
 			}
 			if d.ToolName != "" {
 				called.WriteString(d.ToolName + " ")
 			}
 			if d.Search != nil {
 				// The provider ran it: shown, never run or approved here.
-				c.emit(Event{Type: EventWebSearch, Turn: c.turns, Search: d.Search})
+				search := event.SearchInfo(*d.Search)
+				c.emit(event.Event{Type: event.WebSearch, Turn: c.turns, Search: &search})
 			}
 			if d.Text != "" {
 				partial.WriteString(d.Text)
-				c.emit(Event{Type: EventTextDelta, Turn: c.turns, Text: d.Text})
+				c.emit(event.Event{Type: event.TextDelta, Turn: c.turns, Text: d.Text})
 			}
 		})
 	})
@@ -202,12 +209,12 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 		if partial.Len() > 0 {
 			text := partial.String() + "\n\n[answer cut short: " + cutReason(cut.it) + "]"
 			c.appendMessages(conversation.Message{Role: conversation.RoleAssistant, Content: text})
-			c.emit(Event{Type: EventAssistantCut, Turn: c.turns, Text: text})
+			c.emit(event.Event{Type: event.AssistantCut, Turn: c.turns, Text: text})
 		}
 		return resp, cut, nil
 	}
 	if err == nil && resp.Reasoning != "" {
-		c.emit(Event{Type: EventThinking, Turn: c.turns, Text: resp.Reasoning})
+		c.emit(event.Event{Type: event.Thinking, Turn: c.turns, Text: resp.Reasoning})
 	}
 	return resp, nil, err
 }
@@ -218,13 +225,13 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 // that said nothing at all. The last is not kept: an assistant message
 // without content or tool calls is one servers refuse. The conversation
 // stays valid, so the next message goes on from it.
-func (c *Coordinator) unanswered(resp llm.Response) (Result, bool) {
+func (c *Coordinator) unanswered(resp llm.Response) (event.Result, bool) {
 	msg := resp.Message
 	var err error
-	subtype := SubtypeExecutionError
+	subtype := event.SubtypeExecutionError
 	switch {
 	case resp.FinishReason == "length":
-		subtype = SubtypeMaxTokens
+		subtype = event.SubtypeMaxTokens
 		err = fmt.Errorf("%w (finish_reason \"length\")%s; raise --max-output-tokens (max_output_tokens in the config), or ask for less at a time",
 			ErrMaxTokens, keptText(msg))
 	case resp.FinishReason == "content_filter":
@@ -240,16 +247,16 @@ func (c *Coordinator) unanswered(resp llm.Response) (Result, bool) {
 		err = fmt.Errorf("%w: it ended its turn %s (finish_reason %q); the session goes on, so send the message again or rephrase it",
 			ErrEmptyTurn, why, resp.FinishReason)
 	default:
-		return Result{}, false
+		return event.Result{}, false
 	}
 	if msg.Content != "" {
 		kept := conversation.Message{Role: conversation.RoleAssistant, Content: msg.Content}
 		c.appendMessages(kept)
-		c.emit(Event{Type: EventAssistant, Turn: c.turns, Text: kept.Content})
+		c.emit(event.Event{Type: event.Assistant, Turn: c.turns, Text: kept.Content})
 	}
 	c.logError("model", "", err.Error())
-	c.emit(Event{Type: EventError, Text: err.Error()})
-	return Result{Subtype: subtype, IsError: true, Err: err, Text: msg.Content}, true
+	c.emit(event.Event{Type: event.Error, Text: err.Error()})
+	return event.Result{Subtype: subtype, IsError: true, Err: err, Text: msg.Content}, true
 }
 
 func keptText(msg conversation.Message) string {
@@ -271,15 +278,15 @@ func (c *Coordinator) warn(kind, text string) {
 	// turnNow, never c.turns.
 	turn := int(c.turnNow.Load())
 	c.emit(DecisionEvent(memory.DecisionRecord{Kind: kind, Detail: text, Reason: "it went wrong beside the run, which goes on", Turn: turn}))
-	c.emit(Event{Type: EventWarning, Turn: turn, Text: text})
+	c.emit(event.Event{Type: event.Warning, Turn: turn, Text: text})
 }
 
 // fellBack says that the turn goes to a fallback model: an event every
 // face shows as a line, and a decision, as the model a turn is asked of is
 // one.
-func (c *Coordinator) fellBack(f *llm.FallbackInfo) {
+func (c *Coordinator) fellBack(f *event.FallbackInfo) {
 	c.logError("fallback", "", fmt.Sprintf("%s failed (%s); this turn goes to %s", f.From, f.Reason, f.To))
-	c.emit(Event{Type: EventFallback, Turn: c.turns, Fallback: f, Model: f.To})
+	c.emit(event.Event{Type: event.Fallback, Turn: c.turns, Fallback: f, Model: f.To})
 	c.logDecision(memory.DecisionRecord{Kind: "fallback", Detail: fmt.Sprintf("the fallback model %s answers turn %d", f.To, c.turns),
 		Reason: fmt.Sprintf("%s is overloaded or unavailable after its own retries (%s); the next turn asks it again", f.From, f.Reason)})
 }

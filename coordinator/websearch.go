@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/tools"
@@ -54,7 +55,7 @@ func (c *Coordinator) sayNoSearch(def agentdefs.Def) {
 		return
 	}
 	if _, said := saidNoSearch.LoadOrStore(def.Shown, true); !said {
-		c.emit(Event{Type: EventWarning, Turn: c.turns, Text: note})
+		c.emit(event.Event{Type: event.Warning, Turn: c.turns, Text: note})
 	}
 }
 

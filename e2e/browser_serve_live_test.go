@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/e2e/browser"
 )
@@ -60,19 +60,19 @@ func openSessionPage(t *testing.T, printed, id string) (index, session *browser.
 
 // eventTimes are a session's events (its events.jsonl) with their
 // emission times, by event number: the SSE ids.
-func eventTimes(t *testing.T, sessionPath string) map[int]coordinator.Event {
+func eventTimes(t *testing.T, sessionPath string) map[int]event.Event {
 	t.Helper()
 	f, err := os.Open(filepath.Join(sessionPath, "events.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	out := map[int]coordinator.Event{}
+	out := map[int]event.Event{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	n := 0
 	for sc.Scan() {
-		var ev coordinator.Event
+		var ev event.Event
 		if json.Unmarshal(sc.Bytes(), &ev) != nil {
 			continue
 		}

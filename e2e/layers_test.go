@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -91,6 +92,11 @@ func TestPackagesPointDown(t *testing.T) {
 					// by the project, not the other way round: they stand
 					// beside undo and task git, which use them.
 					t.Errorf("%s imports %s; the project wires %s, which never reaches back into it", pkg, imp, wiredByProject[strings.TrimPrefix(pkg, module+"/")])
+				case pkg == module+"/coordinator/event" && (strings.HasPrefix(imp, module+"/coordinator") || to == 2):
+					// The events stand below the agent, the model client
+					// and the tools, so the loop machine can emit them
+					// without pulling those in (TestTheMachineStandsAlone).
+					t.Errorf("%s imports %s; the events import nothing of the agent or the tools, which the loop machine must not need", pkg, imp)
 				case agentPackage(pkg) && strings.HasPrefix(imp, module+"/coordinator/loop"):
 					// The task loop stands on the agent's public API, as
 					// ralph-temporal's workflow does; the bring-up and the
@@ -111,6 +117,63 @@ var wiredByProject = map[string]string{
 	"coordinator/projectroot":  "where a project lies",
 	"coordinator/takeover":     "the lock and the recovery after a crash",
 	"coordinator/sessionhooks": "the session's hooks",
+}
+
+// TestTheMachineStandsAlone: the task loop's pure machine, and the event
+// package it emits, depend on no part of the agent, its model client or
+// the tools, directly or through another package (go list -deps), so a
+// host carries its effects without either coming along. The events once
+// lived in the coordinator itself, which pulled the model client and the
+// tools into the machine (issue 93).
+func TestTheMachineStandsAlone(t *testing.T) {
+	t.Parallel()
+	for _, pkg := range []string{module + "/coordinator/loop/machine", module + "/coordinator/event"} {
+		list := exec.Command("go", "list", "-deps", pkg)
+		list.Dir = moduleRoot
+		out, err := list.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
+		}
+		deps := strings.Fields(string(out))
+		// Finding no memory means the listing went wrong, not that the
+		// machine is pure.
+		if !slices.Contains(deps, module+"/memory") {
+			t.Fatalf("go list -deps %s found no %s/memory:\n%s", pkg, module, out)
+		}
+		for _, d := range agentDeps(deps) {
+			t.Errorf("%s depends on %s: the machine and its events must stand without the agent, the model client and the tools", pkg, d)
+		}
+	}
+}
+
+// TestAgentDepsSeesAPlantedImport: the check above finds the agent, the
+// model client and a tool among a package's dependencies, and nothing
+// else.
+func TestAgentDepsSeesAPlantedImport(t *testing.T) {
+	t.Parallel()
+	planted := []string{"fmt", module + "/memory", module + "/coordinator/event", module + "/coordinator/loop/decide",
+		module + "/coordinator", module + "/coordinator/llm", module + "/workers/tools", module + "/workers"}
+	if got, want := agentDeps(planted), planted[4:]; !slices.Equal(got, want) {
+		t.Errorf("agentDeps found %q, want %q", got, want)
+	}
+}
+
+// agentDeps are the packages among deps that the loop machine may not
+// stand on: the coordinator itself, its model client and the tools
+// (workers and everything under it).
+func agentDeps(deps []string) []string {
+	var out []string
+	for _, d := range deps {
+		rel, ok := strings.CutPrefix(d, module+"/")
+		if !ok {
+			continue
+		}
+		top, _, _ := strings.Cut(rel, "/")
+		if rel == "coordinator" || rel == "coordinator/llm" || strings.HasPrefix(rel, "coordinator/llm/") || top == "workers" {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // agentPackage reports whether pkg is the agent or one of the helpers it

@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/memory"
 )
@@ -113,7 +113,7 @@ func TestRecordsOfALoopWithRetriesAndABreaker(t *testing.T) {
 	if err != nil || bad != 0 {
 		t.Fatalf("decisions.jsonl: %v, %d bad lines", err, bad)
 	}
-	evs, _, err := memory.ReadJSONL[coordinator.Event](afero.NewOsFs(), filepath.Join(sess, "events.jsonl"))
+	evs, _, err := memory.ReadJSONL[event.Event](afero.NewOsFs(), filepath.Join(sess, "events.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,9 +123,9 @@ func TestRecordsOfALoopWithRetriesAndABreaker(t *testing.T) {
 	breakerEvents := 0
 	for _, ev := range evs {
 		switch {
-		case ev.Type == coordinator.EventTaskChanged && ev.TaskAttempt != nil && ev.TaskAttempt.Error != "":
+		case ev.Type == event.TaskChanged && ev.TaskAttempt != nil && ev.TaskAttempt.Error != "":
 			failed++
-		case ev.Type == coordinator.EventBreaker:
+		case ev.Type == event.Breaker:
 			breakerEvents++
 		}
 	}

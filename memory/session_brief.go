@@ -103,8 +103,8 @@ func FirstPrompt(fs afero.Fs, root, id string) string {
 const firstWordsLines = 2000
 
 // firstEventWords is FirstPrompt read from events.jsonl. The event types
-// are the coordinator's (its events.go), named here as strings since
-// memory sits below it.
+// are the event package's (coordinator/event), named here as strings
+// since memory sits below it.
 func firstEventWords(fs afero.Fs, root, id string) string {
 	f, err := fs.Open(LogPath(root, id, EventsLog))
 	if err != nil {

@@ -3,7 +3,7 @@ package repl
 import (
 	"github.com/ralph-dev/ralph/scripts/screen/view"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 )
 
@@ -16,16 +16,16 @@ import (
 // Every line it prints is made of text from the model or from commands
 // (output, task titles, agent names, error messages), so each is stripped
 // of terminal controls before ralph adds its own styling.
-func (s *Shell) Handle(ev coordinator.Event) {
+func (s *Shell) Handle(ev event.Event) {
 	s.agents.Handle(ev)
-	child := ev.AgentID != "" && ev.AgentID != coordinator.MainAgent
+	child := ev.AgentID != "" && ev.AgentID != event.MainAgent
 	switch ev.Type {
-	case coordinator.EventWaiting:
+	case event.Waiting:
 		if !child {
 			s.setWaiting(eventwords.Waiting(ev))
 		}
 		return
-	case coordinator.EventThinkingDelta:
+	case event.ThinkingDelta:
 		if !child {
 			s.setWaiting(s.think.Add(ev.Text))
 		}
@@ -41,8 +41,8 @@ func (s *Shell) Handle(ev coordinator.Event) {
 	// rule, shared with the one-shot, and their words are the
 	// vocabulary's.
 	switch ev.Type {
-	case coordinator.EventTurnStarted, coordinator.EventInterrupted:
-		if !child && ev.Type == coordinator.EventInterrupted {
+	case event.TurnStarted, event.Interrupted:
+		if !child && ev.Type == event.Interrupted {
 			// A hard stop: the answer so far is rendered (stopShown).
 			s.stopShown()
 		}
@@ -50,28 +50,28 @@ func (s *Shell) Handle(ev coordinator.Event) {
 			// A cut answer (an urgent message) left its draft as it was.
 			s.scr.end()
 		}
-	case coordinator.EventStateSaved:
+	case event.StateSaved:
 		if !child {
 			s.savedShown()
 		}
-	case coordinator.EventTextDelta:
+	case event.TextDelta:
 		s.tokens.Add(int64(max(1, len(ev.Text)/4)))
 		if !child {
 			s.scr.delta(ev.Text)
 		}
-	case coordinator.EventAssistant:
+	case event.Assistant:
 		if !child {
 			s.scr.finish(ev.Text)
 		}
-	case coordinator.EventRetry:
+	case event.Retry:
 		s.scr.void()
-	case coordinator.EventResult:
+	case event.RunResult:
 		if !child {
 			s.scr.commitTodo()
 		}
 	}
 	l, ok := s.feed.Line(ev)
-	if ev.Type == coordinator.EventTodoUpdated && !child && ev.Todo != nil {
+	if ev.Type == event.TodoUpdated && !child && ev.Todo != nil {
 		// The main agent's list is the block that changes in place; a
 		// child's is its line.
 		s.scr.setTodo(*ev.Todo)

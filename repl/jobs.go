@@ -11,6 +11,7 @@ import (
 	"github.com/ralph-dev/ralph/scripts/screen/view"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
@@ -38,7 +39,7 @@ type job struct {
 // jobResult is how a job ended: res for a coordinator run, text and err
 // for other jobs.
 type jobResult struct {
-	res  *coordinator.Result
+	res  *event.Result
 	text string
 	err  error
 }
@@ -94,7 +95,7 @@ func (s *Shell) startSend(o slash.Outcome) error {
 			s.coord.SetModel(o.Model)
 			defer s.coord.SetModel(old)
 		}
-		var res coordinator.Result
+		var res event.Result
 		if n, ok := s.coord.(slash.NarrowRunner); ok && o.Tools != nil {
 			res = n.RunNarrowed(ctx, msg, o.Tools)
 		} else {
@@ -193,7 +194,7 @@ func (s *Shell) finishJob(j *job, r jobResult) {
 	switch {
 	case shown:
 		// Reported when the stop took effect (stopShown).
-	case r.res != nil && r.res.Subtype == coordinator.SubtypeInterrupted, r.res == nil && stopped:
+	case r.res != nil && r.res.Subtype == event.SubtypeInterrupted, r.res == nil && stopped:
 		s.scr.line(s.stoppedLine(what))
 		failed = true
 	case r.res != nil && r.res.IsError:
@@ -514,7 +515,7 @@ func (s *Shell) AskKey(ctx context.Context, question, prompt, what, keys string)
 }
 
 // events is the coordinator's event broker, or nil.
-func (s *Shell) events() *pubsub.Broker[coordinator.Event] {
+func (s *Shell) events() *pubsub.Broker[event.Event] {
 	if s.coord == nil {
 		return nil
 	}

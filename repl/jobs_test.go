@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -30,16 +30,16 @@ type fakeCoord struct {
 	interrupted func()
 }
 
-func (f *fakeCoord) Run(ctx context.Context, prompt string) coordinator.Result {
+func (f *fakeCoord) Run(ctx context.Context, prompt string) event.Result {
 	f.mu.Lock()
 	f.prompts = append(f.prompts, prompt)
 	f.mu.Unlock()
 	for {
 		select {
 		case <-ctx.Done():
-			return coordinator.Result{Subtype: coordinator.SubtypeInterrupted, IsError: true}
+			return event.Result{Subtype: event.SubtypeInterrupted, IsError: true}
 		case <-f.release:
-			return coordinator.Result{Subtype: coordinator.SubtypeSuccess, Text: "ok"}
+			return event.Result{Subtype: event.SubtypeSuccess, Text: "ok"}
 		case <-f.queue.Ready():
 			for {
 				it, ok := f.queue.PopAtMost(interrupts.Urgent)
@@ -50,7 +50,7 @@ func (f *fakeCoord) Run(ctx context.Context, prompt string) coordinator.Result {
 					if f.interrupted != nil {
 						f.interrupted()
 					}
-					return coordinator.Result{Subtype: coordinator.SubtypeInterrupted, IsError: true}
+					return event.Result{Subtype: event.SubtypeInterrupted, IsError: true}
 				}
 				f.mu.Lock()
 				f.urgent = append(f.urgent, it.Text)
@@ -63,7 +63,7 @@ func (f *fakeCoord) Run(ctx context.Context, prompt string) coordinator.Result {
 func (f *fakeCoord) ModelName() string      { return "m" }
 func (f *fakeCoord) SetModel(string)        {}
 func (f *fakeCoord) Reset() (string, error) { return "", nil }
-func (f *fakeCoord) Events() *pubsub.Broker[coordinator.Event] {
+func (f *fakeCoord) Events() *pubsub.Broker[event.Event] {
 	return nil
 }
 func (f *fakeCoord) seen() []string {
@@ -152,7 +152,7 @@ func TestStopShownWhileTheRunSaves(t *testing.T) {
 	settled := make(chan struct{})
 	var sentWhileSaving sync.Once
 	fc.interrupted = func() {
-		s.Handle(coordinator.Event{Type: coordinator.EventInterrupted})
+		s.Handle(event.Event{Type: event.Interrupted})
 		sentWhileSaving.Do(func() {
 			info := s.infoText(t)
 			if !strings.Contains(info, "stopped: ") || !strings.Contains(info, `not delivered, back in the prompt: "before the stop"`) {
@@ -213,16 +213,16 @@ func TestQueuedMessageRunsNextAndStaleStopsAreDropped(t *testing.T) {
 
 func TestHandleRendersEvents(t *testing.T) {
 	s, _ := testShell(t)
-	for _, ev := range []coordinator.Event{
-		{Type: coordinator.EventTurnStarted, Turn: 1},
-		{Type: coordinator.EventToolCall, ToolName: "run_command", ToolArgs: json.RawMessage(`{"command":"go test"}`)},
-		{Type: coordinator.EventToolResult, ToolName: "run_command", Output: "ok\nmore"},
-		{Type: coordinator.EventAgentSpawned, AgentID: "agent-1.1", Text: "fix it"},
-		{Type: coordinator.EventToolCall, AgentID: "agent-1.1", ToolName: "read_file", ToolArgs: json.RawMessage(`{"path":"a.go"}`)},
-		{Type: coordinator.EventTextDelta, AgentID: "agent-1.1", Text: "child text is not streamed"},
-		{Type: coordinator.EventAgentFinished, AgentID: "agent-1.1", IsError: true, Text: "boom"},
-		{Type: coordinator.EventTextDelta, Text: "The answer"},
-		{Type: coordinator.EventAssistant, Text: "The answer"},
+	for _, ev := range []event.Event{
+		{Type: event.TurnStarted, Turn: 1},
+		{Type: event.ToolCall, ToolName: "run_command", ToolArgs: json.RawMessage(`{"command":"go test"}`)},
+		{Type: event.ToolResult, ToolName: "run_command", Output: "ok\nmore"},
+		{Type: event.AgentSpawned, AgentID: "agent-1.1", Text: "fix it"},
+		{Type: event.ToolCall, AgentID: "agent-1.1", ToolName: "read_file", ToolArgs: json.RawMessage(`{"path":"a.go"}`)},
+		{Type: event.TextDelta, AgentID: "agent-1.1", Text: "child text is not streamed"},
+		{Type: event.AgentFinished, AgentID: "agent-1.1", IsError: true, Text: "boom"},
+		{Type: event.TextDelta, Text: "The answer"},
+		{Type: event.Assistant, Text: "The answer"},
 	} {
 		s.Handle(ev)
 	}

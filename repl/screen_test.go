@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/scripts/screen/view"
 )
 
@@ -216,12 +216,12 @@ func TestHandleStripsControls(t *testing.T) {
 	scr, _, info := testScreen(100, 40)
 	scr.color, scr.pal = true, view.Palette{On: true}
 	sh.scr = scr
-	for _, ev := range []coordinator.Event{
-		{Type: coordinator.EventToolCall, ToolName: "run_command", ToolArgs: json.RawMessage(`{"command":"printf '\u001b[2J'"}`)},
-		{Type: coordinator.EventToolResult, ToolName: "run_command", Output: "\x1b[2J\x1b]0;pwned\x07done"},
-		{Type: coordinator.EventToolCall, AgentID: "agent\x1b[8m-1", ToolName: "read_file", ToolArgs: json.RawMessage("{\"path\":\"a\u009b2Jb\"}")},
-		{Type: coordinator.EventTaskChanged, Text: "t1 done", Output: "title\r\x1b[Kspoof"},
-		{Type: coordinator.EventAgentFinished, AgentID: "agent-2", IsError: true, Text: "boom\x1b[?1049h"},
+	for _, ev := range []event.Event{
+		{Type: event.ToolCall, ToolName: "run_command", ToolArgs: json.RawMessage(`{"command":"printf '\u001b[2J'"}`)},
+		{Type: event.ToolResult, ToolName: "run_command", Output: "\x1b[2J\x1b]0;pwned\x07done"},
+		{Type: event.ToolCall, AgentID: "agent\x1b[8m-1", ToolName: "read_file", ToolArgs: json.RawMessage("{\"path\":\"a\u009b2Jb\"}")},
+		{Type: event.TaskChanged, Text: "t1 done", Output: "title\r\x1b[Kspoof"},
+		{Type: event.AgentFinished, AgentID: "agent-2", IsError: true, Text: "boom\x1b[?1049h"},
 	} {
 		sh.Handle(ev)
 	}

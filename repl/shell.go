@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
@@ -41,12 +42,12 @@ import (
 // Coordinator is the conversation the shell talks to;
 // *coordinator.Coordinator implements it.
 type Coordinator interface {
-	Run(ctx context.Context, prompt string) coordinator.Result
+	Run(ctx context.Context, prompt string) event.Result
 	ModelName() string
 	SetModel(name string)
 	Reset() (string, error)
 	// Events is where the coordinator publishes; nil when there is none.
-	Events() *pubsub.Broker[coordinator.Event]
+	Events() *pubsub.Broker[event.Event]
 }
 
 // endReasoner is a Coordinator that tells its SessionEnd hooks why the

@@ -202,9 +202,10 @@ func namesIt(doc, name string) bool {
 	return false
 }
 
-// eventTypes are the values of the coordinator's EventType constants.
+// eventTypes are the values of the event package's Type constants (the
+// kinds).
 func eventTypes(root string) ([]string, error) {
-	path := filepath.Join(root, "coordinator", "events.go")
+	path := filepath.Join(root, "coordinator", "event", "event.go")
 	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
 	if err != nil {
 		return nil, fmt.Errorf("parse %s: %w", path, err)
@@ -217,7 +218,7 @@ func eventTypes(root string) ([]string, error) {
 		}
 		for _, s := range g.Specs {
 			v := s.(*ast.ValueSpec)
-			if id, ok := v.Type.(*ast.Ident); !ok || id.Name != "EventType" {
+			if id, ok := v.Type.(*ast.Ident); !ok || id.Name != "Type" {
 				continue
 			}
 			for _, val := range v.Values {
@@ -228,7 +229,7 @@ func eventTypes(root string) ([]string, error) {
 		}
 	}
 	if len(types) == 0 {
-		return nil, fmt.Errorf("no EventType constants in %s", path)
+		return nil, fmt.Errorf("no Type constants in %s", path)
 	}
 	return types, nil
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/scripts/cli"
 	"github.com/ralph-dev/ralph/scripts/contract"
 )
@@ -60,7 +60,7 @@ func Generate(root string) ([]byte, error) {
 		return nil, err
 	}
 	for _, t := range types {
-		if !slices.Contains(cli.NotStreamed, coordinator.EventType(t)) &&
+		if !slices.Contains(cli.NotStreamed, event.Type(t)) &&
 			!slices.ContainsFunc(cli.ContractLines(), func(l cli.ContractLine) bool { return l.Type == t }) {
 			return nil, fmt.Errorf("the event type %q is in no line of the contract (cli.ContractLines) and not in cli.NotStreamed", t)
 		}
@@ -92,12 +92,12 @@ func Generate(root string) ([]byte, error) {
 	}
 	schema := map[string]any{
 		"$schema":  "https://json-schema.org/draft/2020-12/schema",
-		"title":    fmt.Sprintf("ralph's JSON lines, schema_version %d", coordinator.SchemaVersion),
+		"title":    fmt.Sprintf("ralph's JSON lines, schema_version %d", event.SchemaVersion),
 		"type":     "object",
 		"required": []string{"type", "schema_version"},
 		"properties": map[string]any{
 			"type":           map[string]any{"type": "string"},
-			"schema_version": map[string]any{"const": coordinator.SchemaVersion},
+			"schema_version": map[string]any{"const": event.SchemaVersion},
 		},
 		"allOf": cases,
 		"$defs": g.defs,
@@ -170,7 +170,7 @@ func (g *generator) jsonType(t reflect.Type, omitted bool) (map[string]any, stri
 	}
 	switch t {
 	case reflect.TypeFor[contract.Version]():
-		return map[string]any{"const": coordinator.SchemaVersion}, fmt.Sprintf("integer (%d)", coordinator.SchemaVersion)
+		return map[string]any{"const": event.SchemaVersion}, fmt.Sprintf("integer (%d)", event.SchemaVersion)
 	case reflect.TypeFor[time.Time]():
 		return map[string]any{"type": "string", "format": "date-time"}, "string (RFC 3339 time)"
 	case reflect.TypeFor[json.RawMessage]():
@@ -230,4 +230,4 @@ marshalled from, and the end-to-end tests check every line of every face against
 - Consumers must ignore fields and kinds of line they do not know, so that additions break nobody.
 
 ## Lines
-`, coordinator.SchemaVersion)
+`, event.SchemaVersion)

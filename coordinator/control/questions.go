@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/tools"
@@ -28,7 +28,7 @@ type QuestionStore interface {
 // answers. One question waits at a time; the next waits its turn.
 type Questions struct {
 	store   QuestionStore
-	publish func(coordinator.Event)
+	publish func(event.Event)
 	// notify tells the person watching the output that a question waits
 	// and how to answer it, when there is no terminal to ask at.
 	notify func(string)
@@ -96,7 +96,7 @@ func answeredNote(id int, from string, v any) string {
 // NewQuestions returns the questions of one session. publish sends an
 // event into the run's event stream; notify (nil: nowhere) prints a line
 // for the person following the output.
-func NewQuestions(store QuestionStore, publish func(coordinator.Event), notify func(string)) *Questions {
+func NewQuestions(store QuestionStore, publish func(event.Event), notify func(string)) *Questions {
 	if notify == nil {
 		notify = func(string) {}
 	}
@@ -154,7 +154,7 @@ func (h *Questions) ask(ctx context.Context, q memory.Question, parse func(strin
 	h.wait = w
 	h.mu.Unlock()
 	_ = h.store.SetQuestion(&w.q)
-	h.emit(coordinator.Event{Type: coordinator.EventQuestion, Question: &w.q})
+	h.emit(event.Event{Type: event.Question, Question: &w.q})
 	if term == nil {
 		h.note(WaitingNote(w.q, limit))
 	}
@@ -191,7 +191,7 @@ func (h *Questions) ask(ctx context.Context, q memory.Question, parse func(strin
 	h.mu.Unlock()
 	_ = h.store.SetQuestion(nil)
 	if a.err == nil {
-		h.emit(coordinator.Event{Type: coordinator.EventAnswered, Question: &w.q, Text: answerWord(a.v), Output: a.from})
+		h.emit(event.Event{Type: event.Answered, Question: &w.q, Text: answerWord(a.v), Output: a.from})
 	}
 	return a, w.q.ID, a.err
 }
@@ -209,12 +209,12 @@ func (h *Questions) settle(w *waiting, a answered) bool {
 	return true
 }
 
-func (h *Questions) emit(ev coordinator.Event) {
+func (h *Questions) emit(ev event.Event) {
 	if h.publish == nil {
 		return
 	}
 	ev.Time = time.Now()
-	ev.AgentID = coordinator.MainAgent
+	ev.AgentID = event.MainAgent
 	h.publish(ev)
 }
 

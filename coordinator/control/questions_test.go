@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/workers/approval"
 )
@@ -17,7 +17,7 @@ import (
 type questionLog struct {
 	mu     sync.Mutex
 	shown  []*memory.Question
-	events []coordinator.Event
+	events []event.Event
 }
 
 func (l *questionLog) SetQuestion(q *memory.Question) error {
@@ -27,7 +27,7 @@ func (l *questionLog) SetQuestion(q *memory.Question) error {
 	return nil
 }
 
-func (l *questionLog) publish(ev coordinator.Event) {
+func (l *questionLog) publish(ev event.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.events = append(l.events, ev)
@@ -84,7 +84,7 @@ func TestApprovalAnsweredFromAnotherTerminal(t *testing.T) {
 	if len(log.shown) != 2 || log.shown[0] == nil || log.shown[1] != nil {
 		t.Fatalf("the session showed %v; want the question, then none", log.shown)
 	}
-	if len(log.events) != 2 || log.events[0].Type != coordinator.EventQuestion || log.events[1].Type != coordinator.EventAnswered ||
+	if len(log.events) != 2 || log.events[0].Type != event.Question || log.events[1].Type != event.Answered ||
 		log.events[1].Text != "always" || log.events[1].Output != "ralph answer" {
 		t.Fatalf("events: %+v", log.events)
 	}
@@ -171,7 +171,7 @@ func TestTerminalAndSocketRace(t *testing.T) {
 	if a := <-got; a != approval.Yes {
 		t.Fatalf("got %v", a)
 	}
-	if ev := log.events[len(log.events)-1]; ev.Type != coordinator.EventAnswered || ev.Output != "the terminal" {
+	if ev := log.events[len(log.events)-1]; ev.Type != event.Answered || ev.Output != "the terminal" {
 		t.Fatalf("last event %+v", ev)
 	}
 	if len(term.notes) != 0 {
@@ -267,7 +267,7 @@ func TestChooseRacesTheTerminal(t *testing.T) {
 	log.mu.Lock()
 	last := log.events[len(log.events)-1]
 	log.mu.Unlock()
-	if last.Type != coordinator.EventAnswered || last.Output != "ralph serve's page" {
+	if last.Type != event.Answered || last.Output != "ralph serve's page" {
 		t.Fatalf("the answered event is %+v", last)
 	}
 	if h.Waiting() != nil {

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/coordinator/remote"
 )
@@ -63,7 +63,7 @@ type Options struct {
 	Target    Target
 	Questions Answerer
 	// Events is the run's one event stream.
-	Events *pubsub.Broker[coordinator.Event]
+	Events *pubsub.Broker[event.Event]
 	// Redact takes secrets out of each event line, as the record does.
 	Redact func([]byte) []byte
 	// Listener is the socket bound ahead (Bind); nil binds it now.
@@ -274,7 +274,7 @@ func (s *Server) watch(c net.Conn) {
 	offset := int64(-1)
 	ready := make(chan struct{})
 	var failed sync.Once
-	send := func(ev coordinator.Event) {
+	send := func(ev event.Event) {
 		select {
 		case <-ready:
 		case <-ctx.Done():

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/coordinator/remote"
 )
@@ -57,17 +57,17 @@ func project(t *testing.T, dir string) string {
 
 // startServer serves a project at root with a broker whose events a
 // synchronous recorder writes to events.jsonl, as a session records them.
-func startServer(t *testing.T, root string) (*Server, *fakeTarget, *pubsub.Broker[coordinator.Event]) {
+func startServer(t *testing.T, root string) (*Server, *fakeTarget, *pubsub.Broker[event.Event]) {
 	t.Helper()
-	events := pubsub.NewBroker[coordinator.Event]()
+	events := pubsub.NewBroker[event.Event]()
 	path := filepath.Join(root, ".ralph", "events.jsonl")
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	stopRec := events.Subscribe(context.Background(), func(ev coordinator.Event) {
-		if ev.Type == coordinator.EventTextDelta {
+	stopRec := events.Subscribe(context.Background(), func(ev event.Event) {
+		if ev.Type == event.TextDelta {
 			return
 		}
 		b, _ := json.Marshal(ev)
@@ -178,8 +178,8 @@ func TestWatchMissesNothing(t *testing.T) {
 		publish := func(g, n int) {
 			defer wg.Done()
 			for i := range n {
-				events.Publish(coordinator.Event{Type: coordinator.EventToolCall, AgentID: fmt.Sprint(g), Turn: i + 1})
-				events.PublishLossy(coordinator.Event{Type: coordinator.EventTextDelta, Text: "x"})
+				events.Publish(event.Event{Type: event.ToolCall, AgentID: fmt.Sprint(g), Turn: i + 1})
+				events.PublishLossy(event.Event{Type: event.TextDelta, Text: "x"})
 			}
 		}
 		wg.Add(3)
@@ -191,7 +191,7 @@ func TestWatchMissesNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []coordinator.Event
+		var got []event.Event
 		done := make(chan error, 1)
 		go func() {
 			for {
@@ -204,7 +204,7 @@ func TestWatchMissesNothing(t *testing.T) {
 					done <- err
 					return
 				}
-				if ev.Type != coordinator.EventTextDelta {
+				if ev.Type != event.TextDelta {
 					got = append(got, ev)
 				}
 			}
@@ -294,7 +294,7 @@ func TestBoundAhead(t *testing.T) {
 	}()
 	time.Sleep(50 * time.Millisecond) // the request waits in the backlog
 	target := &fakeTarget{}
-	srv, err := Start(Options{Root: root, Session: func() (string, string) { return "s1", "" }, Mode: "oneshot", Target: target, Events: pubsub.NewBroker[coordinator.Event](), Listener: b})
+	srv, err := Start(Options{Root: root, Session: func() (string, string) { return "s1", "" }, Mode: "oneshot", Target: target, Events: pubsub.NewBroker[event.Event](), Listener: b})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/remote"
 )
 
@@ -168,8 +168,8 @@ func WatchPeer(ctx context.Context, p Peer) (*Stream, error) {
 }
 
 // Next returns the next event; io.EOF once the ralph has ended.
-func (s *Stream) Next() (coordinator.Event, error) {
-	var ev coordinator.Event
+func (s *Stream) Next() (event.Event, error) {
+	var ev event.Event
 	line, err := s.r.ReadBytes('\n')
 	if err != nil {
 		if len(line) == 0 || errors.Is(err, io.EOF) {

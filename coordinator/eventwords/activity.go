@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -13,54 +13,54 @@ import (
 // "waiting for the model — no data for 12s". It reports false when the
 // event says nothing about that. Like EventLine, it is the one wording of
 // its kind, so every face says the same of an agent at work.
-func Activity(ev coordinator.Event) (string, bool) {
+func Activity(ev event.Event) (string, bool) {
 	s, ok := activity(ev)
 	return text.StripControls(s), ok
 }
 
-func activity(ev coordinator.Event) (string, bool) {
+func activity(ev event.Event) (string, bool) {
 	switch ev.Type {
-	case coordinator.EventSessionStarted:
+	case event.SessionStarted:
 		return "starting", true
-	case coordinator.EventTurnStarted, coordinator.EventThinkingDelta:
+	case event.TurnStarted, event.ThinkingDelta:
 		return fmt.Sprintf("thinking (turn %d)", ev.Turn), true
-	case coordinator.EventTextDelta:
+	case event.TextDelta:
 		return fmt.Sprintf("writing (turn %d)", ev.Turn), true
-	case coordinator.EventToolCall:
+	case event.ToolCall:
 		// A call a person is asked about reads so until the question
-		// comes (EventQuestion), which says it waits.
+		// comes (event.Question), which says it waits.
 		return ToolCall(ev.ToolName, ev.ToolArgs), true
-	case coordinator.EventQuestion:
+	case event.Question:
 		// The status line said "running `echo hi`" while the command
 		// waited for its approval (issue 68).
 		if q := ev.Question; q != nil && q.Kind == "approval" {
 			return "waiting for approval", true
 		}
 		return "waiting for your answer", true
-	case coordinator.EventAnswered:
+	case event.Answered:
 		if q := ev.Question; q != nil && q.Kind == "approval" && !strings.HasPrefix(ev.Text, "no") {
 			return "running what was approved", true
 		}
 		return "going on after the answer", true
-	case coordinator.EventToolResult:
+	case event.ToolResult:
 		return "reading the result of " + ev.ToolName, true
-	case coordinator.EventRetry:
+	case event.Retry:
 		return "retrying the model call", true
-	case coordinator.EventFallback:
+	case event.Fallback:
 		if f := ev.Fallback; f != nil {
 			return "asking the fallback model " + OneLine(f.To, shortWidth), true
 		}
-	case coordinator.EventWaiting:
+	case event.Waiting:
 		if w := Waiting(ev); w != "" {
 			return w, true
 		}
-	case coordinator.EventAgentSpawned:
+	case event.AgentSpawned:
 		return "starting: " + OneLine(ev.Text, 80), true
-	case coordinator.EventTaskChanged:
+	case event.TaskChanged:
 		if id, state, _ := strings.Cut(ev.Text, " "); state == "in_progress" {
 			return "working on " + id, true
 		}
-	case coordinator.EventLimitWait, coordinator.EventBreaker:
+	case event.LimitWait, event.Breaker:
 		return OneLine(ev.Text, longWidth), true
 	}
 	return "", false

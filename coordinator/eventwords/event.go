@@ -6,8 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/text"
 )
@@ -107,25 +106,25 @@ const (
 // which no face prints as a line of their own. Every text in the line went
 // through text.StripControls: events carry what the model and its
 // commands wrote.
-func EventLine(ev coordinator.Event) (Line, bool) {
+func EventLine(ev event.Event) (Line, bool) {
 	l, ok := eventLine(ev)
 	if !ok {
 		return Line{}, false
 	}
-	if !isMain(ev) && ev.Type != coordinator.EventAgentSpawned && ev.Type != coordinator.EventAgentFinished {
+	if !isMain(ev) && ev.Type != event.AgentSpawned && ev.Type != event.AgentFinished {
 		l.Agent = text.StripControls(ev.AgentID)
 	}
 	l.Text = text.StripControls(l.Text)
 	return l, true
 }
 
-func eventLine(ev coordinator.Event) (Line, bool) {
+func eventLine(ev event.Event) (Line, bool) {
 	note := func(glyph, s string) (Line, bool) { return Line{Glyph: glyph, Text: s}, true }
 	failed := func(glyph, s string) (Line, bool) { return Line{Glyph: glyph, Text: s, Style: StyleError}, true }
 	switch ev.Type {
-	case coordinator.EventTextDelta, coordinator.EventThinkingDelta:
+	case event.TextDelta, event.ThinkingDelta:
 		return Line{}, false
-	case coordinator.EventSessionStarted:
+	case event.SessionStarted:
 		// A run of the session begins (each message of a chat is one):
 		// the prompt is the user_message line after it (Prompts reads
 		// older records, where only this event carried it).
@@ -133,17 +132,17 @@ func eventLine(ev coordinator.Event) (Line, bool) {
 			return note(GlyphSession, "run started · model "+ev.Model)
 		}
 		return note(GlyphSession, "run started")
-	case coordinator.EventTurnStarted:
+	case event.TurnStarted:
 		return note(GlyphTurn, fmt.Sprintf("turn %d", ev.Turn))
-	case coordinator.EventThinking:
+	case event.Thinking:
 		return note(GlyphThought, "thought: "+OneLine(ev.Text, shortWidth))
-	case coordinator.EventAssistant:
+	case event.Assistant:
 		return note(GlyphMessage, clipFirst(ev.Text, longWidth))
-	case coordinator.EventAssistantCut:
+	case event.AssistantCut:
 		return note(GlyphMessage, "cut short: "+clipFirst(ev.Text, longWidth))
-	case coordinator.EventToolCall:
+	case event.ToolCall:
 		return note(GlyphTool, ToolCall(ev.ToolName, ev.ToolArgs))
-	case coordinator.EventToolResult:
+	case event.ToolResult:
 		first := clipFirst(ev.Output, longWidth)
 		if first == "" {
 			first = "(no output)"
@@ -153,7 +152,7 @@ func eventLine(ev coordinator.Event) (Line, bool) {
 			l.Glyph, l.Style = GlyphFailed, StyleError
 		}
 		return l, true
-	case coordinator.EventUserMessage:
+	case event.UserMessage:
 		switch {
 		case ev.Priority != "":
 			// Sent while the run worked, delivered at a step boundary.
@@ -164,43 +163,43 @@ func eventLine(ev coordinator.Event) (Line, bool) {
 			return Line{}, false
 		}
 		return Line{Glyph: GlyphPrompt, Text: OneLine(ev.Text, longWidth), Style: StylePrompt}, true
-	case coordinator.EventMessageRefused:
+	case event.MessageRefused:
 		// Live faces say it in the run's error; this is the record's line
 		// (ralph logs, the web page).
 		return failed(GlyphWarning, "set aside, refused by the endpoint ("+OneLine(ev.Text, longWidth)+"): "+OneLine(ev.Output, shortWidth))
-	case coordinator.EventConversationCompacted:
+	case event.ConversationCompacted:
 		// After a context-length refusal the request is tried again.
 		if CompactedForRetry(ev) {
 			return note(GlyphRetry, OneLine(ev.Text, longWidth))
 		}
 		return note(GlyphDecision, OneLine(ev.Text, longWidth))
-	case coordinator.EventRetry:
+	case event.Retry:
 		if r := ev.Retry; r != nil {
 			return note(GlyphRetry, fmt.Sprintf("attempt %d failed: %s; retrying in %s", r.Attempt, OneLine(r.Reason, longWidth), Duration(r.Wait)))
 		}
 		// A stream-json record keeps the reason in Text.
 		return note(GlyphRetry, "retrying: "+OneLine(ev.Text, longWidth))
-	case coordinator.EventFallback:
+	case event.Fallback:
 		return note(GlyphRetry, Fallback(ev))
-	case coordinator.EventWaiting:
+	case event.Waiting:
 		if ev.SilentMS <= 0 {
 			return note(GlyphWaiting, "the model sends again")
 		}
 		return note(GlyphWaiting, Waiting(ev))
-	case coordinator.EventAgentSpawned:
+	case event.AgentSpawned:
 		return note(GlyphStarted, ev.AgentID+" started: "+clipFirst(ev.Text, shortWidth))
-	case coordinator.EventAgentFinished:
+	case event.AgentFinished:
 		if ev.IsError {
 			return failed(GlyphFinished, ev.AgentID+" failed: "+clipFirst(ev.Text, shortWidth))
 		}
 		return note(GlyphFinished, ev.AgentID+" finished")
-	case coordinator.EventTaskChanged:
+	case event.TaskChanged:
 		return taskLine(ev)
-	case coordinator.EventVerified:
+	case event.Verified:
 		return verifiedLine(ev)
-	case coordinator.EventFilesChanged:
+	case event.FilesChanged:
 		return note(GlyphFiles, OneLine(ev.Text, longWidth))
-	case coordinator.EventStateSaved:
+	case event.StateSaved:
 		// The coordinator's text is these very words ("state saved"):
 		// said once, with whatever else a text adds.
 		words := OneLine(ev.Text, shortWidth)
@@ -208,20 +207,20 @@ func eventLine(ev coordinator.Event) (Line, bool) {
 			words = strings.TrimSpace("state saved " + words)
 		}
 		return note(GlyphTurn, words)
-	case coordinator.EventInterrupted:
+	case event.Interrupted:
 		return note(GlyphStopped, strings.TrimSuffix("interrupted: "+OneLine(ev.Text, longWidth), ": "))
-	case coordinator.EventError:
+	case event.Error:
 		return failed(GlyphFailed, whole(ev.Text))
-	case coordinator.EventWarning:
+	case event.Warning:
 		return failed(GlyphWarning, "warning: "+whole(ev.Text))
-	case coordinator.EventResult:
+	case event.RunResult:
 		return resultLine(ev)
-	case coordinator.EventQuestion:
+	case event.Question:
 		if q := ev.Question; q != nil {
 			return note(GlyphQuestion, fmt.Sprintf("#%d %s", q.ID, OneLine(q.Text, longWidth)))
 		}
 		return note(GlyphQuestion, OneLine(ev.Text, longWidth))
-	case coordinator.EventAnswered:
+	case event.Answered:
 		s := OneLine(ev.Text, shortWidth)
 		if q := ev.Question; q != nil {
 			s = fmt.Sprintf("#%d %s", q.ID, s)
@@ -230,14 +229,14 @@ func eventLine(ev coordinator.Event) (Line, bool) {
 			s += " (" + OneLine(ev.Output, shortWidth) + ")"
 		}
 		return note(GlyphTaskDone, "answered "+s)
-	case coordinator.EventLimitWait, coordinator.EventBreaker:
+	case event.LimitWait, event.Breaker:
 		// An open breaker is an error: tasks keep failing.
 		return Line{Glyph: GlyphPause, Text: whole(ev.Text), Style: map[bool]Style{true: StyleError}[ev.IsError]}, true
-	case coordinator.EventTodoUpdated:
+	case event.TodoUpdated:
 		return todoLine(ev.Todo)
-	case coordinator.EventWebSearch:
+	case event.WebSearch:
 		return searchLine(ev.Search)
-	case coordinator.EventDecision:
+	case event.Decision:
 		if d := ev.Decision; d != nil {
 			s := d.Kind + ": " + OneLine(d.Detail, 160)
 			if d.Reason != "" {
@@ -260,7 +259,7 @@ func clipFirst(s string, n int) string { return text.ClipWidth(text.FirstLine(s)
 
 // taskLine is a task_changed event, whose Text is "id state" and Output
 // the task's title.
-func taskLine(ev coordinator.Event) (Line, bool) {
+func taskLine(ev event.Event) (Line, bool) {
 	id, state, _ := strings.Cut(ev.Text, " ")
 	glyph, style := GlyphTurn, StyleNote
 	switch state {
@@ -285,7 +284,7 @@ func taskLine(ev coordinator.Event) (Line, bool) {
 
 // verifiedLine is how an attempt's verify commands went: "verify passed:
 // `go test ./...` (1.2s)", or which one failed.
-func verifiedLine(ev coordinator.Event) (Line, bool) {
+func verifiedLine(ev event.Event) (Line, bool) {
 	s := "`" + OneLine(ev.Text, shortWidth) + "`"
 	if a := ev.TaskAttempt; a != nil && a.Verify != nil {
 		s += " (" + Duration(time.Duration(a.Verify.DurationMS)*time.Millisecond) + ")"
@@ -303,12 +302,12 @@ func verifiedLine(ev coordinator.Event) (Line, bool) {
 // own, after the endpoint refused the conversation as longer than its
 // window: the faces show its line, since the request is tried once more
 // and the person should know why the conversation changed.
-func CompactedForRetry(ev coordinator.Event) bool {
-	return ev.Type == coordinator.EventConversationCompacted && ev.Compaction != nil && ev.Compaction.Cause == conversation.CompactedForContextLimit
+func CompactedForRetry(ev event.Event) bool {
+	return ev.Type == event.ConversationCompacted && ev.Compaction != nil && ev.Compaction.Cause == conversation.CompactedForContextLimit
 }
 
 // resultLine is how a run ended, with its turns, tokens and cost.
-func resultLine(ev coordinator.Event) (Line, bool) {
+func resultLine(ev event.Event) (Line, bool) {
 	r := ev.Result
 	if r == nil {
 		return Line{Glyph: GlyphStopped, Text: "ended"}, true
@@ -325,7 +324,7 @@ func resultLine(ev coordinator.Event) (Line, bool) {
 // been silent and, for a local model waited for longer, why; "" when it
 // says data flows again. A record written before the event carried the
 // limit has its words in Text.
-func Waiting(ev coordinator.Event) string {
+func Waiting(ev event.Event) string {
 	if ev.SilentMS <= 0 {
 		return ""
 	}
@@ -368,7 +367,7 @@ func Duration(d time.Duration) string {
 // Fallback is a fallback event in words: which model failed and why,
 // which the turn goes to, and what does not carry over to another
 // provider's model. A stream-json record keeps them in Text.
-func Fallback(ev coordinator.Event) string {
+func Fallback(ev event.Event) string {
 	f := ev.Fallback
 	if f == nil {
 		return "the turn goes to a fallback model: " + OneLine(ev.Text, longWidth)
@@ -383,7 +382,7 @@ func Fallback(ev coordinator.Event) string {
 // searchLine is a search the provider ran: web_search "query" and what
 // came back. OpenAI's search models name no query, only the pages the
 // answer cites.
-func searchLine(s *llm.SearchInfo) (Line, bool) {
+func searchLine(s *event.SearchInfo) (Line, bool) {
 	if s == nil {
 		return Line{Glyph: GlyphTool, Text: "web_search"}, true
 	}

@@ -10,8 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 )
@@ -20,74 +19,74 @@ import (
 // chat shell, the one-shot progress and -v, `ralph watch` and `ralph logs`
 // print EventLine's line (their own tests check that they do).
 var eventRows = []struct {
-	ev   coordinator.Event
+	ev   event.Event
 	want string // "" when the kind is no line of its own
 	err  bool
 }{
-	{ev: coordinator.Event{Type: coordinator.EventSessionStarted, Model: "m1"}, want: "● run started · model m1"},
-	{ev: coordinator.Event{Type: coordinator.EventTurnStarted, Turn: 3}, want: "· turn 3"},
-	{ev: coordinator.Event{Type: coordinator.EventTextDelta, Text: "Hel"}},
-	{ev: coordinator.Event{Type: coordinator.EventThinkingDelta, Text: "hmm"}},
-	{ev: coordinator.Event{Type: coordinator.EventThinking, Text: "first\nI read"}, want: "∴ thought: first I read"},
-	{ev: coordinator.Event{Type: coordinator.EventAssistant, AgentID: "agent-1.1", Text: "done\nmore"}, want: "[agent-1.1] │ done …"},
-	{ev: coordinator.Event{Type: coordinator.EventAssistantCut, Text: "half"}, want: "│ cut short: half"},
-	{ev: coordinator.Event{Type: coordinator.EventToolCall, ToolName: "run_command", ToolArgs: json.RawMessage(`{"command":"make"}`)}, want: "• running `make`"},
-	{ev: coordinator.Event{Type: coordinator.EventToolResult, Output: "ok\nrest"}, want: "  ↳ ok …"},
-	{ev: coordinator.Event{Type: coordinator.EventToolResult, Output: "no such file\x1b[2J", IsError: true}, want: "  ✗ no such file", err: true},
-	{ev: coordinator.Event{Type: coordinator.EventUserMessage, Text: "make it\nwork"}, want: "› make it work"},
-	{ev: coordinator.Event{Type: coordinator.EventUserMessage, Text: "also\nthis", Priority: "normal"}, want: "→ delivered: also this"},
-	{ev: coordinator.Event{Type: coordinator.EventUserMessage, AgentID: "agent-1.1", Text: "write the parser\nin Go"}, want: ""}, // its agent_spawned line said it
-	{ev: coordinator.Event{Type: coordinator.EventMessageRefused, Text: "HTTP 400: too long", Output: "a long\npaste"},
+	{ev: event.Event{Type: event.SessionStarted, Model: "m1"}, want: "● run started · model m1"},
+	{ev: event.Event{Type: event.TurnStarted, Turn: 3}, want: "· turn 3"},
+	{ev: event.Event{Type: event.TextDelta, Text: "Hel"}},
+	{ev: event.Event{Type: event.ThinkingDelta, Text: "hmm"}},
+	{ev: event.Event{Type: event.Thinking, Text: "first\nI read"}, want: "∴ thought: first I read"},
+	{ev: event.Event{Type: event.Assistant, AgentID: "agent-1.1", Text: "done\nmore"}, want: "[agent-1.1] │ done …"},
+	{ev: event.Event{Type: event.AssistantCut, Text: "half"}, want: "│ cut short: half"},
+	{ev: event.Event{Type: event.ToolCall, ToolName: "run_command", ToolArgs: json.RawMessage(`{"command":"make"}`)}, want: "• running `make`"},
+	{ev: event.Event{Type: event.ToolResult, Output: "ok\nrest"}, want: "  ↳ ok …"},
+	{ev: event.Event{Type: event.ToolResult, Output: "no such file\x1b[2J", IsError: true}, want: "  ✗ no such file", err: true},
+	{ev: event.Event{Type: event.UserMessage, Text: "make it\nwork"}, want: "› make it work"},
+	{ev: event.Event{Type: event.UserMessage, Text: "also\nthis", Priority: "normal"}, want: "→ delivered: also this"},
+	{ev: event.Event{Type: event.UserMessage, AgentID: "agent-1.1", Text: "write the parser\nin Go"}, want: ""}, // its agent_spawned line said it
+	{ev: event.Event{Type: event.MessageRefused, Text: "HTTP 400: too long", Output: "a long\npaste"},
 		want: "! set aside, refused by the endpoint (HTTP 400: too long): a long paste", err: true},
-	{ev: coordinator.Event{Type: coordinator.EventConversationCompacted, Text: "compacted the conversation: about 900 tokens to 120",
+	{ev: event.Event{Type: event.ConversationCompacted, Text: "compacted the conversation: about 900 tokens to 120",
 		Compaction: &conversation.Compaction{Cause: conversation.CompactedByCommand}}, want: "◆ compacted the conversation: about 900 tokens to 120"},
-	{ev: coordinator.Event{Type: coordinator.EventConversationCompacted, Text: "the conversation was longer than the model accepts: compacted it",
+	{ev: event.Event{Type: event.ConversationCompacted, Text: "the conversation was longer than the model accepts: compacted it",
 		Compaction: &conversation.Compaction{Cause: conversation.CompactedForContextLimit}}, want: "↻ the conversation was longer than the model accepts: compacted it"},
-	{ev: coordinator.Event{Type: coordinator.EventRetry, Retry: &llm.RetryInfo{Attempt: 2, Wait: 1500 * time.Millisecond, Reason: "HTTP 503"}},
+	{ev: event.Event{Type: event.Retry, Retry: &event.RetryInfo{Attempt: 2, Wait: 1500 * time.Millisecond, Reason: "HTTP 503"}},
 		want: "↻ attempt 2 failed: HTTP 503; retrying in 1.5s"},
-	{ev: coordinator.Event{Type: coordinator.EventWaiting, SilentMS: 12000}, want: "… waiting for the model — no data for 12s"},
-	{ev: coordinator.Event{Type: coordinator.EventFallback, Fallback: &llm.FallbackInfo{From: "claude-opus-4-1", To: "claude-sonnet-4-5", Reason: "HTTP 529"}},
+	{ev: event.Event{Type: event.Waiting, SilentMS: 12000}, want: "… waiting for the model — no data for 12s"},
+	{ev: event.Event{Type: event.Fallback, Fallback: &event.FallbackInfo{From: "claude-opus-4-1", To: "claude-sonnet-4-5", Reason: "HTTP 529"}},
 		want: "↻ claude-opus-4-1 failed (HTTP 529); this turn goes to the fallback model claude-sonnet-4-5"},
-	{ev: coordinator.Event{Type: coordinator.EventFallback, Fallback: &llm.FallbackInfo{From: "claude-opus-4-1", To: "gemini-2.5-pro", Reason: "HTTP 503",
+	{ev: event.Event{Type: event.Fallback, Fallback: &event.FallbackInfo{From: "claude-opus-4-1", To: "gemini-2.5-pro", Reason: "HTTP 503",
 		Note: "gemini-2.5-pro is gemini's, not anthropic's: the prompt cache and the thinking signatures of this session do not carry over to it"}},
 		want: "↻ claude-opus-4-1 failed (HTTP 503); this turn goes to the fallback model gemini-2.5-pro; gemini-2.5-pro is gemini's, not anthropic's: the prompt cache and the thinking signatures of this session do not carry over to it"},
-	{ev: coordinator.Event{Type: coordinator.EventAgentSpawned, AgentID: "agent-1.1", Text: "write the parser\nin Go"}, want: "↗ agent-1.1 started: write the parser …"},
-	{ev: coordinator.Event{Type: coordinator.EventAgentFinished, AgentID: "agent-1.1"}, want: "↘ agent-1.1 finished"},
-	{ev: coordinator.Event{Type: coordinator.EventAgentFinished, AgentID: "agent-1.1", IsError: true, Text: "boom"}, want: "↘ agent-1.1 failed: boom", err: true},
-	{ev: coordinator.Event{Type: coordinator.EventTaskChanged, Text: "t1 in_progress", Output: "Parse"}, want: "▶ task t1: Parse (in progress)"},
-	{ev: coordinator.Event{Type: coordinator.EventTaskChanged, Text: "t1 failed", Output: "Parse"}, want: "✗ task t1: Parse (failed)", err: true},
-	{ev: coordinator.Event{Type: coordinator.EventVerified, Text: "go test ./...", Task: "t1",
-		TaskAttempt: &coordinator.TaskAttempt{Number: 1, Verify: &coordinator.VerifyRun{OK: true, DurationMS: 1200}}}, want: "✓ verify passed: `go test ./...` (1.2s) · task t1"},
-	{ev: coordinator.Event{Type: coordinator.EventVerified, Text: "make lint", Task: "t1", IsError: true,
-		TaskAttempt: &coordinator.TaskAttempt{Number: 1, Verify: &coordinator.VerifyRun{DurationMS: 300}}}, want: "✗ verify failed: `make lint` (300ms) · task t1", err: true},
-	{ev: coordinator.Event{Type: coordinator.EventFilesChanged, Text: "1 file changed"}, want: "± 1 file changed"},
-	{ev: coordinator.Event{Type: coordinator.EventStateSaved}, want: "· state saved"},
+	{ev: event.Event{Type: event.AgentSpawned, AgentID: "agent-1.1", Text: "write the parser\nin Go"}, want: "↗ agent-1.1 started: write the parser …"},
+	{ev: event.Event{Type: event.AgentFinished, AgentID: "agent-1.1"}, want: "↘ agent-1.1 finished"},
+	{ev: event.Event{Type: event.AgentFinished, AgentID: "agent-1.1", IsError: true, Text: "boom"}, want: "↘ agent-1.1 failed: boom", err: true},
+	{ev: event.Event{Type: event.TaskChanged, Text: "t1 in_progress", Output: "Parse"}, want: "▶ task t1: Parse (in progress)"},
+	{ev: event.Event{Type: event.TaskChanged, Text: "t1 failed", Output: "Parse"}, want: "✗ task t1: Parse (failed)", err: true},
+	{ev: event.Event{Type: event.Verified, Text: "go test ./...", Task: "t1",
+		TaskAttempt: &event.TaskAttempt{Number: 1, Verify: &event.VerifyRun{OK: true, DurationMS: 1200}}}, want: "✓ verify passed: `go test ./...` (1.2s) · task t1"},
+	{ev: event.Event{Type: event.Verified, Text: "make lint", Task: "t1", IsError: true,
+		TaskAttempt: &event.TaskAttempt{Number: 1, Verify: &event.VerifyRun{DurationMS: 300}}}, want: "✗ verify failed: `make lint` (300ms) · task t1", err: true},
+	{ev: event.Event{Type: event.FilesChanged, Text: "1 file changed"}, want: "± 1 file changed"},
+	{ev: event.Event{Type: event.StateSaved}, want: "· state saved"},
 	// The coordinator's own text is the same words: said once (issue 68).
-	{ev: coordinator.Event{Type: coordinator.EventStateSaved, Text: "state saved"}, want: "· state saved"},
-	{ev: coordinator.Event{Type: coordinator.EventInterrupted, Text: "Ctrl-C"}, want: "■ interrupted: Ctrl-C"},
-	{ev: coordinator.Event{Type: coordinator.EventError, Text: "model gone"}, want: "✗ model gone", err: true},
-	{ev: coordinator.Event{Type: coordinator.EventWarning, Text: "prompt cut"}, want: "! warning: prompt cut", err: true},
-	{ev: coordinator.Event{Type: coordinator.EventResult, Result: &coordinator.Result{Subtype: "success", NumTurns: 1, CostUSD: ptr(0.00012)}},
+	{ev: event.Event{Type: event.StateSaved, Text: "state saved"}, want: "· state saved"},
+	{ev: event.Event{Type: event.Interrupted, Text: "Ctrl-C"}, want: "■ interrupted: Ctrl-C"},
+	{ev: event.Event{Type: event.Error, Text: "model gone"}, want: "✗ model gone", err: true},
+	{ev: event.Event{Type: event.Warning, Text: "prompt cut"}, want: "! warning: prompt cut", err: true},
+	{ev: event.Event{Type: event.RunResult, Result: &event.Result{Subtype: "success", NumTurns: 1, CostUSD: ptr(0.00012)}},
 		want: "■ success after 1 turn, tokens 0 in / 0 out, cost $0.00012"},
-	{ev: coordinator.Event{Type: coordinator.EventQuestion, Question: &memory.Question{ID: 4, Text: "allow?"}}, want: "? #4 allow?"},
-	{ev: coordinator.Event{Type: coordinator.EventAnswered, Question: &memory.Question{ID: 4}, Text: "y", Output: "terminal"}, want: "✓ answered #4 y (terminal)"},
-	{ev: coordinator.Event{Type: coordinator.EventLimitWait, Text: "waiting for the rate limit until 14:05"}, want: "⏸ waiting for the rate limit until 14:05"},
-	{ev: coordinator.Event{Type: coordinator.EventBreaker, Text: "circuit breaker open", IsError: true}, want: "⏸ circuit breaker open", err: true},
-	{ev: coordinator.Event{Type: coordinator.EventDecision, Decision: &memory.DecisionRecord{Kind: "retry", Detail: "t1", Reason: "tests failed"}},
+	{ev: event.Event{Type: event.Question, Question: &memory.Question{ID: 4, Text: "allow?"}}, want: "? #4 allow?"},
+	{ev: event.Event{Type: event.Answered, Question: &memory.Question{ID: 4}, Text: "y", Output: "terminal"}, want: "✓ answered #4 y (terminal)"},
+	{ev: event.Event{Type: event.LimitWait, Text: "waiting for the rate limit until 14:05"}, want: "⏸ waiting for the rate limit until 14:05"},
+	{ev: event.Event{Type: event.Breaker, Text: "circuit breaker open", IsError: true}, want: "⏸ circuit breaker open", err: true},
+	{ev: event.Event{Type: event.Decision, Decision: &memory.DecisionRecord{Kind: "retry", Detail: "t1", Reason: "tests failed"}},
 		want: "◆ retry: t1 — because tests failed"},
-	{ev: coordinator.Event{Type: coordinator.EventTodoUpdated, Todo: &memory.TodoList{Items: []memory.TodoItem{{Step: "read", Status: "completed"},
+	{ev: event.Event{Type: event.TodoUpdated, Todo: &memory.TodoList{Items: []memory.TodoItem{{Step: "read", Status: "completed"},
 		{Step: "fix\x1b[2J", Status: "in_progress"}, {Step: "test", Status: "pending"}}}}, want: "☰ todo 1/3: ☑ read · ◐ fix · ☐ test"},
-	{ev: coordinator.Event{Type: coordinator.EventWebSearch, Search: &llm.SearchInfo{Query: "go 1.26\x1b[2J release", Results: 5}},
+	{ev: event.Event{Type: event.WebSearch, Search: &event.SearchInfo{Query: "go 1.26\x1b[2J release", Results: 5}},
 		want: `• web_search "go 1.26 release" · 5 results`},
 }
 
 func ptr[T any](v T) *T { return &v }
 
 // TestEventLines renders every event kind once, and fails when a kind is
-// declared in coordinator/events.go without a row here: a new kind must
+// declared in coordinator/event/event.go without a row here: a new kind must
 // be given its words here, never in a face.
 func TestEventLines(t *testing.T) {
-	seen := map[coordinator.EventType]bool{}
+	seen := map[event.Type]bool{}
 	for _, r := range eventRows {
 		seen[r.ev.Type] = true
 		l, ok := EventLine(r.ev)
@@ -109,15 +108,15 @@ func TestEventLines(t *testing.T) {
 	}
 }
 
-// declaredKinds reads the EventType constants from the coordinator's
+// declaredKinds reads the Type constants from the event package's
 // source, so a kind added there is found without anyone listing it.
-func declaredKinds(t *testing.T) []coordinator.EventType {
+func declaredKinds(t *testing.T) []event.Type {
 	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), "../../coordinator/events.go", nil, 0)
+	f, err := parser.ParseFile(token.NewFileSet(), "../../coordinator/event/event.go", nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var kinds []coordinator.EventType
+	var kinds []event.Type
 	for _, d := range f.Decls {
 		g, ok := d.(*ast.GenDecl)
 		if !ok || g.Tok != token.CONST {
@@ -125,19 +124,19 @@ func declaredKinds(t *testing.T) []coordinator.EventType {
 		}
 		for _, s := range g.Specs {
 			v := s.(*ast.ValueSpec)
-			if id, ok := v.Type.(*ast.Ident); !ok || id.Name != "EventType" {
+			if id, ok := v.Type.(*ast.Ident); !ok || id.Name != "Type" {
 				continue
 			}
 			for _, val := range v.Values {
 				if lit, ok := val.(*ast.BasicLit); ok {
 					k, _ := strconv.Unquote(lit.Value)
-					kinds = append(kinds, coordinator.EventType(k))
+					kinds = append(kinds, event.Type(k))
 				}
 			}
 		}
 	}
 	if len(kinds) < 20 {
-		t.Fatalf("found %d event kinds in coordinator/events.go; has the declaration moved?", len(kinds))
+		t.Fatalf("found %d event kinds in coordinator/event/event.go; has the declaration moved?", len(kinds))
 	}
 	return kinds
 }
@@ -146,11 +145,11 @@ func declaredKinds(t *testing.T) []coordinator.EventType {
 // carried its limit has its words in Text, and a ralph reading that
 // record shows them.
 func TestWaitingOldRecords(t *testing.T) {
-	old := coordinator.Event{Type: coordinator.EventWaiting, SilentMS: 12000, Text: "waiting for the model — no data for 12 s"}
+	old := event.Event{Type: event.Waiting, SilentMS: 12000, Text: "waiting for the model — no data for 12 s"}
 	if got := Waiting(old); got != old.Text {
 		t.Errorf("old record: %q", got)
 	}
-	local := coordinator.Event{Type: coordinator.EventWaiting, SilentMS: 12000, WaitLimitMS: 600000, ModelLoaded: true}
+	local := event.Event{Type: event.Waiting, SilentMS: 12000, WaitLimitMS: 600000, ModelLoaded: true}
 	if got, want := Waiting(local), "waiting for the model — no data for 12s; Ollama has the model loaded and is reading the prompt, so ralph waits up to 10m00s"; got != want {
 		t.Errorf("local: %q, want %q", got, want)
 	}

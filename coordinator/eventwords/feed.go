@@ -4,7 +4,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 )
 
 // Feed is the one rule for which events a live face prints as a line: the
@@ -44,7 +44,7 @@ type Feed struct {
 
 // Line is the line a live face prints for ev, the vocabulary's own
 // (EventLine), or false when the face prints none.
-func (f *Feed) Line(ev coordinator.Event) (Line, bool) {
+func (f *Feed) Line(ev event.Event) (Line, bool) {
 	if !f.shows(ev) {
 		return Line{}, false
 	}
@@ -53,38 +53,38 @@ func (f *Feed) Line(ev coordinator.Event) (Line, bool) {
 
 // shows is the rule, with the child-failure bookkeeping: it is called once
 // for every event.
-func (f *Feed) shows(ev coordinator.Event) bool {
+func (f *Feed) shows(ev event.Event) bool {
 	switch ev.Type {
-	case coordinator.EventAssistant:
+	case event.Assistant:
 		// A child's or an external agent's message, folded to its first
 		// line as claude and codex show their own.
 		return !isMain(ev) && strings.TrimSpace(ev.Text) != ""
-	case coordinator.EventToolCall:
+	case event.ToolCall:
 		// An asked call: the question shows it, and the asker shows it
 		// running once it is allowed.
 		return !ev.Asking
-	case coordinator.EventToolResult:
+	case event.ToolResult:
 		if ev.IsError {
 			return !f.told(ev.ToolID)
 		}
 		return f.AllResults
-	case coordinator.EventAgentFinished:
+	case event.AgentFinished:
 		if ev.IsError {
 			f.failed(ev.ToolID)
 		}
 		return true
-	case coordinator.EventUserMessage:
+	case event.UserMessage:
 		// A message delivered while the run works; a prompt is on the
 		// screen where the person typed it, a child's task in its
 		// agent_spawned line.
 		return ev.Priority != ""
-	case coordinator.EventRetry, coordinator.EventFallback, coordinator.EventWarning, coordinator.EventLimitWait, coordinator.EventBreaker,
-		coordinator.EventTaskChanged, coordinator.EventVerified, coordinator.EventAgentSpawned, coordinator.EventTodoUpdated,
-		coordinator.EventWebSearch:
+	case event.Retry, event.Fallback, event.Warning, event.LimitWait, event.Breaker,
+		event.TaskChanged, event.Verified, event.AgentSpawned, event.TodoUpdated,
+		event.WebSearch:
 		// The loop waits for a limit or its breaker changed: the line
 		// says why nothing seems to happen.
 		return true
-	case coordinator.EventConversationCompacted:
+	case event.ConversationCompacted:
 		// ralph compacted the conversation to try a refused request once
 		// more; the chat's /compact says what it did when its job ends.
 		return CompactedForRetry(ev)
@@ -98,9 +98,9 @@ func (f *Feed) shows(ev coordinator.Event) bool {
 // while and why (someone reading a headless run's log must not think it
 // hung), and a conversation compacted to try a refused request again. A
 // live face shows each of them too (Feed).
-func Diagnostic(ev coordinator.Event) bool {
+func Diagnostic(ev event.Event) bool {
 	switch ev.Type {
-	case coordinator.EventWarning, coordinator.EventLimitWait, coordinator.EventBreaker, coordinator.EventFallback:
+	case event.Warning, event.LimitWait, event.Breaker, event.Fallback:
 		// A fallback says which model answered, which a headless run's
 		// reader must know as well as a person watching.
 		return true
@@ -133,6 +133,6 @@ func (f *Feed) told(callID string) bool {
 }
 
 // isMain reports whether ev is the main agent's.
-func isMain(ev coordinator.Event) bool {
-	return ev.AgentID == "" || ev.AgentID == coordinator.MainAgent
+func isMain(ev event.Event) bool {
+	return ev.AgentID == "" || ev.AgentID == event.MainAgent
 }

@@ -3,7 +3,7 @@ package eventwords
 import (
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
@@ -14,39 +14,39 @@ func TestFeedRule(t *testing.T) {
 	child := "agent-1.1"
 	for _, c := range []struct {
 		name     string
-		ev       coordinator.Event
+		ev       event.Event
 		chat, os bool // shown by the chat, by the one-shot
 	}{
-		{"main answer", coordinator.Event{Type: coordinator.EventAssistant, Text: "hi"}, false, false},
-		{"child message", coordinator.Event{Type: coordinator.EventAssistant, AgentID: child, Text: "done"}, true, true},
-		{"blank child message", coordinator.Event{Type: coordinator.EventAssistant, AgentID: child, Text: " \n"}, false, false},
-		{"call", coordinator.Event{Type: coordinator.EventToolCall, ToolName: "read_file"}, true, true},
-		{"asked call", coordinator.Event{Type: coordinator.EventToolCall, ToolName: "run_command", Asking: true}, false, false},
-		{"result", coordinator.Event{Type: coordinator.EventToolResult, ToolID: "c9", Output: "ok"}, true, false},
-		{"error result", coordinator.Event{Type: coordinator.EventToolResult, ToolID: "c9", Output: "no", IsError: true}, true, true},
-		{"prompt", coordinator.Event{Type: coordinator.EventUserMessage, Text: "go"}, false, false},
-		{"child's task", coordinator.Event{Type: coordinator.EventUserMessage, AgentID: child, Text: "go"}, false, false},
-		{"delivered", coordinator.Event{Type: coordinator.EventUserMessage, Text: "also", Priority: "normal"}, true, true},
-		{"retry", coordinator.Event{Type: coordinator.EventRetry, Text: "x"}, true, true},
-		{"warning", coordinator.Event{Type: coordinator.EventWarning, Text: "x"}, true, true},
-		{"limit wait", coordinator.Event{Type: coordinator.EventLimitWait, Text: "x"}, true, true},
-		{"breaker", coordinator.Event{Type: coordinator.EventBreaker, Text: "x"}, true, true},
-		{"task", coordinator.Event{Type: coordinator.EventTaskChanged, Text: "t1 done"}, true, true},
-		{"spawned", coordinator.Event{Type: coordinator.EventAgentSpawned, AgentID: child, Text: "x"}, true, true},
-		{"finished", coordinator.Event{Type: coordinator.EventAgentFinished, AgentID: child}, true, true},
-		{"compacted by /compact", coordinator.Event{Type: coordinator.EventConversationCompacted, Text: "x",
+		{"main answer", event.Event{Type: event.Assistant, Text: "hi"}, false, false},
+		{"child message", event.Event{Type: event.Assistant, AgentID: child, Text: "done"}, true, true},
+		{"blank child message", event.Event{Type: event.Assistant, AgentID: child, Text: " \n"}, false, false},
+		{"call", event.Event{Type: event.ToolCall, ToolName: "read_file"}, true, true},
+		{"asked call", event.Event{Type: event.ToolCall, ToolName: "run_command", Asking: true}, false, false},
+		{"result", event.Event{Type: event.ToolResult, ToolID: "c9", Output: "ok"}, true, false},
+		{"error result", event.Event{Type: event.ToolResult, ToolID: "c9", Output: "no", IsError: true}, true, true},
+		{"prompt", event.Event{Type: event.UserMessage, Text: "go"}, false, false},
+		{"child's task", event.Event{Type: event.UserMessage, AgentID: child, Text: "go"}, false, false},
+		{"delivered", event.Event{Type: event.UserMessage, Text: "also", Priority: "normal"}, true, true},
+		{"retry", event.Event{Type: event.Retry, Text: "x"}, true, true},
+		{"warning", event.Event{Type: event.Warning, Text: "x"}, true, true},
+		{"limit wait", event.Event{Type: event.LimitWait, Text: "x"}, true, true},
+		{"breaker", event.Event{Type: event.Breaker, Text: "x"}, true, true},
+		{"task", event.Event{Type: event.TaskChanged, Text: "t1 done"}, true, true},
+		{"spawned", event.Event{Type: event.AgentSpawned, AgentID: child, Text: "x"}, true, true},
+		{"finished", event.Event{Type: event.AgentFinished, AgentID: child}, true, true},
+		{"compacted by /compact", event.Event{Type: event.ConversationCompacted, Text: "x",
 			Compaction: &conversation.Compaction{Cause: conversation.CompactedByCommand}}, false, false},
-		{"compacted to retry", coordinator.Event{Type: coordinator.EventConversationCompacted, Text: "x",
+		{"compacted to retry", event.Event{Type: event.ConversationCompacted, Text: "x",
 			Compaction: &conversation.Compaction{Cause: conversation.CompactedForContextLimit}}, true, true},
-		{"error", coordinator.Event{Type: coordinator.EventError, Text: "x"}, false, false},
-		{"turn", coordinator.Event{Type: coordinator.EventTurnStarted, Turn: 2}, false, false},
-		{"thinking", coordinator.Event{Type: coordinator.EventThinking, Text: "hmm"}, false, false},
-		{"delta", coordinator.Event{Type: coordinator.EventTextDelta, Text: "h"}, false, false},
-		{"saved", coordinator.Event{Type: coordinator.EventStateSaved}, false, false},
-		{"interrupted", coordinator.Event{Type: coordinator.EventInterrupted, Text: "x"}, false, false},
-		{"result", coordinator.Event{Type: coordinator.EventResult}, false, false},
-		{"question", coordinator.Event{Type: coordinator.EventQuestion, Text: "x"}, false, false},
-		{"decision", coordinator.Event{Type: coordinator.EventDecision}, false, false},
+		{"error", event.Event{Type: event.Error, Text: "x"}, false, false},
+		{"turn", event.Event{Type: event.TurnStarted, Turn: 2}, false, false},
+		{"thinking", event.Event{Type: event.Thinking, Text: "hmm"}, false, false},
+		{"delta", event.Event{Type: event.TextDelta, Text: "h"}, false, false},
+		{"saved", event.Event{Type: event.StateSaved}, false, false},
+		{"interrupted", event.Event{Type: event.Interrupted, Text: "x"}, false, false},
+		{"result", event.Event{Type: event.RunResult}, false, false},
+		{"question", event.Event{Type: event.Question, Text: "x"}, false, false},
+		{"decision", event.Event{Type: event.Decision}, false, false},
 	} {
 		for _, f := range []struct {
 			name string
@@ -69,9 +69,9 @@ func TestFeedRule(t *testing.T) {
 // says why; the error result of the spawn_agent call that started it is
 // left out, once, and other calls' errors are not.
 func TestFeedSaysAChildsFailureOnce(t *testing.T) {
-	finished := coordinator.Event{Type: coordinator.EventAgentFinished, AgentID: "agent-1.1", ToolID: "c1", IsError: true, Text: "gave up"}
-	result := coordinator.Event{Type: coordinator.EventToolResult, ToolID: "c1", ToolName: "spawn_agent", IsError: true, Output: "gave up"}
-	other := coordinator.Event{Type: coordinator.EventToolResult, ToolID: "c2", ToolName: "read_file", IsError: true, Output: "gone"}
+	finished := event.Event{Type: event.AgentFinished, AgentID: "agent-1.1", ToolID: "c1", IsError: true, Text: "gave up"}
+	result := event.Event{Type: event.ToolResult, ToolID: "c1", ToolName: "spawn_agent", IsError: true, Output: "gave up"}
+	other := event.Event{Type: event.ToolResult, ToolID: "c2", ToolName: "read_file", IsError: true, Output: "gone"}
 	for _, f := range []*Feed{{}, {AllResults: true}} {
 		if _, ok := f.Line(result); !ok {
 			t.Error("a spawn_agent error with no failed child before it is left out")
@@ -93,8 +93,8 @@ func TestFeedSaysAChildsFailureOnce(t *testing.T) {
 	}
 	// A child without a call (the task loop's) leaves nothing behind.
 	var f Feed
-	f.Line(coordinator.Event{Type: coordinator.EventAgentFinished, AgentID: "agent-2.1", IsError: true})
-	if _, ok := f.Line(coordinator.Event{Type: coordinator.EventToolResult, IsError: true, Output: "x"}); !ok {
+	f.Line(event.Event{Type: event.AgentFinished, AgentID: "agent-2.1", IsError: true})
+	if _, ok := f.Line(event.Event{Type: event.ToolResult, IsError: true, Output: "x"}); !ok {
 		t.Error("a result without a call id is left out")
 	}
 }
@@ -110,12 +110,12 @@ func TestDiagnostics(t *testing.T) {
 			t.Errorf("%s is a diagnostic no live face shows", r.ev.Type)
 		}
 	}
-	for _, k := range []coordinator.EventType{coordinator.EventWarning, coordinator.EventLimitWait, coordinator.EventBreaker} {
-		if !Diagnostic(coordinator.Event{Type: k}) {
+	for _, k := range []event.Type{event.Warning, event.LimitWait, event.Breaker} {
+		if !Diagnostic(event.Event{Type: k}) {
 			t.Errorf("%s is not a diagnostic", k)
 		}
 	}
-	if Diagnostic(coordinator.Event{Type: coordinator.EventError}) || Diagnostic(coordinator.Event{Type: coordinator.EventConversationCompacted}) {
+	if Diagnostic(event.Event{Type: event.Error}) || Diagnostic(event.Event{Type: event.ConversationCompacted}) {
 		t.Error("an error or a person's /compact is a diagnostic")
 	}
 }

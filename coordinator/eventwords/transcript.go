@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -26,12 +26,12 @@ const transcriptOutput = 4000
 // section begins with its task), task changes, saves, warnings, the
 // loop's waits and decisions (decisions.jsonl has them), and a run's
 // start when its prompt follows.
-func Transcript(ev coordinator.Event) string {
+func Transcript(ev event.Event) string {
 	if !inTranscript(ev) {
 		return ""
 	}
 	l, ok := EventLine(ev)
-	if !ok && ev.Type == coordinator.EventUserMessage {
+	if !ok && ev.Type == event.UserMessage {
 		l, ok = childTask(ev), true
 	}
 	if !ok {
@@ -44,27 +44,27 @@ func Transcript(ev coordinator.Event) string {
 	var b strings.Builder
 	b.WriteString("\n")
 	switch ev.Type {
-	case coordinator.EventUserMessage, coordinator.EventAssistant, coordinator.EventAssistantCut:
+	case event.UserMessage, event.Assistant, event.AssistantCut:
 		b.WriteString("## " + words + "\n")
 		if !says(l, ev.Text) {
 			b.WriteString("\n" + ev.Text + "\n")
 		}
-	case coordinator.EventToolCall:
+	case event.ToolCall:
 		b.WriteString("### " + words + "\n\n```json\n" + rawArgs(ev.ToolArgs) + "\n```\n")
-	case coordinator.EventToolResult:
+	case event.ToolResult:
 		b.WriteString(emphasis(l, words) + "\n")
 		if !says(l, ev.Output) {
 			b.WriteString("\n```\n" + text.Clip(ev.Output, transcriptOutput) + "\n```\n")
 		}
-	case coordinator.EventQuestion:
+	case event.Question:
 		b.WriteString(words + "\n")
 		if q := ev.Question; q != nil && !says(l, q.Text) {
 			b.WriteString("\n```\n" + q.Text + "\n```\n")
 		}
-	case coordinator.EventConversationCompacted:
+	case event.ConversationCompacted:
 		// From here the model reads the summary instead of what is above.
 		b.WriteString("---\n\n" + words + "\n\n" + ev.Output + "\n\n---\n")
-	case coordinator.EventAgentFinished, coordinator.EventResult:
+	case event.AgentFinished, event.RunResult:
 		b.WriteString("---\n\n" + emphasis(l, words) + "\n")
 	default:
 		b.WriteString(emphasis(l, words) + "\n")
@@ -74,18 +74,18 @@ func Transcript(ev coordinator.Event) string {
 
 // inTranscript reports whether the transcript writes a section or a line
 // for ev.
-func inTranscript(ev coordinator.Event) bool {
+func inTranscript(ev event.Event) bool {
 	switch ev.Type {
-	case coordinator.EventSessionStarted:
+	case event.SessionStarted:
 		// The prompt is the user_message that follows (a child's task
 		// too, as its first user message); a run without one continues
 		// the conversation, and its start says so.
 		return ev.Text == ""
-	case coordinator.EventAssistant, coordinator.EventAssistantCut, coordinator.EventToolCall, coordinator.EventToolResult,
-		coordinator.EventUserMessage, coordinator.EventFilesChanged, coordinator.EventInterrupted, coordinator.EventQuestion,
-		coordinator.EventAnswered, coordinator.EventConversationCompacted, coordinator.EventMessageRefused,
-		coordinator.EventError, coordinator.EventAgentFinished, coordinator.EventResult, coordinator.EventVerified,
-		coordinator.EventFallback, coordinator.EventTodoUpdated, coordinator.EventWebSearch:
+	case event.Assistant, event.AssistantCut, event.ToolCall, event.ToolResult,
+		event.UserMessage, event.FilesChanged, event.Interrupted, event.Question,
+		event.Answered, event.ConversationCompacted, event.MessageRefused,
+		event.Error, event.AgentFinished, event.RunResult, event.Verified,
+		event.Fallback, event.TodoUpdated, event.WebSearch:
 		// A fallback says which model wrote the answers after it; a todo
 		// list where the agent stood; a search what the answer read.
 		return true
@@ -96,7 +96,7 @@ func inTranscript(ev coordinator.Event) bool {
 // childTask is a child's task as the prompt line that begins its section
 // of the transcript: live faces and ralph logs leave it to the child's
 // agent_spawned line (EventLine), which a transcript section leaves out.
-func childTask(ev coordinator.Event) Line {
+func childTask(ev event.Event) Line {
 	return Line{Glyph: GlyphPrompt, Text: OneLine(ev.Text, longWidth), Style: StylePrompt}
 }
 

@@ -5,18 +5,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 )
 
 // leftOutOfTheTranscript are the kinds transcript.md writes nothing for
-// (events.jsonl keeps them): a kind added to coordinator/events.go must be
+// (events.jsonl keeps them): a kind added to coordinator/event/event.go must be
 // given its place here or in the transcript.
-var leftOutOfTheTranscript = map[coordinator.EventType]bool{
-	coordinator.EventTurnStarted: true, coordinator.EventTextDelta: true, coordinator.EventThinkingDelta: true,
-	coordinator.EventThinking: true, coordinator.EventRetry: true, coordinator.EventWaiting: true,
-	coordinator.EventAgentSpawned: true, coordinator.EventTaskChanged: true, coordinator.EventStateSaved: true,
-	coordinator.EventWarning: true, coordinator.EventLimitWait: true, coordinator.EventBreaker: true,
-	coordinator.EventDecision: true,
+var leftOutOfTheTranscript = map[event.Type]bool{
+	event.TurnStarted: true, event.TextDelta: true, event.ThinkingDelta: true,
+	event.Thinking: true, event.Retry: true, event.Waiting: true,
+	event.AgentSpawned: true, event.TaskChanged: true, event.StateSaved: true,
+	event.Warning: true, event.LimitWait: true, event.Breaker: true,
+	event.Decision: true,
 }
 
 // markup is the transcript's layout around a line's words: a heading, a
@@ -43,7 +43,7 @@ func TestTranscriptSaysEachKindInTheVocabularysWords(t *testing.T) {
 				}
 				continue
 			}
-			if kind == coordinator.EventSessionStarted {
+			if kind == event.SessionStarted {
 				// Only a run without a prompt after it is written.
 				prompted := r.ev
 				prompted.Text = "go"
@@ -52,7 +52,7 @@ func TestTranscriptSaysEachKindInTheVocabularysWords(t *testing.T) {
 				}
 			}
 			l, ok := EventLine(r.ev)
-			if !ok && kind == coordinator.EventUserMessage {
+			if !ok && kind == event.UserMessage {
 				l = childTask(r.ev)
 			}
 			l.Agent, l.Under = "", false
@@ -79,26 +79,26 @@ func TestTranscriptSaysEachKindInTheVocabularysWords(t *testing.T) {
 func TestTranscriptKeepsWhatTheLineCuts(t *testing.T) {
 	long := "first line\n\n- a list\n- of two"
 	for _, c := range []struct {
-		ev   coordinator.Event
+		ev   event.Event
 		want []string
 		once string
 	}{
-		{coordinator.Event{Type: coordinator.EventUserMessage, Text: "write a.txt"}, []string{"\n## › write a.txt\n"}, "write a.txt"},
-		{coordinator.Event{Type: coordinator.EventUserMessage, Text: long}, []string{"\n## › first line - a list - of two\n\n" + long + "\n"}, ""},
-		{coordinator.Event{Type: coordinator.EventUserMessage, Text: "do X", Priority: "urgent"}, []string{"\n## → delivered: do X\n"}, "do X"},
-		{coordinator.Event{Type: coordinator.EventAssistant, Text: long}, []string{"\n## │ first line …\n\n" + long + "\n"}, ""},
-		{coordinator.Event{Type: coordinator.EventAssistantCut, Text: "half"}, []string{"\n## │ cut short: half\n"}, "half"},
-		{coordinator.Event{Type: coordinator.EventToolCall, ToolName: "write_file", ToolArgs: json.RawMessage(`{"path":"a.txt","content":"A"}`)},
+		{event.Event{Type: event.UserMessage, Text: "write a.txt"}, []string{"\n## › write a.txt\n"}, "write a.txt"},
+		{event.Event{Type: event.UserMessage, Text: long}, []string{"\n## › first line - a list - of two\n\n" + long + "\n"}, ""},
+		{event.Event{Type: event.UserMessage, Text: "do X", Priority: "urgent"}, []string{"\n## → delivered: do X\n"}, "do X"},
+		{event.Event{Type: event.Assistant, Text: long}, []string{"\n## │ first line …\n\n" + long + "\n"}, ""},
+		{event.Event{Type: event.AssistantCut, Text: "half"}, []string{"\n## │ cut short: half\n"}, "half"},
+		{event.Event{Type: event.ToolCall, ToolName: "write_file", ToolArgs: json.RawMessage(`{"path":"a.txt","content":"A"}`)},
 			[]string{"\n### • write_file a.txt\n\n```json\n{\"path\":\"a.txt\",\"content\":\"A\"}\n```\n"}, ""},
-		{coordinator.Event{Type: coordinator.EventToolCall, ToolName: "remember", ToolArgs: json.RawMessage(`"not json"`)},
+		{event.Event{Type: event.ToolCall, ToolName: "remember", ToolArgs: json.RawMessage(`"not json"`)},
 			[]string{"```json\nnot json\n```"}, ""},
-		{coordinator.Event{Type: coordinator.EventToolResult, Output: "wrote a.txt"}, []string{"\n↳ wrote a.txt\n"}, "wrote a.txt"},
-		{coordinator.Event{Type: coordinator.EventToolResult, Output: "a\nb", IsError: true}, []string{"\n**✗ a …**\n\n```\na\nb\n```\n"}, ""},
-		{coordinator.Event{Type: coordinator.EventToolResult, Output: strings.Repeat("x\n", 3000)}, []string{"```\n" + strings.Repeat("x\n", 2000) + "…\n```"}, ""},
-		{coordinator.Event{Type: coordinator.EventConversationCompacted, Text: "compacted the conversation", Output: "the summary"},
+		{event.Event{Type: event.ToolResult, Output: "wrote a.txt"}, []string{"\n↳ wrote a.txt\n"}, "wrote a.txt"},
+		{event.Event{Type: event.ToolResult, Output: "a\nb", IsError: true}, []string{"\n**✗ a …**\n\n```\na\nb\n```\n"}, ""},
+		{event.Event{Type: event.ToolResult, Output: strings.Repeat("x\n", 3000)}, []string{"```\n" + strings.Repeat("x\n", 2000) + "…\n```"}, ""},
+		{event.Event{Type: event.ConversationCompacted, Text: "compacted the conversation", Output: "the summary"},
 			[]string{"\n---\n\n◆ compacted the conversation\n\nthe summary\n\n---\n"}, ""},
-		{coordinator.Event{Type: coordinator.EventAgentFinished, AgentID: "agent-1.1", IsError: true, Text: "boom"}, []string{"\n---\n\n**↘ agent-1.1 failed: boom**\n"}, ""},
-		{coordinator.Event{Type: coordinator.EventSessionStarted}, []string{"\n● run started\n"}, ""},
+		{event.Event{Type: event.AgentFinished, AgentID: "agent-1.1", IsError: true, Text: "boom"}, []string{"\n---\n\n**↘ agent-1.1 failed: boom**\n"}, ""},
+		{event.Event{Type: event.SessionStarted}, []string{"\n● run started\n"}, ""},
 	} {
 		md := Transcript(c.ev)
 		for _, w := range c.want {

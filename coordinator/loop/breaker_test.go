@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/memory"
@@ -33,10 +34,10 @@ func loopSession(t *testing.T, fs afero.Fs, root string) *memory.Session {
 // recordInto records the events of b (a new broker when nil) into the
 // session, as a run's recorder does: decisions reach decisions.jsonl
 // only through it.
-func recordInto(t *testing.T, b *pubsub.Broker[coordinator.Event], s *memory.Session) *pubsub.Broker[coordinator.Event] {
+func recordInto(t *testing.T, b *pubsub.Broker[event.Event], s *memory.Session) *pubsub.Broker[event.Event] {
 	t.Helper()
 	if b == nil {
-		b = pubsub.NewBroker[coordinator.Event]()
+		b = pubsub.NewBroker[event.Event]()
 	}
 	rec := coordinator.StartRecording(context.Background(), b, s, nil)
 	t.Cleanup(func() { _ = rec.Stop() })
@@ -112,7 +113,7 @@ func TestBreakerClosedOpenHalfOpenClosed(t *testing.T) {
 	}
 	var states []string
 	for _, ev := range events.all() {
-		if ev.Type == coordinator.EventBreaker {
+		if ev.Type == event.Breaker {
 			states = append(states, ev.State)
 		}
 	}
@@ -130,9 +131,9 @@ func TestBreakerHalfOpenFailureDoublesTheCooldown(t *testing.T) {
 	// Every task fails until the breaker has gone half-open twice: the
 	// first task it lets through fails, the second succeeds.
 	var halfOpens atomic.Int32
-	events := pubsub.NewBroker[coordinator.Event]()
-	t.Cleanup(events.Subscribe(context.Background(), func(ev coordinator.Event) {
-		if ev.Type == coordinator.EventBreaker && ev.State == memory.BreakerHalfOpen {
+	events := pubsub.NewBroker[event.Event]()
+	t.Cleanup(events.Subscribe(context.Background(), func(ev event.Event) {
+		if ev.Type == event.Breaker && ev.State == memory.BreakerHalfOpen {
 			halfOpens.Add(1)
 		}
 	}, pubsub.Sync()))
@@ -199,15 +200,15 @@ func (s snapshotStore) SaveState(fn func(*memory.State)) error {
 
 // eventLog collects a broker's events for a test.
 type eventLog struct {
-	broker *pubsub.Broker[coordinator.Event]
+	broker *pubsub.Broker[event.Event]
 	mu     sync.Mutex
-	events []coordinator.Event
+	events []event.Event
 }
 
 func collectEvents(t *testing.T) *eventLog {
 	t.Helper()
-	l := &eventLog{broker: pubsub.NewBroker[coordinator.Event]()}
-	t.Cleanup(l.broker.Subscribe(context.Background(), func(ev coordinator.Event) {
+	l := &eventLog{broker: pubsub.NewBroker[event.Event]()}
+	t.Cleanup(l.broker.Subscribe(context.Background(), func(ev event.Event) {
 		l.mu.Lock()
 		l.events = append(l.events, ev)
 		l.mu.Unlock()
@@ -215,10 +216,10 @@ func collectEvents(t *testing.T) *eventLog {
 	return l
 }
 
-func (l *eventLog) all() []coordinator.Event {
+func (l *eventLog) all() []event.Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]coordinator.Event(nil), l.events...)
+	return append([]event.Event(nil), l.events...)
 }
 
 // TestBreakerWithNothingLeft: one task fails every attempt and the

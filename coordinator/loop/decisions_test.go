@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/memory"
@@ -77,10 +78,10 @@ func TestDecisionsGoThroughTheRecorder(t *testing.T) {
 			got = append(got, d.Agent+" decided on "+d.Task)
 		}
 	}
-	evs, _, _ := memory.ReadJSONL[coordinator.Event](fs, memory.LogPath(root, sess.ID, memory.EventsLog))
+	evs, _, _ := memory.ReadJSONL[event.Event](fs, memory.LogPath(root, sess.ID, memory.EventsLog))
 	agentOf := map[string]string{}
 	for _, ev := range evs {
-		if ev.Type == coordinator.EventAgentSpawned {
+		if ev.Type == event.AgentSpawned {
 			agentOf[ev.Task] = ev.AgentID
 		}
 	}
@@ -90,7 +91,7 @@ func TestDecisionsGoThroughTheRecorder(t *testing.T) {
 	}
 	n := 0
 	for _, ev := range evs {
-		if ev.Type == coordinator.EventDecision && ev.Decision != nil && ev.Decision.Kind == "agent_decision" && ev.AgentID == ev.Decision.Agent {
+		if ev.Type == event.Decision && ev.Decision != nil && ev.Decision.Kind == "agent_decision" && ev.AgentID == ev.Decision.Agent {
 			n++
 		}
 	}
@@ -121,7 +122,7 @@ func TestLostDecisionFailsTheLoop(t *testing.T) {
 	}
 	var d *memory.DecisionRecord
 	for _, ev := range events.all() {
-		if ev.Type == coordinator.EventDecision {
+		if ev.Type == event.Decision {
 			d = ev.Decision
 			break
 		}

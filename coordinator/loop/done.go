@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/loop/machine"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/planfile"
@@ -34,7 +34,7 @@ import (
 // run.
 type doneAttempt struct {
 	d      attemptDone
-	verify *coordinator.VerifyRun
+	verify *event.VerifyRun
 }
 
 // ReasonProgressNotWritten is a run stopped because a task's progress

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -21,7 +22,7 @@ type ExternalWorker struct {
 	Agent agents.Agent
 	// Events receives the agent's events, as a child agent's; nil
 	// publishes to nobody.
-	Events *pubsub.Broker[coordinator.Event]
+	Events *pubsub.Broker[event.Event]
 	// Price prices the agent's usage when it reports no cost of its own
 	// (codex); nil leaves such a cost unknown.
 	Price *llm.Price
@@ -31,20 +32,20 @@ type ExternalWorker struct {
 func (w ExternalWorker) Work(ctx context.Context, a Assignment) Outcome {
 	task, attempt, ws := a.Task, a.Attempt, a.Workspace
 	id := fmt.Sprintf("%s:%s", w.Agent.Kind, task.ID)
-	emit := func(ev coordinator.Event) {
+	emit := func(ev event.Event) {
 		if w.Events != nil {
 			ev.Time, ev.AgentID = time.Now(), id
 			coordinator.Publish(w.Events, ev)
 		}
 	}
-	emit(coordinator.Event{Type: coordinator.EventAgentSpawned, Text: task.Title, Task: task.ID, TaskAttempt: &coordinator.TaskAttempt{Number: attempt}})
+	emit(event.Event{Type: event.AgentSpawned, Text: task.Title, Task: task.ID, TaskAttempt: &event.TaskAttempt{Number: attempt}})
 	agent := w.Agent
 	if ws.Dir != "" {
 		agent.Root = ws.Dir // the task's own worktree
 	}
 	prompt, err := a.Prompt(string(w.Agent.Kind), agents.MarkerInstructions)
 	if err != nil {
-		emit(coordinator.Event{Type: coordinator.EventAgentFinished, Text: err.Error(), IsError: true, Task: task.ID})
+		emit(event.Event{Type: event.AgentFinished, Text: err.Error(), IsError: true, Task: task.ID})
 		return Outcome{Err: err}
 	}
 	if !strings.Contains(prompt, agents.CompletionMarker) {
@@ -54,16 +55,16 @@ func (w ExternalWorker) Work(ctx context.Context, a Assignment) Outcome {
 	}
 	// The prompt is the agent's first user message, as a child agent of
 	// ralph's own records it.
-	emit(coordinator.Event{Type: coordinator.EventUserMessage, Text: prompt})
+	emit(event.Event{Type: event.UserMessage, Text: prompt})
 	before := takeWorkState(ctx, agent, a.brief.Plan)
 	res, err := agent.Run(ctx, prompt, func(ev agents.Event) {
 		switch ev.Kind {
 		case "text":
-			emit(coordinator.Event{Type: coordinator.EventAssistant, Text: ev.Text})
+			emit(event.Event{Type: event.Assistant, Text: ev.Text})
 		case "tool":
-			emit(coordinator.Event{Type: coordinator.EventToolCall, ToolName: ev.Text})
+			emit(event.Event{Type: event.ToolCall, ToolName: ev.Text})
 		case "warning":
-			emit(coordinator.Event{Type: coordinator.EventWarning, Text: ev.Text})
+			emit(event.Event{Type: event.Warning, Text: ev.Text})
 		}
 	})
 	out := Outcome{Completed: res.Completed, Summary: res.Text, Usage: res.Usage, CostUSD: res.CostUSD}
@@ -72,7 +73,7 @@ func (w ExternalWorker) Work(ctx context.Context, a Assignment) Outcome {
 		out.CostUSD = &c
 	}
 	out.Err = verdict(ctx, agent, res, err, before)
-	emit(coordinator.Event{Type: coordinator.EventAgentFinished, Text: finishedText(res, out), IsError: out.Err != nil || !out.Completed,
+	emit(event.Event{Type: event.AgentFinished, Text: finishedText(res, out), IsError: out.Err != nil || !out.Completed,
 		Task: task.ID, Usage: &out.Usage, CostUSD: out.CostUSD})
 	return out
 }

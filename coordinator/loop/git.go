@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/planfile"
@@ -87,7 +88,7 @@ func (l *loop) ended(ctx context.Context, d attemptDone, verified bool) {
 
 func (l *loop) filesChanged(t planfile.Task, files []git.FileChange) {
 	if len(files) > 0 {
-		l.emit(coordinator.Event{Type: coordinator.EventFilesChanged, Files: files, Text: coordinator.FilesSummary(files), Task: t.ID})
+		l.emit(event.Event{Type: event.FilesChanged, Files: files, Text: coordinator.FilesSummary(files), Task: t.ID})
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/coordinator/loop/machine"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
@@ -42,7 +43,7 @@ type Outcome struct {
 	Turns int
 	// Written are the paths the attempt's file tools were asked to
 	// write when nothing else can have changed a file
-	// (coordinator.Result.Written); nil when anything may have, as for
+	// (event.Result.Written); nil when anything may have, as for
 	// an external agent.
 	Written []string
 }
@@ -114,7 +115,7 @@ type Options struct {
 	// Events receives the loop's events; give it the coordinator's broker
 	// (Coordinator.Events) so its children's events and the loop's form
 	// one stream. nil publishes to nobody.
-	Events *pubsub.Broker[coordinator.Event]
+	Events *pubsub.Broker[event.Event]
 	// RecordErr, if set, tells whether the session's record could not be
 	// written (Recording.Err); the loop checks it before it reports.
 	RecordErr func() error
@@ -231,7 +232,7 @@ func Run(ctx context.Context, o Options) Result {
 		o.Queue = interrupts.NewQueue()
 	}
 	if o.Events == nil {
-		o.Events = pubsub.NewBroker[coordinator.Event]()
+		o.Events = pubsub.NewBroker[event.Event]()
 	}
 	start := time.Now()
 	l := &loop{o: o, start: start, running: map[string]string{},
@@ -262,7 +263,7 @@ func Run(ctx context.Context, o Options) Result {
 	l.reportUndelivered()
 	// The loop's last event says how it ended, as a run's result does.
 	final := l.res.Final(o.SessionID, time.Since(l.start), l.m.Usage(), memory.State{}, l.counts)
-	l.emit(coordinator.Event{Type: coordinator.EventResult, Result: &final})
+	l.emit(event.Event{Type: event.RunResult, Result: &final})
 	// As with Coordinator.Run: the face reports once the loop returns.
 	_ = o.Events.Flush(context.WithoutCancel(ctx))
 	return l.res
@@ -313,11 +314,11 @@ func (l *loop) failIfNotSaved() {
 	}
 }
 
-func (l *loop) emit(ev coordinator.Event) {
+func (l *loop) emit(ev event.Event) {
 	ev.Time = time.Now()
 	ev.SessionID = l.o.SessionID
 	if ev.AgentID == "" {
-		ev.AgentID = coordinator.MainAgent
+		ev.AgentID = event.MainAgent
 	}
 	coordinator.Publish(l.o.Events, ev)
 }
@@ -353,7 +354,7 @@ func (l *loop) run(ctx context.Context) Result {
 			// Who stopped the loop (Ctrl-C, ralph stop, the stop button
 			// of ralph serve's page): its agents only see their work
 			// cancelled.
-			l.emit(coordinator.Event{Type: coordinator.EventInterrupted, Text: interrupts.StopReason(it)})
+			l.emit(event.Event{Type: event.Interrupted, Text: interrupts.StopReason(it)})
 			return stop(Result{Reason: ReasonInterrupted, IsError: true, Signal: it.Signal})
 		}
 		if ctx.Err() != nil {

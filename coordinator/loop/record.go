@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/text"
 )
@@ -16,7 +16,7 @@ const verifyOutputLimit = 2000
 
 // verify runs an attempt's verify commands in order, up to the first
 // that does not pass (RunChecks).
-func (l *loop) verify(ctx context.Context, ws Workspace, cmds []string) (*coordinator.VerifyRun, string, string) {
+func (l *loop) verify(ctx context.Context, ws Workspace, cmds []string) (*event.VerifyRun, string, string) {
 	return RunChecks(ctx, l.o.Verify, ws, cmds)
 }
 
@@ -25,7 +25,7 @@ func (l *loop) verify(ctx context.Context, ws Workspace, cmds []string) (*coordi
 // the attempt's end event, the full output, and the command that did
 // not pass ("" when all did). Both hosts run them so (the Temporal
 // attempt too), and machine.Settle words what they found.
-func RunChecks(ctx context.Context, run func(ctx context.Context, ws Workspace, command string) (bool, string), ws Workspace, cmds []string) (*coordinator.VerifyRun, string, string) {
+func RunChecks(ctx context.Context, run func(ctx context.Context, ws Workspace, command string) (bool, string), ws Workspace, cmds []string) (*event.VerifyRun, string, string) {
 	start := time.Now()
 	var outputs []string
 	failed := ""
@@ -44,27 +44,27 @@ func RunChecks(ctx context.Context, run func(ctx context.Context, ws Workspace, 
 		}
 	}
 	output := strings.Join(outputs, "\n")
-	return &coordinator.VerifyRun{OK: failed == "", DurationMS: time.Since(start).Milliseconds(), Output: text.Tail(output, verifyOutputLimit)}, output, failed
+	return &event.VerifyRun{OK: failed == "", DurationMS: time.Since(start).Milliseconds(), Output: text.Tail(output, verifyOutputLimit)}, output, failed
 }
 
 // verified is the event that says how an attempt's verify commands went:
 // every face shows a passing verify as a line, as it shows a failing one.
 // failed is the command that did not pass, "" when all did.
-func verified(d attemptDone, run *coordinator.VerifyRun, failed string) coordinator.Event {
+func verified(d attemptDone, run *event.VerifyRun, failed string) event.Event {
 	what := failed
 	if what == "" {
 		what = strings.Join(d.checks, " && ")
 	}
-	return coordinator.Event{Type: coordinator.EventVerified, Text: what, Task: d.task.ID, IsError: !run.OK,
-		TaskAttempt: &coordinator.TaskAttempt{Number: d.attempt, Verify: run}}
+	return event.Event{Type: event.Verified, Text: what, Task: d.task.ID, IsError: !run.OK,
+		TaskAttempt: &event.TaskAttempt{Number: d.attempt, Verify: run}}
 }
 
 // attemptEnded is the task_changed event that ends an attempt: the task's
 // new state, with the attempt's number, what it spent, its verification
 // and why it failed, so a session's own record holds its task timeline.
-func attemptEnded(d attemptDone, state planfile.TaskState, verify *coordinator.VerifyRun, failure string) coordinator.Event {
+func attemptEnded(d attemptDone, state planfile.TaskState, verify *event.VerifyRun, failure string) event.Event {
 	usage := d.out.Usage
-	return coordinator.Event{Type: coordinator.EventTaskChanged, Text: d.task.ID + " " + string(state), Output: d.task.Title, Task: d.task.ID,
-		TaskAttempt: &coordinator.TaskAttempt{Number: d.attempt, Verify: verify, Error: text.Clip(failure, 1000)},
+	return event.Event{Type: event.TaskChanged, Text: d.task.ID + " " + string(state), Output: d.task.Title, Task: d.task.ID,
+		TaskAttempt: &event.TaskAttempt{Number: d.attempt, Verify: verify, Error: text.Clip(failure, 1000)},
 		Usage:       &usage, CostUSD: d.out.CostUSD}
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -19,11 +19,11 @@ import (
 // its own task timeline.
 func TestTaskEventsRecordEachAttempt(t *testing.T) {
 	root, fs := taskProject(t, "- [ ] flaky <!-- ralph:id=t1 -->\n")
-	events := pubsub.NewBroker[coordinator.Event]()
+	events := pubsub.NewBroker[event.Event]()
 	var mu sync.Mutex
-	var changed []coordinator.Event
-	defer events.Subscribe(context.Background(), func(ev coordinator.Event) {
-		if ev.Type == coordinator.EventTaskChanged {
+	var changed []event.Event
+	defer events.Subscribe(context.Background(), func(ev event.Event) {
+		if ev.Type == event.TaskChanged {
 			mu.Lock()
 			changed = append(changed, ev)
 			mu.Unlock()

@@ -5,14 +5,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // Final is the result a loop's end amounts to, in the shape of a run's
-// (coordinator.Result): the loop publishes it as its last event, so that
+// (event.Result): the loop publishes it as its last event, so that
 // events.jsonl, `ralph watch --json` and every other reader of the event
 // stream can tell how the loop ended, as they can for a one-shot; and the
 // face of `ralph run` prints the same result. num_turns counts the loop's
@@ -20,8 +20,8 @@ import (
 // the loop found it (zero for a new session): the result counts this run
 // alone, with the session's totals under their own names, as a
 // one-shot's does.
-func (r Result) Final(sessionID string, took time.Duration, usage conversation.Usage, prior memory.State, counts memory.TaskCounts) coordinator.Result {
-	f := coordinator.Result{Subtype: coordinator.SubtypeSuccess, IsError: r.IsError, SessionID: sessionID,
+func (r Result) Final(sessionID string, took time.Duration, usage conversation.Usage, prior memory.State, counts memory.TaskCounts) event.Result {
+	f := event.Result{Subtype: event.SubtypeSuccess, IsError: r.IsError, SessionID: sessionID,
 		NumTurns: r.Stats.Iterations - prior.Iteration, Duration: took, Usage: usage.Sub(prior.Usage), Err: r.Err, Signal: r.Signal,
 		SessionTurns: r.Stats.Iterations, SessionUsage: usage, Text: r.Summary(counts)}
 	if r.Stats.CostUSD > 0 {
@@ -33,11 +33,11 @@ func (r Result) Final(sessionID string, took time.Duration, usage conversation.U
 	}
 	switch {
 	case r.Reason == ReasonInterrupted:
-		f.Subtype = coordinator.SubtypeInterrupted
+		f.Subtype = event.SubtypeInterrupted
 	case r.Reason == ReasonMaxIterations:
-		f.Subtype = coordinator.SubtypeMaxIterations
+		f.Subtype = event.SubtypeMaxIterations
 	case r.IsError:
-		f.Subtype = coordinator.SubtypeExecutionError
+		f.Subtype = event.SubtypeExecutionError
 	}
 	return f
 }

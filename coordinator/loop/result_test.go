@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/memory"
@@ -20,13 +20,13 @@ func TestLoopEndsWithAResultEvent(t *testing.T) {
 		name    string
 		done    bool
 		subtype string
-	}{{"done", true, coordinator.SubtypeSuccess}, {"failed", false, coordinator.SubtypeExecutionError}} {
+	}{{"done", true, event.SubtypeSuccess}, {"failed", false, event.SubtypeExecutionError}} {
 		t.Run(tc.name, func(t *testing.T) {
 			root, fs := taskProject(t, "- [ ] one <!-- ralph:id=t1 -->\n")
-			events := pubsub.NewBroker[coordinator.Event]()
+			events := pubsub.NewBroker[event.Event]()
 			var mu sync.Mutex
-			var all []coordinator.Event
-			defer events.Subscribe(context.Background(), func(ev coordinator.Event) {
+			var all []event.Event
+			defer events.Subscribe(context.Background(), func(ev event.Event) {
 				mu.Lock()
 				all = append(all, ev)
 				mu.Unlock()
@@ -38,7 +38,7 @@ func TestLoopEndsWithAResultEvent(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			last := all[len(all)-1]
-			if last.Type != coordinator.EventResult || last.Result == nil || last.AgentID != coordinator.MainAgent {
+			if last.Type != event.RunResult || last.Result == nil || last.AgentID != event.MainAgent {
 				t.Fatalf("last event %+v, want the loop's result", last)
 			}
 			r := last.Result

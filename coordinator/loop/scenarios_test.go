@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide/scenarios"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/memory"
@@ -35,11 +35,11 @@ func TestLoopScenarios(t *testing.T) {
 				// Someone could be asked, but nobody answers: no.
 				ask = func(context.Context, string) bool { return false }
 			}
-			events := pubsub.NewBroker[coordinator.Event]()
+			events := pubsub.NewBroker[event.Event]()
 			var decisions []string
 			reasons := map[string]string{}
-			unsubscribe := events.Subscribe(context.Background(), func(ev coordinator.Event) {
-				if d := ev.Decision; ev.Type == coordinator.EventDecision && d != nil {
+			unsubscribe := events.Subscribe(context.Background(), func(ev event.Event) {
+				if d := ev.Decision; ev.Type == event.Decision && d != nil {
 					mu.Lock()
 					k := strings.TrimSpace(d.Kind + " " + d.Task)
 					decisions = append(decisions, k)

@@ -5,7 +5,7 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -68,7 +68,7 @@ func (l *loop) reportUndelivered() {
 		return
 	}
 	for _, it := range l.o.Undelivered() {
-		l.emit(coordinator.Event{Type: coordinator.EventWarning,
+		l.emit(event.Event{Type: event.Warning,
 			Text: fmt.Sprintf("the task loop ended before any agent read your message %q; it was not delivered", text.Clip(it.Text, 200))})
 	}
 }

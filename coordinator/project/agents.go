@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/loop"
@@ -29,7 +30,7 @@ import (
 // child agents enabled. Its events are recorded into the session, and emit,
 // when not nil, is subscribed to them (see SetSink); the subscriptions end
 // at Close.
-func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Event)) *coordinator.Coordinator {
+func (p *Project) Coordinator(queue *interrupts.Queue, emit func(event.Event)) *coordinator.Coordinator {
 	// The system prompt's own part is built while the first look at git
 	// may still run, on the way to the first request: only the
 	// repository's description (g.prompt) waits for it.
@@ -127,8 +128,8 @@ func (s besideLoop) SaveStateIfChanged(fn func(*memory.State)) (bool, error) {
 // list is its own for as long as it works, so only its event has it.
 func (p *Project) setTodo(ctx context.Context, l memory.TodoList) error {
 	agent := tools.CallerOf(ctx).Agent
-	if agent == "" || agent == coordinator.MainAgent {
-		agent = coordinator.MainAgent
+	if agent == "" || agent == event.MainAgent {
+		agent = event.MainAgent
 		if err := p.Session.SaveState(func(st *memory.State) { st.Todo = &l }); err != nil {
 			err = fmt.Errorf("keeping the todo list in session.json: %w", err)
 			p.todoErr.CompareAndSwap(nil, &err)
@@ -174,7 +175,7 @@ func (p *Project) RecordErr() error {
 // unsubscribed before the new one is subscribed, so nothing is lost and
 // the two never overlap. inStep calls emit in the publisher's goroutine
 // (Face.InStep).
-func (p *Project) SetSink(emit func(coordinator.Event), inStep bool) {
+func (p *Project) SetSink(emit func(event.Event), inStep bool) {
 	if p.face != nil {
 		p.face()
 		p.face = nil

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/workers/approval"
 )
@@ -16,7 +17,7 @@ import (
 // take.
 type Face struct {
 	// Handle receives the coordinator's events.
-	Handle func(coordinator.Event)
+	Handle func(event.Event)
 	// InStep calls Handle in the goroutine that publishes, so every
 	// event has reached the face before the turn that sent it returns: a
 	// face that redraws its prompt when a turn ends then never draws it

@@ -1,8 +1,8 @@
 package project
 
 import (
-	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/workers/approval"
@@ -42,7 +42,7 @@ func (p *Project) Serve(t control.Target, notify func(string)) *control.Question
 		listener = b.l
 	}
 	events := p.coord.Events()
-	q := control.NewQuestions(p.Session, func(ev coordinator.Event) {
+	q := control.NewQuestions(p.Session, func(ev event.Event) {
 		ev.SessionID = p.Session.CurrentID()
 		events.Publish(ev)
 	}, notify)

@@ -3,12 +3,12 @@ package project
 import (
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -192,9 +192,9 @@ func (p *Project) sessionMode(st memory.State, id string) string {
 		return ModeRun
 	}
 	mode := ModeOneShot
-	_, _ = memory.EachJSONL(p.Fs, memory.LogPath(p.Root, id, memory.EventsLog), coordinator.EventMarks(coordinator.EventTaskChanged),
-		func(ev coordinator.Event) {
-			if ev.Type == coordinator.EventTaskChanged {
+	_, _ = memory.EachJSONL(p.Fs, memory.LogPath(p.Root, id, memory.EventsLog), event.Marks(event.TaskChanged),
+		func(ev event.Event) {
+			if ev.Type == event.TaskChanged {
 				mode = ModeRun
 			}
 		})
@@ -208,9 +208,9 @@ func (p *Project) sessionMode(st memory.State, id string) string {
 // it than this.
 func startedCalls(fs afero.Fs, root, id string) (map[string]bool, error) {
 	started := map[string]bool{}
-	_, err := memory.EachJSONL(fs, memory.LogPath(root, id, memory.EventsLog), coordinator.EventMarks(coordinator.EventToolCall),
-		func(ev coordinator.Event) {
-			if ev.Type == coordinator.EventToolCall && ev.ToolID != "" {
+	_, err := memory.EachJSONL(fs, memory.LogPath(root, id, memory.EventsLog), event.Marks(event.ToolCall),
+		func(ev event.Event) {
+			if ev.Type == event.ToolCall && ev.ToolID != "" {
 				started[ev.ToolID] = true
 			}
 		})

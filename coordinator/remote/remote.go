@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/planfile"
@@ -18,8 +18,8 @@ import (
 // Line is one line of ralph-temporal's output while it follows a run: an
 // event of the run, or, last, its result.
 type Line struct {
-	Event  *coordinator.Event `json:"event,omitempty"`
-	Result *Result            `json:"result,omitempty"`
+	Event  *event.Event `json:"event,omitempty"`
+	Result *Result      `json:"result,omitempty"`
 }
 
 // Result is how a run ended.

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -87,7 +88,7 @@ type Input struct {
 
 // Agents runs child agents: the coordinator's RunChild.
 type Agents interface {
-	RunChild(ctx context.Context, t coordinator.ChildTask) (coordinator.Result, string, error)
+	RunChild(ctx context.Context, t coordinator.ChildTask) (event.Result, string, error)
 }
 
 // Options configures a review.
@@ -292,7 +293,7 @@ func record(rec func(memory.DecisionRecord), in Input, f Finding) {
 }
 
 // add counts a child's usage in the report.
-func (r *Report) add(res coordinator.Result, mu *sync.Mutex) {
+func (r *Report) add(res event.Result, mu *sync.Mutex) {
 	mu.Lock()
 	defer mu.Unlock()
 	r.Usage = r.Usage.Add(res.Usage)
@@ -353,7 +354,7 @@ func reviewAll(ctx context.Context, a Agents, in Input, diff string, rs []Review
 					note(why[i])
 					return
 				}
-				rep.add(coordinator.Result{Usage: usage}, &mu)
+				rep.add(event.Result{Usage: usage}, &mu)
 				out[i] = tool.parse(text)
 				if !tool.reported() {
 					why[i] = fmt.Sprintf("the %s reviewer printed no list of findings", r.Name)

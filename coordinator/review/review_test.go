@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers/tools"
@@ -22,7 +23,7 @@ type fakeAgents struct {
 	calls  []coordinator.ChildTask
 }
 
-func (f *fakeAgents) RunChild(ctx context.Context, t coordinator.ChildTask) (coordinator.Result, string, error) {
+func (f *fakeAgents) RunChild(ctx context.Context, t coordinator.ChildTask) (event.Result, string, error) {
 	f.mu.Lock()
 	f.calls = append(f.calls, t)
 	f.mu.Unlock()
@@ -31,7 +32,7 @@ func (f *fakeAgents) RunChild(ctx context.Context, t coordinator.ChildTask) (coo
 			tool.Run(ctx, json.RawMessage(a))
 		}
 	}
-	return coordinator.Result{Text: "done"}, "", nil
+	return event.Result{Text: "done"}, "", nil
 }
 
 // TestRunFixesConfirmedFindingsUntilClean: round one finds a major bug

@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/checkpoint"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/planfile"
@@ -156,7 +156,7 @@ func reopen(w undoWhere, id string, reverted []Reverted) {
 		return
 	}
 	now := time.Now()
-	_ = w.session.AppendEvent(coordinator.Event{Type: coordinator.EventTaskChanged, Time: now, Task: id, Output: title,
+	_ = w.session.AppendEvent(event.Event{Type: event.TaskChanged, Time: now, Task: id, Output: title,
 		Text: id + ": done -> " + string(planfile.TaskOpen)})
 	_ = w.session.AppendLog(memory.DecisionsLog, memory.DecisionRecord{Time: now, Kind: "task_reopened", Task: id, By: memory.DecidedByPerson,
 		Detail: fmt.Sprintf("%s: ralph undo took the task back (%s) and reopened it", id, why),

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/assemble"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/machine"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
@@ -178,7 +179,7 @@ func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *h
 	}
 	defer p.Close()
 	queue := interrupts.NewQueue()
-	coord := p.Coordinator(queue, func(ev coordinator.Event) {
+	coord := p.Coordinator(queue, func(ev event.Event) {
 		if ev.Text != "" {
 			hb.set(func(b *beat) { b.Last = text.Clip(ev.Text, 200) })
 		}
@@ -235,7 +236,7 @@ func (out *AttemptOutcome) take(r machine.Report) {
 // settled sentence goes in Failure too, for a workflow from before the
 // settlement, which reads only Failure and would otherwise merge the
 // task; the workflow now words it itself (loopWF.report).
-func (out *AttemptOutcome) checked(r machine.Report, run *coordinator.VerifyRun, output, failed string) {
+func (out *AttemptOutcome) checked(r machine.Report, run *event.VerifyRun, output, failed string) {
 	out.Verify, out.VerifyFailed, out.VerifyOutput = run, failed, text.Clip(strings.TrimSpace(output), verifyHead)
 	if !run.OK {
 		r.Verify, r.VerifyFailed, r.VerifyOutput = out.Verify, out.VerifyFailed, out.VerifyOutput

@@ -13,7 +13,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
@@ -31,7 +31,7 @@ func (r *fakeRemote) activities() int {
 type chainResult struct {
 	res    RunResult
 	runs   int
-	events []coordinator.Event
+	events []event.Event
 }
 
 // chain runs the workflow from in on r, and each run it continues as in
@@ -148,10 +148,10 @@ func TestWorkflowContinuedAsNewEndsAsOneRunWould(t *testing.T) {
 
 // decisionsOf is the decisions events carry, as "kind task: detail
 // (reason)".
-func decisionsOf(events []coordinator.Event) []string {
+func decisionsOf(events []event.Event) []string {
 	var out []string
 	for _, ev := range events {
-		if d := ev.Decision; ev.Type == coordinator.EventDecision && d != nil {
+		if d := ev.Decision; ev.Type == event.Decision && d != nil {
 			out = append(out, fmt.Sprintf("%s %s: %s (%s)", d.Kind, d.Task, d.Detail, d.Reason))
 		}
 	}

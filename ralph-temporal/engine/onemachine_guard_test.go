@@ -63,7 +63,7 @@ func (w *loopWF) f() {
 	ready, _ := decide.Ready(nil, nil, now)
 	s := w.policy.SettleFailure(1, 0, false, now)
 	w.m.Breaker().Open(now, 0)
-	w.emit(coordinator.Event{Type: coordinator.EventBreaker})
+	w.emit(event.Event{Type: event.Breaker})
 	_ = memory.DecisionRecord{Kind: "task_retry"}
 }
 `
@@ -72,7 +72,7 @@ func (w *loopWF) f() {
 	}
 	got := bookkeepingIn(t, dir)
 	for _, want := range []string{"field streak", "decide.Streak", "field iterations", "decide.Ready", "SettleFailure", "Breaker().Open",
-		"coordinator.EventBreaker", "memory.DecisionRecord"} {
+		"event.Breaker", "memory.DecisionRecord"} {
 		if !slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, want) }) {
 			t.Errorf("the guard misses %s in %q", want, got)
 		}
@@ -87,7 +87,7 @@ var (
 	stateFields   = map[string]bool{"attempts": true, "notBefore": true, "waived": true, "lastTry": true, "streak": true, "breaker": true,
 		"iterations": true, "errs": true, "done": true, "failed": true, "usage": true, "cost": true, "paused": true, "stopping": true,
 		"limitUntil": true, "wait": true}
-	machineEvents = map[string]bool{"EventBreaker": true, "EventLimitWait": true}
+	machineEvents = map[string]bool{"Breaker": true, "LimitWait": true}
 )
 
 func bookkeepingIn(t *testing.T, dir string) []string {
@@ -114,8 +114,8 @@ func bookkeepingIn(t *testing.T, dir string) []string {
 				switch {
 				case ok && pkg.Name == "decide" && !decideAllowed[n.Sel.Name] && !strings.HasPrefix(n.Sel.Name, "Reason"):
 					at("decide." + n.Sel.Name + " is the machine's to use")
-				case ok && pkg.Name == "coordinator" && machineEvents[n.Sel.Name]:
-					at("coordinator." + n.Sel.Name + " events are the machine's to make")
+				case ok && pkg.Name == "event" && machineEvents[n.Sel.Name]:
+					at("event." + n.Sel.Name + " events are the machine's to make")
 				case ok && pkg.Name == "memory" && n.Sel.Name == "DecisionRecord":
 					at("memory.DecisionRecord: decisions are the machine's to make")
 				case policyMethods[n.Sel.Name]:

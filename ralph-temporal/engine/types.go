@@ -3,7 +3,7 @@ package engine
 import (
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/coordinator/loop/machine"
 	"github.com/ralph-dev/ralph/coordinator/remote"
@@ -144,12 +144,12 @@ type AttemptOutcome struct {
 	// Verify is the run of the verify commands (nil: none ran),
 	// VerifyFailed the command that did not pass and VerifyOutput the
 	// head of what they printed, which the workflow words.
-	Verify       *coordinator.VerifyRun `json:"verify,omitempty"`
-	VerifyFailed string                 `json:"verify_failed,omitempty"`
-	VerifyOutput string                 `json:"verify_output,omitempty"`
-	Usage        conversation.Usage     `json:"usage"`
-	Turns        int                    `json:"turns,omitempty"`
-	CostUSD      *float64               `json:"cost_usd,omitempty"`
+	Verify       *event.VerifyRun   `json:"verify,omitempty"`
+	VerifyFailed string             `json:"verify_failed,omitempty"`
+	VerifyOutput string             `json:"verify_output,omitempty"`
+	Usage        conversation.Usage `json:"usage"`
+	Turns        int                `json:"turns,omitempty"`
+	CostUSD      *float64           `json:"cost_usd,omitempty"`
 	// Commit is the head of ralph/<task-id> the attempt pushed ("" when
 	// it changed nothing).
 	Commit string `json:"commit,omitempty"`

@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/coordinator/loop/machine"
@@ -48,9 +49,9 @@ type Conditions func(name, expr string) (loop.Condition, error)
 // index to ask from next, and the run that answered (a run continued as
 // new numbers its events on from where the run before stopped).
 type EventPage struct {
-	Events []coordinator.Event `json:"events"`
-	Next   int                 `json:"next"`
-	Run    string              `json:"run,omitempty"`
+	Events []event.Event `json:"events"`
+	Next   int           `json:"next"`
+	Run    string        `json:"run,omitempty"`
 }
 
 // MessagePage answers the messages query: what ralph say sent for the
@@ -105,7 +106,7 @@ type loopWF struct {
 	running   map[string]*inflight
 	asking    string // the pending question, "" when none
 	question  *memory.Question
-	events    []coordinator.Event
+	events    []event.Event
 	eventBase int // the index of events[0]
 	messages  []Control
 	delivered int // messages before this index reached an attempt
@@ -273,7 +274,7 @@ func (w *loopWF) carry(s machine.Step) (machine.End, bool) {
 			w.asking = e.Question
 			w.question = &memory.Question{ID: w.m.Iterations(), Kind: "confirm",
 				Text: e.Question, Answers: []string{"y", "n"}, Since: workflow.Now(w.ctx).UTC()}
-			w.emit(coordinator.Event{Type: coordinator.EventQuestion, Text: e.Question, Question: w.question})
+			w.emit(event.Event{Type: event.Question, Text: e.Question, Question: w.question})
 		case machine.Commit:
 			// The branch's task file holds no in-progress mark, so only
 			// a settled failure writes it (its state and attempts).
@@ -334,7 +335,7 @@ func (w *loopWF) ask(sig, answers workflow.ReceiveChannel) (machine.End, bool) {
 		if ans.Yes {
 			word = "yes"
 		}
-		w.emit(coordinator.Event{Type: coordinator.EventAnswered, Question: w.question, Text: word})
+		w.emit(event.Event{Type: event.Answered, Question: w.question, Text: word})
 	}
 	w.question = nil
 	if w.m.Stopping() && !answered {
@@ -378,11 +379,11 @@ func (w *loopWF) apply(c Control) {
 	}
 }
 
-func (w *loopWF) emit(ev coordinator.Event) {
+func (w *loopWF) emit(ev event.Event) {
 	ev.Time = workflow.Now(w.ctx)
 	ev.SessionID = w.sessionID
 	if ev.AgentID == "" {
-		ev.AgentID = coordinator.MainAgent
+		ev.AgentID = event.MainAgent
 	}
 	w.events = append(w.events, ev)
 	if over := len(w.events) - maxEvents; over > 0 {

@@ -14,7 +14,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide/scenarios"
@@ -228,7 +228,7 @@ func (e env) decisions(t *testing.T) []string {
 	}
 	var out []string
 	for _, ev := range page.Events {
-		if d := ev.Decision; ev.Type == coordinator.EventDecision && d != nil {
+		if d := ev.Decision; ev.Type == event.Decision && d != nil {
 			out = append(out, strings.TrimSpace(d.Kind+" "+d.Task))
 		}
 	}
@@ -246,7 +246,7 @@ func (e env) reasons(t *testing.T) map[string]string {
 	}
 	out := map[string]string{}
 	for _, ev := range page.Events {
-		if d := ev.Decision; ev.Type == coordinator.EventDecision && d != nil {
+		if d := ev.Decision; ev.Type == event.Decision && d != nil {
 			if k := strings.TrimSpace(d.Kind + " " + d.Task); out[k] == "" {
 				out[k] = d.Reason
 			}
@@ -334,7 +334,7 @@ func TestWorkflowSayReachesTheRunningAttemptsAndStatusAnswers(t *testing.T) {
 	}
 	var changes []string
 	for _, ev := range page.Events {
-		if ev.Type == coordinator.EventTaskChanged {
+		if ev.Type == event.TaskChanged {
 			changes = append(changes, ev.Text)
 		}
 	}

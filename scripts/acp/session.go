@@ -10,6 +10,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
@@ -90,7 +91,7 @@ func (ss *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.P
 	if news != "" {
 		ss.srv.say(news)
 	}
-	var res coordinator.Result
+	var res event.Result
 	if line := commandLine(blocks); line != "" && ss.advertised(line) {
 		res = ss.runCommand(ctx, line)
 	} else {
@@ -122,13 +123,13 @@ func commandLine(blocks []sdk.ContentBlock) string {
 }
 
 // stopReason is how a run ended, in the protocol's words.
-func stopReason(res coordinator.Result, cancelled bool) sdk.StopReason {
+func stopReason(res event.Result, cancelled bool) sdk.StopReason {
 	switch {
-	case cancelled || res.Subtype == coordinator.SubtypeInterrupted:
+	case cancelled || res.Subtype == event.SubtypeInterrupted:
 		return sdk.StopReasonCancelled
-	case res.Subtype == coordinator.SubtypeMaxTokens:
+	case res.Subtype == event.SubtypeMaxTokens:
 		return sdk.StopReasonMaxTokens
-	case res.Subtype == coordinator.SubtypeMaxTurns:
+	case res.Subtype == event.SubtypeMaxTurns:
 		return sdk.StopReasonMaxTurnRequests
 	case errors.Is(res.Err, coordinator.ErrContentFilter):
 		return sdk.StopReasonRefusal

@@ -8,7 +8,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/coordinator/undo"
 	"github.com/ralph-dev/ralph/memory/skills"
@@ -51,7 +51,7 @@ func (ss *session) host(out *strings.Builder) *slash.Host {
 // runCommand runs the command line names; the prompt holds the project.
 // A command's error is said to the person as the agent's message: the
 // prompt itself succeeded.
-func (ss *session) runCommand(ctx context.Context, line string) coordinator.Result {
+func (ss *session) runCommand(ctx context.Context, line string) event.Result {
 	var out strings.Builder
 	o, err := slash.Dispatch(ctx, ss.host(&out), line)
 	if err == nil && o.Job != nil {
@@ -70,7 +70,7 @@ func (ss *session) runCommand(ctx context.Context, line string) coordinator.Resu
 		ss.out.send(sdk.UpdateAgentMessageText(s))
 	}
 	if err != nil || (o.Send == "" && o.Prepare == nil) {
-		return coordinator.Result{}
+		return event.Result{}
 	}
 	ctx = o.Scoped(ctx)
 	send := o.Send
@@ -79,7 +79,7 @@ func (ss *session) runCommand(ctx context.Context, line string) coordinator.Resu
 		// model's commands are.
 		if send, err = o.Prepare(ctx); err != nil {
 			ss.out.send(sdk.UpdateAgentMessageText(err.Error() + "\n"))
-			return coordinator.Result{}
+			return event.Result{}
 		}
 	}
 	coord := ss.at.Coord

@@ -8,7 +8,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 )
@@ -38,43 +38,43 @@ func newTranslator(ss *session) *translator {
 }
 
 // event is the updates one event makes (none for most kinds).
-func (t *translator) event(ev coordinator.Event) []sdk.SessionUpdate {
-	main := ev.AgentID == "" || ev.AgentID == coordinator.MainAgent
+func (t *translator) event(ev event.Event) []sdk.SessionUpdate {
+	main := ev.AgentID == "" || ev.AgentID == event.MainAgent
 	switch ev.Type {
-	case coordinator.EventSessionStarted, coordinator.EventTurnStarted:
+	case event.SessionStarted, event.TurnStarted:
 		t.streamed.Reset()
 		t.thought.Reset()
-	case coordinator.EventTextDelta:
+	case event.TextDelta:
 		if main && ev.Text != "" {
 			t.streamed.WriteString(ev.Text)
 			return []sdk.SessionUpdate{sdk.UpdateAgentMessageText(ev.Text)}
 		}
-	case coordinator.EventAssistant:
+	case event.Assistant:
 		if main {
 			return rest(&t.streamed, ev.Text, sdk.UpdateAgentMessageText)
 		}
-	case coordinator.EventThinkingDelta:
+	case event.ThinkingDelta:
 		if main && ev.Text != "" {
 			t.thought.WriteString(ev.Text)
 			return []sdk.SessionUpdate{sdk.UpdateAgentThoughtText(ev.Text)}
 		}
-	case coordinator.EventThinking:
+	case event.Thinking:
 		if main {
 			return rest(&t.thought, ev.Text, sdk.UpdateAgentThoughtText)
 		}
-	case coordinator.EventToolCall:
+	case event.ToolCall:
 		return []sdk.SessionUpdate{t.toolCall(ev)}
-	case coordinator.EventToolResult:
+	case event.ToolResult:
 		return []sdk.SessionUpdate{t.toolResult(ev)}
-	case coordinator.EventTodoUpdated:
+	case event.TodoUpdated:
 		if main && ev.Todo != nil {
 			return []sdk.SessionUpdate{plan(*ev.Todo)}
 		}
-	case coordinator.EventError:
+	case event.Error:
 		if l, ok := eventwords.EventLine(ev); ok && main {
 			return []sdk.SessionUpdate{sdk.UpdateAgentMessageText("\n\n" + l.String() + "\n")}
 		}
-	case coordinator.EventWarning:
+	case event.Warning:
 		if l, ok := eventwords.EventLine(ev); ok {
 			t.ss.srv.say(l.String())
 		}
@@ -96,7 +96,7 @@ func rest(sent *strings.Builder, whole string, up func(string) sdk.SessionUpdate
 }
 
 // toolCall announces a tool call.
-func (t *translator) toolCall(ev coordinator.Event) sdk.SessionUpdate {
+func (t *translator) toolCall(ev event.Event) sdk.SessionUpdate {
 	c := call{name: ev.ToolName, args: ev.ToolArgs}
 	if ev.ToolName == "write_file" {
 		c.before = t.ss.out.takeBefore(ev.ToolID)
@@ -116,7 +116,7 @@ func (t *translator) toolCall(ev coordinator.Event) sdk.SessionUpdate {
 }
 
 // toolResult finishes a tool call: its output, and for an edit its diff.
-func (t *translator) toolResult(ev coordinator.Event) sdk.SessionUpdate {
+func (t *translator) toolResult(ev event.Event) sdk.SessionUpdate {
 	c := t.calls[ev.ToolID]
 	delete(t.calls, ev.ToolID)
 	status := sdk.ToolCallStatusCompleted

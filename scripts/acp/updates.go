@@ -6,7 +6,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 )
 
 // updates carries a session's events to the client as session/update
@@ -19,12 +19,12 @@ type updates struct {
 
 	mu   sync.Mutex
 	cond *sync.Cond
-	q    []coordinator.Event
+	q    []event.Event
 	// busy says an event is being sent; done that the queue is closed.
 	busy bool
 	done bool
 	// asking is the id of the latest tool call a person is asked about
-	// (coordinator.Event.Asking), for the permission request to name.
+	// (event.Event.Asking), for the permission request to name.
 	asking string
 	// befores are write_file's files as they were when the call was
 	// announced, read before the tool runs (fileBefore), by call id.
@@ -40,13 +40,13 @@ func newUpdates(s *Server, ss *session) *updates {
 
 // add queues an event (the face's Handle, called in the publishing
 // goroutine: it costs an append).
-func (u *updates) add(ev coordinator.Event) {
+func (u *updates) add(ev event.Event) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.done {
 		return
 	}
-	if ev.Type == coordinator.EventToolCall {
+	if ev.Type == event.ToolCall {
 		if ev.Asking {
 			u.asking = ev.ToolID
 		}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/approval"
 )
@@ -72,7 +72,7 @@ func TestProgressPause(t *testing.T) {
 	defer p.stop()
 	resume := p.pause()
 	mark := len(out.String())
-	p.handle(coordinator.Event{Type: coordinator.EventToolCall, ToolName: "run_command", ToolArgs: []byte(`{"command":"ls"}`)})
+	p.handle(event.Event{Type: event.ToolCall, ToolName: "run_command", ToolArgs: []byte(`{"command":"ls"}`)})
 	time.Sleep(300 * time.Millisecond)
 	if got := out.String()[mark:]; got != "" {
 		t.Fatalf("drawn while paused: %q", got)
@@ -88,9 +88,9 @@ func TestProgressPause(t *testing.T) {
 func TestProgressStripsControls(t *testing.T) {
 	out := &text.LockedBuffer{}
 	p := startProgress(out, false)
-	p.handle(coordinator.Event{Type: coordinator.EventToolResult, ToolName: "run_command", IsError: true, Output: "\x1b[2J\x1b]0;pwned\x07boom"})
-	p.handle(coordinator.Event{Type: coordinator.EventAgentSpawned, AgentID: "a\x1b[31m1", Text: "task\u009b2J"})
-	p.handle(coordinator.Event{Type: coordinator.EventToolCall, ToolName: "read_file\x1b]0;x\x07", ToolArgs: []byte(`{"path":"\u009b2J"}`)})
+	p.handle(event.Event{Type: event.ToolResult, ToolName: "run_command", IsError: true, Output: "\x1b[2J\x1b]0;pwned\x07boom"})
+	p.handle(event.Event{Type: event.AgentSpawned, AgentID: "a\x1b[31m1", Text: "task\u009b2J"})
+	p.handle(event.Event{Type: event.ToolCall, ToolName: "read_file\x1b]0;x\x07", ToolArgs: []byte(`{"path":"\u009b2J"}`)})
 	p.stop()
 	got := out.String()
 	got = strings.NewReplacer("\r\x1b[K", "").Replace(got)
@@ -105,7 +105,7 @@ func TestStreamJSONEscapesControls(t *testing.T) {
 	var out strings.Builder
 	enc := newStreamEncoder(&out)
 	raw := "\x1b[2J\x1b]0;pwned\x07 \u009b31m \x7f ünï"
-	enc.event(coordinator.Event{Type: coordinator.EventToolResult, ToolName: "run_command", Output: raw})
+	enc.event(event.Event{Type: event.ToolResult, ToolName: "run_command", Output: raw})
 	got := out.String()
 	if strings.ContainsAny(got, "\x1b\x07\u009b\x7f") || !strings.Contains(got, `\u001b[2J`) || !strings.Contains(got, `\u009b31m`) {
 		t.Fatalf("stream-json line %q", got)
@@ -122,13 +122,13 @@ func TestProgressShowsWaiting(t *testing.T) {
 	out := &text.LockedBuffer{}
 	p := startProgress(out, false)
 	defer p.stop()
-	p.handle(coordinator.Event{Type: coordinator.EventTurnStarted, Turn: 1})
-	p.handle(coordinator.Event{Type: coordinator.EventWaiting, SilentMS: 12000})
+	p.handle(event.Event{Type: event.TurnStarted, Turn: 1})
+	p.handle(event.Event{Type: event.Waiting, SilentMS: 12000})
 	if got := out.String(); !strings.Contains(got, "waiting for the model — no data for 12s") {
 		t.Fatalf("status line: %q", got)
 	}
 	mark := len(out.String())
-	p.handle(coordinator.Event{Type: coordinator.EventWaiting})
+	p.handle(event.Event{Type: event.Waiting})
 	if got := out.String()[mark:]; strings.Contains(got, "waiting for the model") || !strings.Contains(got, "thinking (turn 1)") {
 		t.Fatalf("after data flows again: %q", got)
 	}

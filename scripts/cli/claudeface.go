@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -63,9 +63,9 @@ func (o *OneShot) shapedStream() *claudeStream {
 // waited for: Claude Code's SDK sends its next message, or closes
 // standard input, only once it has the result. An interrupted run ends
 // the one-shot, as a hard stop does.
-func (o *OneShot) followUps(ctx context.Context, res coordinator.Result, run func(prompt string) coordinator.Result) coordinator.Result {
+func (o *OneShot) followUps(ctx context.Context, res event.Result, run func(prompt string) event.Result) event.Result {
 	c := o.shapedStream()
-	for o.more != nil && c != nil && res.Subtype != coordinator.SubtypeInterrupted {
+	for o.more != nil && c != nil && res.Subtype != event.SubtypeInterrupted {
 		c.result(res)
 		next, ok := o.more(ctx)
 		if !ok {

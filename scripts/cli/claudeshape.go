@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers/tools"
@@ -276,28 +276,28 @@ type claudeDenial struct {
 }
 
 // event writes ev's lines, if it has any in Claude Code's shape.
-func (s *claudeStream) event(ev coordinator.Event) {
+func (s *claudeStream) event(ev event.Event) {
 	if ev.Model != "" {
 		s.model = ev.Model
 	}
 	switch ev.Type {
-	case coordinator.EventSessionStarted:
+	case event.SessionStarted:
 		s.sessionID = ev.SessionID
 		s.init()
-	case coordinator.EventAgentSpawned:
+	case event.AgentSpawned:
 		if ev.AgentID != "" && ev.ToolID != "" {
 			s.parents[ev.AgentID] = ev.ToolID
 		}
-	case coordinator.EventThinking:
+	case event.Thinking:
 		s.assistant(ev, claudeThinking{Type: "thinking", Thinking: ev.Text})
-	case coordinator.EventAssistant:
+	case event.Assistant:
 		if ev.Text != "" {
 			s.assistant(ev, claudeText{Type: "text", Text: ev.Text})
 		}
-	case coordinator.EventToolCall:
+	case event.ToolCall:
 		name, input := s.claudeTool(ev.ToolName, ev.ToolArgs)
 		s.assistant(ev, claudeToolUse{Type: "tool_use", ID: ev.ToolID, Name: name, Input: input})
-	case coordinator.EventToolResult:
+	case event.ToolResult:
 		at := ev.Time
 		if at.IsZero() {
 			at = claudeNow()
@@ -329,10 +329,10 @@ func (s *claudeStream) init() {
 // assistant writes one block of the model's as an assistant line. The
 // blocks of one turn of one agent share the message id, as the blocks of
 // one of Claude Code's API answers do.
-func (s *claudeStream) assistant(ev coordinator.Event, block any) {
+func (s *claudeStream) assistant(ev event.Event, block any) {
 	agent := ev.AgentID
 	if agent == "" {
-		agent = coordinator.MainAgent
+		agent = event.MainAgent
 	}
 	s.enc.value(claudeLine{Type: "assistant", ParentToolUseID: s.parent(ev), SessionID: s.sessionID, UUID: newLineUUID(),
 		Message: claudeMessage{assistant: true, ID: fmt.Sprintf("msg_%s_%s_%d", s.sessionID, agent, ev.Turn), Type: "message",
@@ -341,7 +341,7 @@ func (s *claudeStream) assistant(ev coordinator.Event, block any) {
 
 // parent is the parent_tool_use_id of ev's line: the spawn_agent call of
 // a child agent's, null for the main agent's.
-func (s *claudeStream) parent(ev coordinator.Event) *string {
+func (s *claudeStream) parent(ev event.Event) *string {
 	if id, ok := s.parents[ev.AgentID]; ok {
 		return &id
 	}
@@ -390,7 +390,7 @@ func toolInput(args json.RawMessage) json.RawMessage {
 
 // fail writes the result line of a one-shot that failed before it ran,
 // after an init line if none went out (it names no session then).
-func (s *claudeStream) fail(res coordinator.Result) {
+func (s *claudeStream) fail(res event.Result) {
 	if !s.inited {
 		s.init()
 	}
@@ -398,7 +398,7 @@ func (s *claudeStream) fail(res coordinator.Result) {
 }
 
 // result writes the run's result line.
-func (s *claudeStream) result(res coordinator.Result) {
+func (s *claudeStream) result(res event.Result) {
 	s.wrote = true
 	if res.SessionID != "" {
 		s.sessionID = res.SessionID
@@ -428,7 +428,7 @@ func (s *claudeStream) result(res coordinator.Result) {
 	}
 	stop := "end_turn"
 	switch {
-	case r.Subtype == coordinator.SubtypeSuccess:
+	case r.Subtype == event.SubtypeSuccess:
 		text := res.Text
 		r.Result, r.StopReason, r.APIErrorStatus = &text, &stop, status
 	default:
@@ -445,9 +445,9 @@ func (s *claudeStream) result(res coordinator.Result) {
 		// max_tokens when its answer was cut, and stop_sequence, what it
 		// says of the message it ends a failed turn with, otherwise.
 		switch res.Subtype {
-		case coordinator.SubtypeMaxTurns, coordinator.SubtypeMaxIterations:
+		case event.SubtypeMaxTurns, event.SubtypeMaxIterations:
 			stop = "tool_use"
-		case coordinator.SubtypeMaxTokens:
+		case event.SubtypeMaxTokens:
 			stop = "max_tokens"
 		default:
 			stop = "stop_sequence"
@@ -461,29 +461,29 @@ func (s *claudeStream) result(res coordinator.Result) {
 // SDKResultError subtypes are error_max_turns and error_during_execution
 // (besides budgets ralph's one-shot has none of), and an interrupted run
 // is one of the latter there.
-func claudeSubtype(res coordinator.Result) string {
+func claudeSubtype(res event.Result) string {
 	switch res.Subtype {
-	case coordinator.SubtypeSuccess:
+	case event.SubtypeSuccess:
 		if res.IsError {
-			return coordinator.SubtypeExecutionError
+			return event.SubtypeExecutionError
 		}
 		return res.Subtype
-	case coordinator.SubtypeMaxTurns, coordinator.SubtypeMaxIterations:
-		return coordinator.SubtypeMaxTurns
+	case event.SubtypeMaxTurns, event.SubtypeMaxIterations:
+		return event.SubtypeMaxTurns
 	}
-	return coordinator.SubtypeExecutionError
+	return event.SubtypeExecutionError
 }
 
 // terminalReason is why the run ended, in Claude Code's TerminalReason
 // words.
-func terminalReason(res coordinator.Result) string {
+func terminalReason(res event.Result) string {
 	var le *llm.Error
 	switch {
 	case !res.IsError:
 		return "completed"
-	case res.Subtype == coordinator.SubtypeMaxTurns || res.Subtype == coordinator.SubtypeMaxIterations:
+	case res.Subtype == event.SubtypeMaxTurns || res.Subtype == event.SubtypeMaxIterations:
 		return "max_turns"
-	case res.Subtype == coordinator.SubtypeInterrupted:
+	case res.Subtype == event.SubtypeInterrupted:
 		return "aborted_streaming"
 	case errors.As(res.Err, &le):
 		return "api_error"

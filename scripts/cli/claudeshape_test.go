@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/spf13/cobra"
@@ -206,7 +206,7 @@ func parseLines(t *testing.T, b []byte) []map[string]any {
 
 // claudeRun is what a one-shot in the claude shape prints for events
 // and its result.
-func claudeRun(t *testing.T, events []coordinator.Event, res coordinator.Result) []map[string]any {
+func claudeRun(t *testing.T, events []event.Event, res event.Result) []map[string]any {
 	t.Helper()
 	var out bytes.Buffer
 	o := &OneShot{Format: FormatStreamJSON, Stdout: &out, Stderr: &bytes.Buffer{}, Cwd: "/p", Model: "m"}
@@ -228,28 +228,28 @@ func claudeRun(t *testing.T, events []coordinator.Event, res coordinator.Result)
 func TestClaudeShapeHasTheRecordedKeys(t *testing.T) {
 	shapes := recordedShapes(t)
 	cost := 0.5
-	turn := []coordinator.Event{
-		{Type: coordinator.EventSessionStarted, SessionID: "s1", Model: "m", Text: "do it"},
-		{Type: coordinator.EventUserMessage, AgentID: "main", Text: "do it"},
-		{Type: coordinator.EventTurnStarted, AgentID: "main", Turn: 1},
-		{Type: coordinator.EventTextDelta, AgentID: "main", Turn: 1, Text: "Loo"},
-		{Type: coordinator.EventAssistant, AgentID: "main", Turn: 1, Text: "Looking."},
-		{Type: coordinator.EventToolCall, AgentID: "main", Turn: 1, ToolID: "c1", ToolName: "run_command", ToolArgs: json.RawMessage(`{"command":"ls"}`)},
-		{Type: coordinator.EventToolResult, AgentID: "main", Turn: 1, ToolID: "c1", ToolName: "run_command", Output: "a.go", Time: time.Now()},
-		{Type: coordinator.EventToolCall, AgentID: "main", Turn: 1, ToolID: "c2", ToolName: "read_file", ToolArgs: json.RawMessage(`not json`)},
-		{Type: coordinator.EventToolResult, AgentID: "main", Turn: 1, ToolID: "c2", ToolName: "read_file", Output: "no such file", IsError: true},
-		{Type: coordinator.EventFilesChanged, AgentID: "main", Turn: 1, Text: "1 file changed"},
-		{Type: coordinator.EventRetry, AgentID: "main", Turn: 2, Retry: &llm.RetryInfo{Attempt: 1, Reason: "HTTP 429"}},
-		{Type: coordinator.EventAssistant, AgentID: "main", Turn: 2, Text: "Done."},
+	turn := []event.Event{
+		{Type: event.SessionStarted, SessionID: "s1", Model: "m", Text: "do it"},
+		{Type: event.UserMessage, AgentID: "main", Text: "do it"},
+		{Type: event.TurnStarted, AgentID: "main", Turn: 1},
+		{Type: event.TextDelta, AgentID: "main", Turn: 1, Text: "Loo"},
+		{Type: event.Assistant, AgentID: "main", Turn: 1, Text: "Looking."},
+		{Type: event.ToolCall, AgentID: "main", Turn: 1, ToolID: "c1", ToolName: "run_command", ToolArgs: json.RawMessage(`{"command":"ls"}`)},
+		{Type: event.ToolResult, AgentID: "main", Turn: 1, ToolID: "c1", ToolName: "run_command", Output: "a.go", Time: time.Now()},
+		{Type: event.ToolCall, AgentID: "main", Turn: 1, ToolID: "c2", ToolName: "read_file", ToolArgs: json.RawMessage(`not json`)},
+		{Type: event.ToolResult, AgentID: "main", Turn: 1, ToolID: "c2", ToolName: "read_file", Output: "no such file", IsError: true},
+		{Type: event.FilesChanged, AgentID: "main", Turn: 1, Text: "1 file changed"},
+		{Type: event.Retry, AgentID: "main", Turn: 2, Retry: &event.RetryInfo{Attempt: 1, Reason: "HTTP 429"}},
+		{Type: event.Assistant, AgentID: "main", Turn: 2, Text: "Done."},
 	}
 	usage := conversation.Usage{InputTokens: 100, OutputTokens: 7, CacheReadTokens: 40}
 	runs := map[string][]map[string]any{
-		"success": claudeRun(t, turn, coordinator.Result{Subtype: coordinator.SubtypeSuccess, Text: "Done.", SessionID: "s1", NumTurns: 2,
+		"success": claudeRun(t, turn, event.Result{Subtype: event.SubtypeSuccess, Text: "Done.", SessionID: "s1", NumTurns: 2,
 			Duration: time.Second, Usage: usage, CostUSD: &cost,
-			Denied: []coordinator.Denial{{Tool: "run_command", Command: "rm -rf x"}, {Tool: "mcp__t__echo", Args: json.RawMessage(`{"text":"hi"}`)}}}),
-		"max turns":   claudeRun(t, turn, coordinator.Result{Subtype: coordinator.SubtypeMaxTurns, IsError: true, Text: "reached --max-turns 2", SessionID: "s1", NumTurns: 2}),
-		"interrupted": claudeRun(t, turn[:7], coordinator.Result{Subtype: coordinator.SubtypeInterrupted, IsError: true, Text: "interrupted by SIGINT", SessionID: "s1"}),
-		"api error": claudeRun(t, turn[:3], coordinator.Result{Subtype: coordinator.SubtypeExecutionError, IsError: true, SessionID: "s1",
+			Denied: []event.Denial{{Tool: "run_command", Command: "rm -rf x"}, {Tool: "mcp__t__echo", Args: json.RawMessage(`{"text":"hi"}`)}}}),
+		"max turns":   claudeRun(t, turn, event.Result{Subtype: event.SubtypeMaxTurns, IsError: true, Text: "reached --max-turns 2", SessionID: "s1", NumTurns: 2}),
+		"interrupted": claudeRun(t, turn[:7], event.Result{Subtype: event.SubtypeInterrupted, IsError: true, Text: "interrupted by SIGINT", SessionID: "s1"}),
+		"api error": claudeRun(t, turn[:3], event.Result{Subtype: event.SubtypeExecutionError, IsError: true, SessionID: "s1",
 			Err: &llm.Error{Kind: llm.ErrServer, Status: 500, Msg: "HTTP 500: boom"}}),
 	}
 	kinds := map[string]bool{}
@@ -287,17 +287,17 @@ func TestClaudeShapeHasTheRecordedKeys(t *testing.T) {
 // otherwise; a child agent's lines name the spawn_agent call that
 // started it as their parent_tool_use_id.
 func TestClaudeShapeSaysWhatClaudeSays(t *testing.T) {
-	lines := claudeRun(t, []coordinator.Event{
-		{Type: coordinator.EventSessionStarted, SessionID: "s1", Model: "m"},
-		{Type: coordinator.EventThinking, AgentID: "main", Turn: 1, Text: "hmm"},
-		{Type: coordinator.EventToolCall, AgentID: "main", Turn: 1, ToolID: "c1", ToolName: "spawn_agent", ToolArgs: json.RawMessage(`{"task":"t"}`)},
-		{Type: coordinator.EventAgentSpawned, AgentID: "agent-1", ToolID: "c1", Text: "t"},
-		{Type: coordinator.EventAssistant, AgentID: "agent-1", Turn: 1, Text: "child's"},
-		{Type: coordinator.EventToolResult, AgentID: "main", Turn: 1, ToolID: "c1", ToolName: "spawn_agent", Output: "child's"},
-		{Type: coordinator.EventToolCall, AgentID: "main", Turn: 2, ToolID: "c2", ToolName: "write_file", ToolArgs: json.RawMessage(`{"path":"a.txt","content":"x"}`)},
-		{Type: coordinator.EventToolCall, AgentID: "main", Turn: 2, ToolID: "c3", ToolName: "complete_task", ToolArgs: json.RawMessage(`{"summary":"s"}`)},
-	}, coordinator.Result{Subtype: coordinator.SubtypeMaxTurns, IsError: true, Text: "reached --max-turns 1", SessionID: "s1", NumTurns: 1,
-		Denied: []coordinator.Denial{{Tool: "run_command", Command: "rm x"}}})
+	lines := claudeRun(t, []event.Event{
+		{Type: event.SessionStarted, SessionID: "s1", Model: "m"},
+		{Type: event.Thinking, AgentID: "main", Turn: 1, Text: "hmm"},
+		{Type: event.ToolCall, AgentID: "main", Turn: 1, ToolID: "c1", ToolName: "spawn_agent", ToolArgs: json.RawMessage(`{"task":"t"}`)},
+		{Type: event.AgentSpawned, AgentID: "agent-1", ToolID: "c1", Text: "t"},
+		{Type: event.Assistant, AgentID: "agent-1", Turn: 1, Text: "child's"},
+		{Type: event.ToolResult, AgentID: "main", Turn: 1, ToolID: "c1", ToolName: "spawn_agent", Output: "child's"},
+		{Type: event.ToolCall, AgentID: "main", Turn: 2, ToolID: "c2", ToolName: "write_file", ToolArgs: json.RawMessage(`{"path":"a.txt","content":"x"}`)},
+		{Type: event.ToolCall, AgentID: "main", Turn: 2, ToolID: "c3", ToolName: "complete_task", ToolArgs: json.RawMessage(`{"summary":"s"}`)},
+	}, event.Result{Subtype: event.SubtypeMaxTurns, IsError: true, Text: "reached --max-turns 1", SessionID: "s1", NumTurns: 1,
+		Denied: []event.Denial{{Tool: "run_command", Command: "rm x"}}})
 	got := func(i int, path ...string) any {
 		var v any = lines[i]
 		for _, p := range path {

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 )
@@ -107,7 +107,7 @@ func nextMark(left time.Duration) (mark time.Duration, ok bool) {
 
 // breakerCountdown starts saying how long an open breaker has left, or
 // stops when it is no longer open.
-func (o *OneShot) breakerCountdown(ev coordinator.Event) {
+func (o *OneShot) breakerCountdown(ev event.Event) {
 	if o.breaker == nil {
 		o.breaker = newCountdown(o.Stderr)
 	}

@@ -4,8 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/coordinator/event"
 )
 
 // TestDeniedSummaryNamesEachKindsRemedy: a call a guard refused is no MCP
@@ -13,11 +12,11 @@ import (
 // answered at a terminal; each kind of refusal has its own sentence.
 func TestDeniedSummaryNamesEachKindsRemedy(t *testing.T) {
 	guard := "the PreToolUse hook `node guard.js` from .claude/settings.json"
-	got := deniedSummary([]coordinator.Denial{
-		{Tool: "read_file", By: workers.DeniedByGuard, Hook: guard},
-		{Tool: "run_command", Command: "ls", By: workers.DeniedByGuard, Hook: guard},
-		{Tool: "read_file", By: workers.DeniedByGuard, Hook: guard},
-		{Tool: "write_file", By: workers.DeniedByHookAsk},
+	got := deniedSummary([]event.Denial{
+		{Tool: "read_file", By: event.DeniedByGuard, Hook: guard},
+		{Tool: "run_command", Command: "ls", By: event.DeniedByGuard, Hook: guard},
+		{Tool: "read_file", By: event.DeniedByGuard, Hook: guard},
+		{Tool: "write_file", By: event.DeniedByHookAsk},
 		{Tool: "mcp__t__echo"},
 		{Tool: "run_command", Command: "curl x"},
 	}, nil, func() string { return "rerun ralph at a terminal to answer it" })

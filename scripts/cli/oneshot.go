@@ -22,10 +22,10 @@ import (
 
 	"github.com/ralph-dev/ralph/scripts/notify"
 
-	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/tools"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/project"
@@ -123,7 +123,7 @@ type OneShot struct {
 	// it), and with wantLatest says whether it is the latest session (a
 	// listing of the sessions, which only the terminal's words need); nil
 	// leaves the summary out.
-	summary func(res coordinator.Result, wantLatest bool) (facts view.SessionFacts, latest bool)
+	summary func(res event.Result, wantLatest bool) (facts view.SessionFacts, latest bool)
 	// recorded says whether the run's session is on disk with its prompt,
 	// the one `ralph -c` continues (OneShotMain sets it); nil before the
 	// project opened.
@@ -216,7 +216,7 @@ func (o *OneShot) Notify(s string) {
 
 // Handle renders one coordinator event. Subscribe it to the coordinator's
 // events: the broker calls it in order, one event at a time.
-func (o *OneShot) Handle(ev coordinator.Event) {
+func (o *OneShot) Handle(ev event.Event) {
 	if eventwords.Diagnostic(ev) && o.progress == nil {
 		// A warning is for the person watching, in every format, like an
 		// error; so is a loop that stops starting tasks for a while, and
@@ -225,13 +225,13 @@ func (o *OneShot) Handle(ev coordinator.Event) {
 		// are diagnostics, "ralph: " and the vocabulary's words.
 		diagnostic(o.Stderr, ev)
 	}
-	if ev.Type == coordinator.EventLimitWait && ev.State == memory.WaitDiskFull && strings.HasPrefix(ev.Text, "waiting") {
+	if ev.Type == event.LimitWait && ev.State == memory.WaitDiskFull && strings.HasPrefix(ev.Text, "waiting") {
 		notify.Write(o.Stderr, o.notifier.Notify(notify.Event{Event: notify.DiskFull, Text: ev.Text}))
 	}
-	if ev.Type == coordinator.EventBreaker && ev.State == memory.BreakerOpen {
+	if ev.Type == event.Breaker && ev.State == memory.BreakerOpen {
 		notify.Write(o.Stderr, o.notifier.Notify(notify.Event{Event: notify.BreakerOpen, Text: ev.Text}))
 	}
-	if ev.Type == coordinator.EventBreaker && o.progress == nil {
+	if ev.Type == event.Breaker && o.progress == nil {
 		o.breakerCountdown(ev)
 	}
 	switch o.Format {
@@ -244,7 +244,7 @@ func (o *OneShot) Handle(ev coordinator.Event) {
 		// line, or, for a run that publishes none (the task loop, here or
 		// on Temporal), one before its first event.
 		o.enc.initOnce(ev.SessionID, cmp.Or(ev.Model, o.Model), o.Provider, o.Cwd)
-		if ev.Type == coordinator.EventSessionStarted {
+		if ev.Type == event.SessionStarted {
 			return
 		}
 		// The result is written by Finish, once, last.
@@ -260,7 +260,7 @@ func (o *OneShot) Handle(ev coordinator.Event) {
 
 // verboseLine is one step of -v without a terminal: the line the
 // progress display prints above its status line, without its drawing.
-func (o *OneShot) verboseLine(ev coordinator.Event) {
+func (o *OneShot) verboseLine(ev event.Event) {
 	l, ok := o.verbose.Line(ev)
 	if ok && !eventwords.Diagnostic(ev) {
 		// A diagnostic's line was printed already, as without -v.
@@ -271,14 +271,14 @@ func (o *OneShot) verboseLine(ev coordinator.Event) {
 // diagnostic prints ev as a one-shot run or a script without a progress
 // display says it on standard error: "ralph: " and the vocabulary's
 // words, without the glyph.
-func diagnostic(w io.Writer, ev coordinator.Event) {
+func diagnostic(w io.Writer, ev event.Event) {
 	if l, ok := eventwords.EventLine(ev); ok {
 		fmt.Fprintln(w, "ralph: "+l.Text)
 	}
 }
 
 // NewResultJSON builds the contract's result line from a result.
-func NewResultJSON(res coordinator.Result) contract.ResultLine {
+func NewResultJSON(res event.Result) contract.ResultLine {
 	r := contract.ResultLine{Type: "result", Subtype: res.Subtype, IsError: res.IsError, Result: res.Text,
 		SessionID: res.SessionID, NumTurns: res.NumTurns, DurationMS: res.Duration.Milliseconds(),
 		Usage: res.Usage, TotalCostUSD: res.CostUSD, CacheSavedUSD: res.CacheSavedUSD,
@@ -295,11 +295,11 @@ func NewResultJSON(res coordinator.Result) contract.ResultLine {
 
 // ExitCode maps a result to ralph's exit code; it is non-zero exactly when
 // the result is an error.
-func ExitCode(res coordinator.Result) int {
+func ExitCode(res event.Result) int {
 	switch {
 	case !res.IsError:
 		return ExitOK
-	case res.Subtype == coordinator.SubtypeInterrupted:
+	case res.Subtype == event.SubtypeInterrupted:
 		if res.Signal != nil {
 			return interrupts.ExitCode(res.Signal)
 		}
@@ -323,7 +323,7 @@ func (o *OneShot) Fail(code int, err error) int {
 	if o.enc == nil {
 		o.enc = newStreamEncoder(o.Stdout)
 	}
-	res := coordinator.Result{Subtype: coordinator.SubtypeExecutionError, IsError: true, Text: err.Error(), Err: err}
+	res := event.Result{Subtype: event.SubtypeExecutionError, IsError: true, Text: err.Error(), Err: err}
 	switch o.Format {
 	case FormatStreamJSON:
 		if c := o.shapedStream(); c != nil {
@@ -344,12 +344,12 @@ func (o *OneShot) Fail(code int, err error) int {
 // Finish writes the final output and returns the exit code. An error is
 // one sentence on stderr in every format: a script reads the JSON, a
 // person watching it reads stderr.
-func (o *OneShot) Finish(res coordinator.Result) int {
+func (o *OneShot) Finish(res event.Result) int {
 	o.Close()
 	// A run that failed before its session took its name left none: no
 	// summary of it, and nothing for `ralph -c` to continue.
 	recorded := !res.IsError || o.recorded == nil || o.recorded()
-	if res.IsError && res.Subtype != coordinator.SubtypeInterrupted && (memory.IsDiskError(res.Err) || res.Err == nil && memory.IsDiskError(errors.New(res.Text))) {
+	if res.IsError && res.Subtype != event.SubtypeInterrupted && (memory.IsDiskError(res.Err) || res.Err == nil && memory.IsDiskError(errors.New(res.Text))) {
 		cause := res.Err
 		if cause == nil {
 			cause = errors.New(res.Text)
@@ -387,7 +387,7 @@ func (o *OneShot) Finish(res coordinator.Result) int {
 	default:
 		// A partial answer, or a whole one whose checkpoint failed, is
 		// still the answer: printed, then the error.
-		partial := res.Subtype == coordinator.SubtypeMaxTurns || res.Subtype == coordinator.SubtypeMaxTokens ||
+		partial := res.Subtype == event.SubtypeMaxTurns || res.Subtype == event.SubtypeMaxTokens ||
 			errors.Is(res.Err, coordinator.ErrCheckpoint)
 		switch {
 		case res.IsError && partial && res.Text != "":
@@ -399,7 +399,7 @@ func (o *OneShot) Finish(res coordinator.Result) int {
 		}
 	}
 	switch {
-	case res.Subtype == coordinator.SubtypeInterrupted:
+	case res.Subtype == event.SubtypeInterrupted:
 		fmt.Fprintf(o.Stderr, "ralph: %s; state saved (session %s)\n", text.StripControls(res.Text), res.SessionID)
 	case res.IsError:
 		msg := res.Text
@@ -442,7 +442,7 @@ func (o *OneShot) diskError(err error, next string) error {
 // `ralph hooks approve` does), and those a hook asked a person about
 // (--yes answers no hook's question: answer is how one could be given
 // here).
-func deniedSummary(denied []coordinator.Denial, hint func(commands ...string) string, answer func() string) []string {
+func deniedSummary(denied []event.Denial, hint func(commands ...string) string, answer func() string) []string {
 	var cmds, mcpTools, asked []string
 	var guards []string
 	guarded := map[string][]string{}
@@ -454,10 +454,10 @@ func deniedSummary(denied []coordinator.Denial, hint func(commands ...string) st
 	}
 	for _, d := range denied {
 		switch {
-		case d.By == workers.DeniedByGuard:
+		case d.By == event.DeniedByGuard:
 			guards = add(guards, d.Hook)
 			guarded[d.Hook] = add(guarded[d.Hook], d.Tool)
-		case d.By == workers.DeniedByHookAsk:
+		case d.By == event.DeniedByHookAsk:
 			asked = add(asked, d.Tool)
 		case d.Tool == tools.ToolRunCommand:
 			cmds = append(cmds, d.Command)
@@ -580,7 +580,7 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 	}
 	face.Model, face.Provider, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Config.Provider, p.Root, p.Config.Style
 	face.ApprovalHint, face.AnswerHint = p.Approval.HintFor, p.Approval.AnswerHint
-	face.summary = func(res coordinator.Result, wantLatest bool) (view.SessionFacts, bool) {
+	face.summary = func(res event.Result, wantLatest bool) (view.SessionFacts, bool) {
 		return sessionSummary(p, res, wantLatest)
 	}
 	face.recorded = func() bool { return memory.SessionRecorded(p.Fs, p.Root, p.Session.CurrentID()) }
@@ -628,7 +628,7 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 	res := at.Coord.RunNarrowed(ctx, prompt, custom.Tools)
 	// Each further user message of stream-json input is a turn of the
 	// same conversation (claudeinput.go).
-	res = face.followUps(ctx, res, func(next string) coordinator.Result {
+	res = face.followUps(ctx, res, func(next string) event.Result {
 		return at.Coord.RunNarrowed(ctx, next, custom.Tools)
 	})
 	return face.Finish(res)

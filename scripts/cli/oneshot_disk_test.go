@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -42,7 +42,7 @@ func TestDiskFailureIsOneSentence(t *testing.T) {
 		recorded := tt.recorded
 		o := &OneShot{Format: FormatText, Stdout: &bytes.Buffer{}, Stderr: &errb, Cwd: dir, recorded: func() bool { return recorded }}
 		o.Start()
-		code := o.Finish(coordinator.Result{Subtype: coordinator.SubtypeExecutionError, IsError: true, Err: failed(tt.errno)})
+		code := o.Finish(event.Result{Subtype: event.SubtypeExecutionError, IsError: true, Err: failed(tt.errno)})
 		line := errb.String()
 		if code != ExitFailed || strings.Count(line, "\n") != 1 || !strings.HasPrefix(line, "ralph: ") {
 			t.Errorf("%v recorded=%v: exit %d, stderr %q, want one line", tt.errno, tt.recorded, code, line)

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory/conversation"
 )
@@ -20,16 +20,16 @@ import (
 func TestExitCodeAgreesWithIsError(t *testing.T) {
 	cfgErr := &llm.Error{Kind: llm.ErrUnauthorized, Config: true, Msg: "bad key"}
 	cases := []struct {
-		res  coordinator.Result
+		res  event.Result
 		want int
 	}{
-		{coordinator.Result{Subtype: coordinator.SubtypeSuccess}, 0},
-		{coordinator.Result{Subtype: coordinator.SubtypeMaxTurns, IsError: true}, 1},
-		{coordinator.Result{Subtype: coordinator.SubtypeExecutionError, IsError: true, Err: errors.New("boom")}, 1},
-		{coordinator.Result{Subtype: coordinator.SubtypeExecutionError, IsError: true, Err: cfgErr}, 2},
-		{coordinator.Result{Subtype: coordinator.SubtypeInterrupted, IsError: true, Signal: syscall.SIGINT}, 130},
-		{coordinator.Result{Subtype: coordinator.SubtypeInterrupted, IsError: true, Signal: syscall.SIGTERM}, 143},
-		{coordinator.Result{Subtype: coordinator.SubtypeInterrupted, IsError: true}, 130},
+		{event.Result{Subtype: event.SubtypeSuccess}, 0},
+		{event.Result{Subtype: event.SubtypeMaxTurns, IsError: true}, 1},
+		{event.Result{Subtype: event.SubtypeExecutionError, IsError: true, Err: errors.New("boom")}, 1},
+		{event.Result{Subtype: event.SubtypeExecutionError, IsError: true, Err: cfgErr}, 2},
+		{event.Result{Subtype: event.SubtypeInterrupted, IsError: true, Signal: syscall.SIGINT}, 130},
+		{event.Result{Subtype: event.SubtypeInterrupted, IsError: true, Signal: syscall.SIGTERM}, 143},
+		{event.Result{Subtype: event.SubtypeInterrupted, IsError: true}, 130},
 	}
 	for _, c := range cases {
 		got := ExitCode(c.res)
@@ -41,7 +41,7 @@ func TestExitCodeAgreesWithIsError(t *testing.T) {
 
 func TestResultJSONContract(t *testing.T) {
 	cost := 0.25
-	r := NewResultJSON(coordinator.Result{Subtype: "success", Text: "hi <b>", SessionID: "s", NumTurns: 2,
+	r := NewResultJSON(event.Result{Subtype: "success", Text: "hi <b>", SessionID: "s", NumTurns: 2,
 		Duration: 1500 * time.Millisecond, Usage: conversation.Usage{InputTokens: 3, OutputTokens: 4}, CostUSD: &cost,
 		SessionTurns: 5, SessionUsage: conversation.Usage{InputTokens: 9, OutputTokens: 8}, SessionCostUSD: &cost})
 	var buf bytes.Buffer
@@ -53,7 +53,7 @@ func TestResultJSONContract(t *testing.T) {
 	if buf.String() != want {
 		t.Fatalf("got  %s\nwant %s", buf.String(), want)
 	}
-	r = NewResultJSON(coordinator.Result{Subtype: "error_during_execution", IsError: true, Err: errors.New("e"), Denied: []coordinator.Denial{{Tool: "run_command", Command: "rm x"}, {Tool: "mcp__t__echo", Args: json.RawMessage(`{"text":"hi"}`)}}})
+	r = NewResultJSON(event.Result{Subtype: "error_during_execution", IsError: true, Err: errors.New("e"), Denied: []event.Denial{{Tool: "run_command", Command: "rm x"}, {Tool: "mcp__t__echo", Args: json.RawMessage(`{"text":"hi"}`)}}})
 	b, _ := json.Marshal(r)
 	if !strings.Contains(string(b), `"total_cost_usd":null`) || !strings.Contains(string(b), `"permission_denials":[{"tool_name":"run_command","command":"rm x"},{"tool_name":"mcp__t__echo","arguments":{"text":"hi"}}]`) {
 		t.Fatalf("got %s", b)
@@ -64,12 +64,12 @@ func TestStreamJSONInitFirstResultLast(t *testing.T) {
 	var out, errb bytes.Buffer
 	o := &OneShot{Format: FormatStreamJSON, Stdout: &out, Stderr: &errb, Cwd: "/p"}
 	o.Start()
-	o.Handle(coordinator.Event{Type: coordinator.EventSessionStarted, SessionID: "s9", Model: "m"})
-	o.Handle(coordinator.Event{Type: coordinator.EventTextDelta, Text: "he"})
-	o.Handle(coordinator.Event{Type: coordinator.EventToolCall, ToolName: "read_file", ToolArgs: json.RawMessage(`{"path":"a"}`)})
-	o.Handle(coordinator.Event{Type: coordinator.EventRetry, Retry: &llm.RetryInfo{Attempt: 1, Wait: time.Second, Reason: "HTTP 429"}})
-	o.Handle(coordinator.Event{Type: coordinator.EventResult})
-	code := o.Finish(coordinator.Result{Subtype: "success", SessionID: "s9", Text: "ok"})
+	o.Handle(event.Event{Type: event.SessionStarted, SessionID: "s9", Model: "m"})
+	o.Handle(event.Event{Type: event.TextDelta, Text: "he"})
+	o.Handle(event.Event{Type: event.ToolCall, ToolName: "read_file", ToolArgs: json.RawMessage(`{"path":"a"}`)})
+	o.Handle(event.Event{Type: event.Retry, Retry: &event.RetryInfo{Attempt: 1, Wait: time.Second, Reason: "HTTP 429"}})
+	o.Handle(event.Event{Type: event.RunResult})
+	code := o.Finish(event.Result{Subtype: "success", SessionID: "s9", Text: "ok"})
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if code != 0 || len(lines) != 5 {
 		t.Fatalf("exit %d, %d lines:\n%s", code, len(lines), out.String())
@@ -95,13 +95,13 @@ func TestStreamJSONInitFirstResultLast(t *testing.T) {
 // only when true, as before.
 func TestStreamJSONToolResultAlwaysHasIsError(t *testing.T) {
 	for _, tc := range []struct {
-		ev   coordinator.Event
+		ev   event.Event
 		want string
 	}{
-		{coordinator.Event{Type: coordinator.EventToolResult, ToolName: "read_file", Output: "x"}, `{"type":"tool_result","schema_version":1,"tool_name":"read_file","output":"x","is_error":false}`},
-		{coordinator.Event{Type: coordinator.EventToolResult, ToolName: "read_file", Output: "no", IsError: true}, `{"type":"tool_result","schema_version":1,"tool_name":"read_file","output":"no","is_error":true}`},
-		{coordinator.Event{Type: coordinator.EventError, Text: "boom", IsError: true}, `{"type":"error","schema_version":1,"text":"boom","is_error":true}`},
-		{coordinator.Event{Type: coordinator.EventAssistant, Text: "hi"}, `{"type":"assistant","schema_version":1,"text":"hi"}`},
+		{event.Event{Type: event.ToolResult, ToolName: "read_file", Output: "x"}, `{"type":"tool_result","schema_version":1,"tool_name":"read_file","output":"x","is_error":false}`},
+		{event.Event{Type: event.ToolResult, ToolName: "read_file", Output: "no", IsError: true}, `{"type":"tool_result","schema_version":1,"tool_name":"read_file","output":"no","is_error":true}`},
+		{event.Event{Type: event.Error, Text: "boom", IsError: true}, `{"type":"error","schema_version":1,"text":"boom","is_error":true}`},
+		{event.Event{Type: event.Assistant, Text: "hi"}, `{"type":"assistant","schema_version":1,"text":"hi"}`},
 	} {
 		var out bytes.Buffer
 		o := &OneShot{Format: FormatStreamJSON, Stdout: &out, Stderr: io.Discard}
@@ -120,16 +120,16 @@ func TestTextFinish(t *testing.T) {
 	var out, errb bytes.Buffer
 	o := &OneShot{Format: FormatText, Stdout: &out, Stderr: &errb}
 	o.Start()
-	if code := o.Finish(coordinator.Result{Subtype: "success", Text: "# Title\nbody"}); code != 0 || out.String() != "# Title\nbody\n" {
+	if code := o.Finish(event.Result{Subtype: "success", Text: "# Title\nbody"}); code != 0 || out.String() != "# Title\nbody\n" {
 		t.Fatalf("exit %d stdout %q", code, out.String())
 	}
 	out.Reset()
-	code := o.Finish(coordinator.Result{Subtype: "error_during_execution", IsError: true, Err: errors.New("the endpoint broke")})
+	code := o.Finish(event.Result{Subtype: "error_during_execution", IsError: true, Err: errors.New("the endpoint broke")})
 	if code != 1 || out.Len() != 0 || errb.String() != "ralph: the endpoint broke\n" {
 		t.Fatalf("exit %d stdout %q stderr %q", code, out.String(), errb.String())
 	}
 	errb.Reset()
-	code = o.Finish(coordinator.Result{Subtype: "interrupted", IsError: true, Text: "stopped by Ctrl-C", SessionID: "s1", Signal: syscall.SIGINT})
+	code = o.Finish(event.Result{Subtype: "interrupted", IsError: true, Text: "stopped by Ctrl-C", SessionID: "s1", Signal: syscall.SIGINT})
 	if code != 130 || !strings.Contains(errb.String(), "state saved (session s1)") {
 		t.Fatalf("exit %d stderr %q", code, errb.String())
 	}
@@ -157,10 +157,10 @@ func TestProgressWritesToolLinesAndClears(t *testing.T) {
 	var errb bytes.Buffer
 	o := &OneShot{Format: FormatText, Stdout: &bytes.Buffer{}, Stderr: &errb, StderrTTY: true}
 	o.Start()
-	o.Handle(coordinator.Event{Type: coordinator.EventTurnStarted, Turn: 1})
-	o.Handle(coordinator.Event{Type: coordinator.EventToolCall, ToolName: "write_file", ToolArgs: json.RawMessage(`{"path": "a.txt"}`)})
-	o.Handle(coordinator.Event{Type: coordinator.EventToolResult, ToolName: "write_file", IsError: true, Output: "disk full\nmore"})
-	o.Finish(coordinator.Result{Subtype: "success", Text: "ok"})
+	o.Handle(event.Event{Type: event.TurnStarted, Turn: 1})
+	o.Handle(event.Event{Type: event.ToolCall, ToolName: "write_file", ToolArgs: json.RawMessage(`{"path": "a.txt"}`)})
+	o.Handle(event.Event{Type: event.ToolResult, ToolName: "write_file", IsError: true, Output: "disk full\nmore"})
+	o.Finish(event.Result{Subtype: "success", Text: "ok"})
 	s := errb.String()
 	if !strings.Contains(s, "• write_file a.txt") || !strings.Contains(s, "✗ disk full") || strings.Contains(s, "more") {
 		t.Fatalf("progress = %q", s)
@@ -225,11 +225,11 @@ func TestStreamEventWireForm(t *testing.T) {
 	var out bytes.Buffer
 	enc := newStreamEncoder(&out)
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	for _, ev := range []coordinator.Event{
-		{Type: coordinator.EventToolResult, Time: at, SessionID: "s", AgentID: "agent-1.1", Turn: 2, ToolID: "c1", ToolName: "run_command", Output: "<ok>", IsError: true, Model: "m"},
-		{Type: coordinator.EventUserMessage, Time: at, SessionID: "s", AgentID: "main", Text: "do X", Priority: "urgent"},
-		{Type: coordinator.EventAssistantCut, Time: at, Text: "half an answer"},
-		{Type: coordinator.EventResult, Result: &coordinator.Result{Subtype: "success"}},
+	for _, ev := range []event.Event{
+		{Type: event.ToolResult, Time: at, SessionID: "s", AgentID: "agent-1.1", Turn: 2, ToolID: "c1", ToolName: "run_command", Output: "<ok>", IsError: true, Model: "m"},
+		{Type: event.UserMessage, Time: at, SessionID: "s", AgentID: "main", Text: "do X", Priority: "urgent"},
+		{Type: event.AssistantCut, Time: at, Text: "half an answer"},
+		{Type: event.RunResult, Result: &event.Result{Subtype: "success"}},
 	} {
 		enc.event(ev)
 	}

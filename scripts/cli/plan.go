@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/childenv"
@@ -455,7 +455,7 @@ type planResult struct {
 
 // finishBeadsPlan ends a plan written into Beads as the epic: the JSON
 // object, or a sentence saying where it is.
-func (o *OneShot) finishBeadsPlan(plan *tools.Plan, epic string, res coordinator.Result) int {
+func (o *OneShot) finishBeadsPlan(plan *tools.Plan, epic string, res event.Result) int {
 	if o.Format == FormatJSON || o.Format == FormatStreamJSON {
 		o.Close()
 		out := planResult{Type: "plan", SessionID: res.SessionID, Epic: epic, Plan: plan, Summary: res.Text}
@@ -468,7 +468,7 @@ func (o *OneShot) finishBeadsPlan(plan *tools.Plan, epic string, res coordinator
 
 // finishPlan ends a plan that is written and not asked about: the JSON
 // object, or the plan as text.
-func (o *OneShot) finishPlan(p *project.Project, plan *tools.Plan, res coordinator.Result) int {
+func (o *OneShot) finishPlan(p *project.Project, plan *tools.Plan, res event.Result) int {
 	o.Close()
 	if o.Format == FormatJSON || o.Format == FormatStreamJSON {
 		out := planResult{Type: "plan", SessionID: res.SessionID, TasksFile: memory.TasksFile, GoalsFile: memory.GoalsFile,

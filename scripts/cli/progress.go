@@ -9,7 +9,7 @@ import (
 
 	"github.com/ralph-dev/ralph/scripts/screen/view"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory/text"
 )
@@ -153,25 +153,25 @@ func (p *progress) note(s string) {
 	p.println(s)
 }
 
-func (p *progress) handle(ev coordinator.Event) {
+func (p *progress) handle(ev event.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if ev.Type != coordinator.EventWaiting {
+	if ev.Type != event.Waiting {
 		p.waiting = ""
 	}
-	main := ev.AgentID == "" || ev.AgentID == coordinator.MainAgent
-	if main && ev.Type != coordinator.EventThinkingDelta && ev.Type != coordinator.EventWaiting {
+	main := ev.AgentID == "" || ev.AgentID == event.MainAgent
+	if main && ev.Type != event.ThinkingDelta && ev.Type != event.Waiting {
 		if l, ok := p.think.Fold(); ok {
 			p.printEvent(l)
 		}
 	}
 	// The model's silence is shown over the status, not in its place
 	// (draw), so the status is back once data flows again.
-	if what, ok := eventwords.Activity(ev); ok && main && ev.Type != coordinator.EventWaiting {
+	if what, ok := eventwords.Activity(ev); ok && main && ev.Type != event.Waiting {
 		switch ev.Type {
-		case coordinator.EventQuestion:
+		case event.Question:
 			p.asked = p.status
-		case coordinator.EventAnswered:
+		case event.Answered:
 			// What was being done before the question goes on (a task
 			// loop's "working on t1").
 			what, p.asked = cmp.Or(p.asked, what), ""
@@ -179,13 +179,13 @@ func (p *progress) handle(ev coordinator.Event) {
 		p.status = what
 	}
 	switch ev.Type {
-	case coordinator.EventThinkingDelta:
+	case event.ThinkingDelta:
 		if main {
 			p.status = p.think.Add(ev.Text)
 		}
-	case coordinator.EventWaiting:
+	case event.Waiting:
 		p.waiting = eventwords.Waiting(ev)
-	case coordinator.EventTextDelta:
+	case event.TextDelta:
 		p.tokens += max(1, len(ev.Text)/4)
 		if main && p.answer != nil {
 			if !p.answer.open {
@@ -193,13 +193,13 @@ func (p *progress) handle(ev coordinator.Event) {
 			}
 			p.answer.delta(ev.Text)
 		}
-	case coordinator.EventAssistant:
+	case event.Assistant:
 		if main && p.answer != nil {
 			p.answer.end()
 		}
-	case coordinator.EventAgentSpawned:
+	case event.AgentSpawned:
 		p.agents++
-	case coordinator.EventAgentFinished:
+	case event.AgentFinished:
 		p.agents--
 	}
 	if l, ok := p.feed.Line(ev); ok {

@@ -12,6 +12,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/assemble"
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/models"
@@ -122,7 +123,7 @@ type Script struct {
 	Cwd       string
 	SessionID string
 	// Run sends one message to the coordinator.
-	Run func(ctx context.Context, prompt string) coordinator.Result
+	Run func(ctx context.Context, prompt string) event.Result
 	// Host runs slash commands; its Out is set per step.
 	Host *slash.Host
 	// Queue is the coordinator's; a hard stop (a signal) queued between
@@ -164,7 +165,7 @@ type CommandLine struct {
 
 // Handle renders one coordinator event. Subscribe it to the coordinator's
 // events: the broker calls it in order, one event at a time.
-func (s *Script) Handle(ev coordinator.Event) {
+func (s *Script) Handle(ev event.Event) {
 	if s.progress != nil {
 		s.progress.handle(ev)
 	} else if eventwords.Diagnostic(ev) {
@@ -177,9 +178,9 @@ func (s *Script) Handle(ev coordinator.Event) {
 		return
 	}
 	switch ev.Type {
-	case coordinator.EventSessionStarted:
+	case event.SessionStarted:
 		s.writeInit(ev.Model)
-	case coordinator.EventResult:
+	case event.RunResult:
 		// Each step's result is written once the step is over.
 	default:
 		s.enc.event(ev)
@@ -269,7 +270,7 @@ func (s *Script) message(ctx context.Context, st Step, msg string) (code int, ex
 	case FormatJSON, FormatStreamJSON:
 		s.enc.value(StepResult{ResultLine: NewResultJSON(res), Step: s.step, Line: st.Line, Input: st.Text})
 	default:
-		if !res.IsError || res.Subtype == coordinator.SubtypeMaxTurns && res.Text != "" {
+		if !res.IsError || res.Subtype == event.SubtypeMaxTurns && res.Text != "" {
 			writeText(s.Stdout, res.Text)
 		}
 		if res.IsError {
@@ -283,7 +284,7 @@ func (s *Script) message(ctx context.Context, st Step, msg string) (code int, ex
 	for _, l := range deniedSummary(res.Denied, s.ApprovalHint, s.AnswerHint) {
 		fmt.Fprintf(s.Stderr, "ralph: line %d: %s\n", st.Line, l)
 	}
-	return code, false, res.Subtype == coordinator.SubtypeInterrupted
+	return code, false, res.Subtype == event.SubtypeInterrupted
 }
 
 // command runs a slash command step.
@@ -315,7 +316,7 @@ func (s *Script) command(ctx context.Context, st Step) (code int, exit, signalle
 			}
 			if n, ok := h.Coord.(slash.NarrowRunner); ok && o.Tools != nil {
 				run := s.Run
-				s.Run = func(ctx context.Context, prompt string) coordinator.Result {
+				s.Run = func(ctx context.Context, prompt string) event.Result {
 					return n.RunNarrowed(ctx, prompt, o.Tools)
 				}
 				defer func() { s.Run = run }()
@@ -332,9 +333,9 @@ func (s *Script) command(ctx context.Context, st Step) (code int, exit, signalle
 	switch s.Format {
 	case FormatJSON, FormatStreamJSON:
 		// A command's step ends as a run does, with no turns or tokens.
-		res := coordinator.Result{Subtype: coordinator.SubtypeSuccess, Text: result, SessionID: s.SessionID, Duration: time.Since(start)}
+		res := event.Result{Subtype: event.SubtypeSuccess, Text: result, SessionID: s.SessionID, Duration: time.Since(start)}
 		if err != nil {
-			res.Subtype, res.IsError, res.Err = coordinator.SubtypeExecutionError, true, err
+			res.Subtype, res.IsError, res.Err = event.SubtypeExecutionError, true, err
 			if res.Text == "" {
 				res.Text = err.Error()
 			}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/scripts/slash"
 )
@@ -31,16 +31,16 @@ func TestParseScript(t *testing.T) {
 
 // scriptRun is a fake coordinator: "fail" fails, "stop" is interrupted by
 // SIGINT, anything else is echoed back.
-func scriptRun(prompts *[]string) func(context.Context, string) coordinator.Result {
-	return func(_ context.Context, p string) coordinator.Result {
+func scriptRun(prompts *[]string) func(context.Context, string) event.Result {
+	return func(_ context.Context, p string) event.Result {
 		*prompts = append(*prompts, p)
 		switch p {
 		case "fail":
-			return coordinator.Result{Subtype: coordinator.SubtypeExecutionError, IsError: true, Err: errors.New("model broke"), Text: "model broke"}
+			return event.Result{Subtype: event.SubtypeExecutionError, IsError: true, Err: errors.New("model broke"), Text: "model broke"}
 		case "stop":
-			return coordinator.Result{Subtype: coordinator.SubtypeInterrupted, IsError: true, Text: "interrupted", Signal: syscall.SIGINT}
+			return event.Result{Subtype: event.SubtypeInterrupted, IsError: true, Text: "interrupted", Signal: syscall.SIGINT}
 		}
-		return coordinator.Result{Subtype: coordinator.SubtypeSuccess, Text: "echo: " + p, SessionID: "s1", NumTurns: 1}
+		return event.Result{Subtype: event.SubtypeSuccess, Text: "echo: " + p, SessionID: "s1", NumTurns: 1}
 	}
 }
 

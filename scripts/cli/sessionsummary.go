@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/scripts/screen/live"
@@ -14,7 +14,7 @@ import (
 // result, which counts earlier runs of a continued session too; and, when
 // wantLatest, whether the session is the latest, the one `ralph -c`
 // continues.
-func sessionSummary(p *project.Project, res coordinator.Result, wantLatest bool) (view.SessionFacts, bool) {
+func sessionSummary(p *project.Project, res event.Result, wantLatest bool) (view.SessionFacts, bool) {
 	id := res.SessionID
 	if id == "" {
 		id = p.Session.CurrentID()

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/scripts/contract"
 )
@@ -118,7 +118,7 @@ func (s *streamEncoder) initOnce(sessionID, model, provider, cwd string) {
 // event writes an event's stream-json line. session_started becomes the
 // init line and result the result object, both written by the face;
 // assistant_cut is left out, its text went out as text deltas.
-func (s *streamEncoder) event(ev coordinator.Event) {
+func (s *streamEncoder) event(ev event.Event) {
 	if slices.Contains(NotStreamed, ev.Type) {
 		return
 	}
@@ -130,17 +130,17 @@ func (s *streamEncoder) event(ev coordinator.Event) {
 // and result lines carry (model, result) and what docs/oneshot.md leaves out
 // (the priority of a user message), with a retry flattened into attempt,
 // wait_ms and text. The fields below shadow the event's own of the same
-// JSON name, and, nil, are omitted; so a field added to coordinator.Event
+// JSON name, and, nil, are omitted; so a field added to event.Event
 // appears here unless it is shadowed too.
 //
 // Type and SchemaVersion come first so that every line begins alike; Type
 // shadows the event's own, which newStreamEvent copies.
 type streamEvent struct {
 	// Type says what happened, and so which fields are set.
-	Type coordinator.EventType `json:"type"`
+	Type event.Type `json:"type"`
 	// SchemaVersion is the contract's version (docs/events.md).
 	SchemaVersion contract.Version `json:"schema_version"`
-	coordinator.Event
+	event.Event
 	Time      *struct{} `json:"time,omitempty"`
 	SessionID *struct{} `json:"session_id,omitempty"`
 	Retry     *struct{} `json:"retry,omitempty"`
@@ -157,19 +157,19 @@ type streamEvent struct {
 	IsError *bool `json:"is_error,omitempty"`
 }
 
-func newStreamEvent(ev coordinator.Event) streamEvent {
+func newStreamEvent(ev event.Event) streamEvent {
 	w := streamEvent{Type: ev.Type, Event: ev}
-	if ev.Type == coordinator.EventToolResult || ev.IsError {
+	if ev.Type == event.ToolResult || ev.IsError {
 		isError := ev.IsError
 		w.IsError = &isError
 	}
 	if r := ev.Retry; r != nil {
 		w.Attempt, w.WaitMS, w.Event.Text = r.Attempt, r.Wait.Milliseconds(), r.Reason
 	}
-	if ev.Type == coordinator.EventFallback && ev.Text == "" {
+	if ev.Type == event.Fallback && ev.Text == "" {
 		w.Event.Text = eventwords.Fallback(ev)
 	}
-	if ev.Type == coordinator.EventWaiting && ev.Text == "" {
+	if ev.Type == event.Waiting && ev.Text == "" {
 		// The core sends the silence as numbers; stream-json readers
 		// have always had it in words too (docs/oneshot.md).
 		w.Event.Text = eventwords.Waiting(ev)

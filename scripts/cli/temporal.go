@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -34,7 +34,7 @@ func runTemporal(ctx context.Context, face *OneShot, t temporal.Run) int {
 	if t.Start.Ask {
 		a := &temporalAsker{ctx: ctx, confirm: face.Confirmer(), notify: face.Notify, run: t, stderr: face.Stderr}
 		defer a.stop()
-		handle = func(ev coordinator.Event) {
+		handle = func(ev event.Event) {
 			face.Handle(ev)
 			a.event(ev)
 		}
@@ -97,7 +97,7 @@ func (r Records) StatusTemporal(ctx context.Context, m remote.Marker) error {
 // come (stream-json with jsonOut), until it ends.
 func (r Records) WatchTemporal(ctx context.Context, m remote.Marker, jsonOut bool) error {
 	js := r.newJSONWatch()
-	return temporal.Attach(ctx, r.Root, m, r.Err, func(ev coordinator.Event) {
+	return temporal.Attach(ctx, r.Root, m, r.Err, func(ev event.Event) {
 		switch {
 		case jsonOut:
 			js.Event(ev)
@@ -129,11 +129,11 @@ type temporalAsker struct {
 
 // event is called for each of the run's events, in order, from one
 // goroutine.
-func (a *temporalAsker) event(ev coordinator.Event) {
+func (a *temporalAsker) event(ev event.Event) {
 	switch {
-	case ev.Type == coordinator.EventQuestion && ev.Question != nil && ev.Question.Kind == "confirm":
+	case ev.Type == event.Question && ev.Question != nil && ev.Question.Kind == "confirm":
 		a.ask(*ev.Question)
-	case ev.Type == coordinator.EventAnswered:
+	case ev.Type == event.Answered:
 		a.withdraw()
 	}
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/report"
@@ -52,7 +52,7 @@ func TestFacesPrintTheViewsLines(t *testing.T) {
 	// vocabulary's words, without the glyph.
 	var warning eventwords.Line
 	for _, ev := range evs {
-		if ev.Type == coordinator.EventWarning {
+		if ev.Type == event.Warning {
 			warning, _ = eventwords.EventLine(ev)
 		}
 	}
@@ -80,7 +80,7 @@ func TestFacesPrintTheViewsLines(t *testing.T) {
 	}
 	// The child's failure is said once, by its agent_finished line, not
 	// again by the spawn_agent call's error result.
-	failed := coordinator.Event{Type: coordinator.EventToolResult, ToolID: "c1", ToolName: "spawn_agent", IsError: true, Output: "the model gave up"}
+	failed := event.Event{Type: event.ToolResult, ToolID: "c1", ToolName: "spawn_agent", IsError: true, Output: "the model gave up"}
 	out = &text.LockedBuffer{}
 	p = startProgress(out, false)
 	for _, ev := range append(evs, failed) {

@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/scripts/report"
 	"github.com/ralph-dev/ralph/scripts/screen/terminal"
@@ -44,7 +44,7 @@ type watchSink interface {
 	// Begin says which session is watched; live is false when it is read
 	// from its files.
 	Begin(sessionID string, live bool)
-	Event(ev coordinator.Event)
+	Event(ev event.Event)
 	// End says the watch is over: the run ended, or there is nothing more.
 	End()
 }
@@ -173,7 +173,7 @@ func (r Records) watchLive(ctx context.Context, st *control.Stream, sink watchSi
 	h := st.Hello
 	sink.Begin(h.SessionID, true)
 	path := memory.LogPath(r.Root, h.SessionID, memory.EventsLog)
-	if _, err := replayEvents(r.Fs, path, 0, h.Offset, func(ev coordinator.Event) { end.see(ev); sink.Event(ev) }); err != nil {
+	if _, err := replayEvents(r.Fs, path, 0, h.Offset, func(ev event.Event) { end.see(ev); sink.Event(ev) }); err != nil {
 		return err
 	}
 	for {
@@ -206,7 +206,7 @@ func (r Records) watchFiles(ctx context.Context, sink watchSink, id string, foll
 		}
 		// Read after asking, so the last lines of a run that ended
 		// meanwhile are shown too.
-		if off, err = replayEvents(r.Fs, path, off, -1, func(ev coordinator.Event) { end.see(ev); sink.Event(ev) }); err != nil {
+		if off, err = replayEvents(r.Fs, path, off, -1, func(ev event.Event) { end.see(ev); sink.Event(ev) }); err != nil {
 			return err
 		}
 		if !running {
@@ -252,14 +252,14 @@ func (j *jsonWatch) Begin(sessionID string, _ bool) {
 
 func (j *jsonWatch) End() {}
 
-func (j *jsonWatch) Event(ev coordinator.Event) {
-	if ev.Type != coordinator.EventSessionStarted {
+func (j *jsonWatch) Event(ev event.Event) {
+	if ev.Type != event.SessionStarted {
 		j.enc.initOnce(ev.SessionID, cmp.Or(ev.Model, j.model), "", j.r.Root)
 	}
 	switch ev.Type {
-	case coordinator.EventSessionStarted:
+	case event.SessionStarted:
 		j.enc.init(ev.SessionID, ev.Model, "", j.r.Root)
-	case coordinator.EventResult:
+	case event.RunResult:
 		// A child agent's result is its parent's tool result; only the
 		// run's own is a result line, as in stream-json output.
 		if ev.Result != nil && mainAgent(ev.AgentID) {
@@ -281,4 +281,4 @@ func (r Records) logsJSON(ctx context.Context, id string, follow bool) error {
 	return r.watchFiles(ctx, r.newJSONWatch(), id, follow, &runEnd{})
 }
 
-func mainAgent(id string) bool { return id == "" || id == coordinator.MainAgent }
+func mainAgent(id string) bool { return id == "" || id == event.MainAgent }

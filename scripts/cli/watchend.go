@@ -3,7 +3,7 @@ package cli
 import (
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 )
@@ -19,12 +19,12 @@ type runEnd struct {
 	// followed says a running ralph was followed; a session shown from
 	// its record, after its end, is a view that went well: 0.
 	followed bool
-	res      *coordinator.Result
+	res      *event.Result
 }
 
 // see notes the run's result among the events.
-func (e *runEnd) see(ev coordinator.Event) {
-	if ev.Type == coordinator.EventResult && ev.Result != nil && mainAgent(ev.AgentID) {
+func (e *runEnd) see(ev event.Event) {
+	if ev.Type == event.RunResult && ev.Result != nil && mainAgent(ev.AgentID) {
 		r := *ev.Result
 		e.res = &r
 	}

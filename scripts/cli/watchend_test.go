@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 )
@@ -17,20 +17,20 @@ import (
 // from its record after its end as a view that went well.
 func TestWatchEndCode(t *testing.T) {
 	const root, id = "/p", "20261125T183000Z-abcdef"
-	failed := &coordinator.Result{IsError: true, Subtype: "error_max_turns"}
-	stopped := &coordinator.Result{IsError: true, Subtype: coordinator.SubtypeInterrupted}
-	terminated := &coordinator.Result{IsError: true, Subtype: coordinator.SubtypeInterrupted, Signal: syscall.SIGTERM}
+	failed := &event.Result{IsError: true, Subtype: "error_max_turns"}
+	stopped := &event.Result{IsError: true, Subtype: event.SubtypeInterrupted}
+	terminated := &event.Result{IsError: true, Subtype: event.SubtypeInterrupted, Signal: syscall.SIGTERM}
 	for _, tc := range []struct {
 		name     string
 		followed bool
 		// mode and status are the session's record; no record when
 		// status is "".
 		mode, status string
-		res          *coordinator.Result
+		res          *event.Result
 		want         int
 	}{
 		{"shown from its record", false, project.ModeRun, memory.StatusFailed, failed, ExitOK},
-		{"the result: success", true, project.ModeRun, memory.StatusFailed, &coordinator.Result{}, ExitOK},
+		{"the result: success", true, project.ModeRun, memory.StatusFailed, &event.Result{}, ExitOK},
 		{"the result: a failure", true, project.ModeRun, memory.StatusCompleted, failed, ExitFailed},
 		{"the result: a stop", true, project.ModeRun, memory.StatusInterrupted, stopped, 130},
 		{"the result: SIGTERM", true, project.ModeRun, memory.StatusInterrupted, terminated, 143},
@@ -56,7 +56,7 @@ func TestWatchEndCode(t *testing.T) {
 			}
 			e := runEnd{followed: tc.followed}
 			if tc.res != nil {
-				e.see(coordinator.Event{Type: coordinator.EventResult, AgentID: coordinator.MainAgent, Result: tc.res})
+				e.see(event.Event{Type: event.RunResult, AgentID: event.MainAgent, Result: tc.res})
 			}
 			if got := e.code(fs, root, id); got != tc.want {
 				t.Errorf("code = %d, want %d", got, tc.want)
@@ -69,14 +69,14 @@ func TestWatchEndCode(t *testing.T) {
 // run a watch follows; the main agent's last result does.
 func TestWatchEndSeesTheMainAgentsLastResult(t *testing.T) {
 	e := runEnd{followed: true}
-	e.see(coordinator.Event{Type: coordinator.EventResult, AgentID: coordinator.MainAgent, Result: &coordinator.Result{IsError: true}})
-	e.see(coordinator.Event{Type: coordinator.EventResult, AgentID: "a1", Result: &coordinator.Result{}})
-	e.see(coordinator.Event{Type: coordinator.EventAssistant, Text: "done"})
-	e.see(coordinator.Event{Type: coordinator.EventResult, AgentID: coordinator.MainAgent})
+	e.see(event.Event{Type: event.RunResult, AgentID: event.MainAgent, Result: &event.Result{IsError: true}})
+	e.see(event.Event{Type: event.RunResult, AgentID: "a1", Result: &event.Result{}})
+	e.see(event.Event{Type: event.Assistant, Text: "done"})
+	e.see(event.Event{Type: event.RunResult, AgentID: event.MainAgent})
 	if e.res == nil || !e.res.IsError {
 		t.Fatalf("after a child's result: %+v, want the main agent's failure", e.res)
 	}
-	e.see(coordinator.Event{Type: coordinator.EventResult, Result: &coordinator.Result{}})
+	e.see(event.Event{Type: event.RunResult, Result: &event.Result{}})
 	if e.res == nil || e.res.IsError {
 		t.Fatalf("after the main agent's success (no agent id): %+v", e.res)
 	}

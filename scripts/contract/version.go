@@ -8,18 +8,18 @@ package contract
 import (
 	"strconv"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 )
 
 // Version is the schema_version member every JSON line of the
 // event contract carries. It has no value of its own: it always marshals
-// as coordinator.SchemaVersion, so no line can leave the version out or
+// as event.SchemaVersion, so no line can leave the version out or
 // say an old one.
 type Version struct{}
 
 // versionJSON is the version as JSON, made once: encoding/json
 // copies what MarshalJSON returns, so every line can share it.
-var versionJSON = strconv.AppendInt(nil, coordinator.SchemaVersion, 10)
+var versionJSON = strconv.AppendInt(nil, event.SchemaVersion, 10)
 
 // MarshalJSON writes the contract's version.
 func (Version) MarshalJSON() ([]byte, error) {

@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/projectroot"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/rootfs"
@@ -79,19 +79,19 @@ func readSession(fs afero.Fs, root, want string) (SessionResult, error) {
 	facts := view.LoadSessionFacts(fs, root, id)
 	res := SessionResult{SessionID: id, Status: st.Status, Mode: st.Mode, Turns: facts.Turns, CostUSD: facts.CostUSD,
 		Tasks: st.Tasks, TasksDone: facts.TasksDone, FilesChanged: []string{}, Error: st.Error}
-	evs, _, err := memory.ReadJSONL[coordinator.Event](fs, memory.LogPath(root, id, memory.EventsLog))
+	evs, _, err := memory.ReadJSONL[event.Event](fs, memory.LogPath(root, id, memory.EventsLog))
 	if err != nil {
 		return res, fmt.Errorf("reading session %s's events: %w", id, err)
 	}
 	for _, ev := range evs {
 		switch {
-		case ev.Type == coordinator.EventFilesChanged:
+		case ev.Type == event.FilesChanged:
 			for _, f := range ev.Files {
 				if !slices.Contains(res.FilesChanged, f.Path) {
 					res.FilesChanged = append(res.FilesChanged, f.Path)
 				}
 			}
-		case ev.Type == coordinator.EventResult && ev.Result != nil && (ev.AgentID == "" || ev.AgentID == coordinator.MainAgent):
+		case ev.Type == event.RunResult && ev.Result != nil && (ev.AgentID == "" || ev.AgentID == event.MainAgent):
 			res.Finished = true
 			res.Answer, res.IsError, res.Subtype = ev.Result.Text, ev.Result.IsError, ev.Result.Subtype
 		}

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/spf13/afero"
@@ -19,11 +19,11 @@ func TestReadSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ev := range []coordinator.Event{
-		{Type: coordinator.EventFilesChanged, Files: []git.FileChange{{Path: "a.go"}, {Path: "b.go"}}},
-		{Type: coordinator.EventResult, AgentID: "c1", Result: &coordinator.Result{Text: "child's report"}},
-		{Type: coordinator.EventFilesChanged, Files: []git.FileChange{{Path: "a.go"}}},
-		{Type: coordinator.EventResult, AgentID: coordinator.MainAgent, Result: &coordinator.Result{Subtype: "success", Text: "all done"}},
+	for _, ev := range []event.Event{
+		{Type: event.FilesChanged, Files: []git.FileChange{{Path: "a.go"}, {Path: "b.go"}}},
+		{Type: event.RunResult, AgentID: "c1", Result: &event.Result{Text: "child's report"}},
+		{Type: event.FilesChanged, Files: []git.FileChange{{Path: "a.go"}}},
+		{Type: event.RunResult, AgentID: event.MainAgent, Result: &event.Result{Subtype: "success", Text: "all done"}},
 	} {
 		if err := s.AppendEvent(ev); err != nil {
 			t.Fatal(err)

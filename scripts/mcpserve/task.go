@@ -11,7 +11,7 @@ import (
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/scripts/contract"
 )
@@ -115,10 +115,10 @@ func progress(ctx context.Context, req *mcp.CallToolRequest) func([]byte) {
 	}
 	n := 0
 	return func(line []byte) {
-		var ev coordinator.Event
+		var ev event.Event
 		// The init and result lines are not events: the call's answer
 		// says what they do.
-		if json.Unmarshal(line, &ev) != nil || ev.Type == "init" || ev.Type == coordinator.EventResult {
+		if json.Unmarshal(line, &ev) != nil || ev.Type == "init" || ev.Type == event.RunResult {
 			return
 		}
 		l, ok := eventwords.EventLine(ev)

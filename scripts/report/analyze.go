@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 )
@@ -100,7 +100,7 @@ func Analyze(fs afero.Fs, root, id string) (Analysis, error) {
 // the events and decisions again without a second read of a long log, and
 // shows the same timeline the analysis counted the tasks from.
 type analyzed struct {
-	evs      []coordinator.Event
+	evs      []event.Event
 	decs     []memory.DecisionRecord
 	state    memory.State
 	timeline Timeline
@@ -176,7 +176,7 @@ func analyze(fs afero.Fs, root, id string) (Analysis, analyzed, error) {
 // returns the
 // number of error events, which stand in for errors.jsonl when that is
 // missing.
-func (a *Analysis) fromEvents(evs []coordinator.Event) (modelErrs int) {
+func (a *Analysis) fromEvents(evs []event.Event) (modelErrs int) {
 	stats := map[string]*ToolStat{}
 	stat := func(name string) *ToolStat {
 		if name == "" {
@@ -189,7 +189,7 @@ func (a *Analysis) fromEvents(evs []coordinator.Event) (modelErrs int) {
 	}
 	okResults := 0
 	var first, last time.Time
-	var lastResult *coordinator.Result
+	var lastResult *event.Result
 	var totals runTotals
 	afterResult := false
 	for _, e := range evs {
@@ -202,31 +202,31 @@ func (a *Analysis) fromEvents(evs []coordinator.Event) (modelErrs int) {
 			}
 		}
 		switch e.Type {
-		case coordinator.EventSessionStarted:
+		case event.SessionStarted:
 			if e.Model != "" {
 				a.Model = e.Model
 			}
-		case coordinator.EventTurnStarted:
+		case event.TurnStarted:
 			if mainAgent(e) {
 				a.Turns++
 			}
-		case coordinator.EventToolCall:
+		case event.ToolCall:
 			a.ToolCalls++
 			stat(e.ToolName).Calls++
-		case coordinator.EventToolResult:
+		case event.ToolResult:
 			if e.IsError {
 				a.ToolErrors++
 				stat(e.ToolName).Errors++
 			} else {
 				okResults++
 			}
-		case coordinator.EventRetry:
+		case event.Retry:
 			a.Retries++
-		case coordinator.EventInterrupted:
+		case event.Interrupted:
 			a.Interruptions++
-		case coordinator.EventError:
+		case event.Error:
 			modelErrs++
-		case coordinator.EventResult:
+		case event.RunResult:
 			if e.Result != nil {
 				lastResult = e.Result
 				totals.add(e.Result)
@@ -234,9 +234,9 @@ func (a *Analysis) fromEvents(evs []coordinator.Event) (modelErrs int) {
 		}
 		// A chat session goes on after a result; whatever it does after
 		// the last one is a run in progress (or one that crashed).
-		if e.Type == coordinator.EventResult {
+		if e.Type == event.RunResult {
 			afterResult = false
-		} else if lastResult != nil && e.Type != coordinator.EventStateSaved {
+		} else if lastResult != nil && e.Type != event.StateSaved {
 			afterResult = true
 		}
 	}
@@ -266,7 +266,7 @@ func (a *Analysis) fromEvents(evs []coordinator.Event) (modelErrs int) {
 
 // resultStatus maps a result subtype to the session status the
 // coordinator saves alongside it.
-func resultStatus(r *coordinator.Result) string {
+func resultStatus(r *event.Result) string {
 	switch {
 	case r.Subtype == "interrupted":
 		return memory.StatusInterrupted
@@ -325,7 +325,7 @@ type runTotals struct {
 	prevSaved                        float64
 }
 
-func (t *runTotals) add(r *coordinator.Result) {
+func (t *runTotals) add(r *event.Result) {
 	in, out := int64(r.Usage.InputTokens), int64(r.Usage.OutputTokens)
 	read, write := int64(r.Usage.CacheReadTokens), int64(r.Usage.CacheWriteTokens)
 	if in < t.prevIn || out < t.prevOut {

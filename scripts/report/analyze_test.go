@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 )
@@ -100,7 +100,7 @@ func TestAnalyzeWithoutStateRebuildsFromEvents(t *testing.T) {
 // starts again from zero. The sum counts each token once.
 func TestRunTotalsAcrossResume(t *testing.T) {
 	var tot runTotals
-	for _, r := range []coordinator.Result{
+	for _, r := range []event.Result{
 		{Usage: conversation.Usage{InputTokens: 100, OutputTokens: 10}, CostUSD: ptr(0.10)},
 		{Usage: conversation.Usage{InputTokens: 300, OutputTokens: 30}, CostUSD: ptr(0.30)}, // the same chat, a second run
 		{Usage: conversation.Usage{InputTokens: 50, OutputTokens: 5}, CostUSD: ptr(0.05)},   // resumed by a new process
@@ -110,7 +110,7 @@ func TestRunTotalsAcrossResume(t *testing.T) {
 	if tot.in != 350 || tot.out != 35 || tot.cost == nil || *tot.cost < 0.3499 || *tot.cost > 0.3501 {
 		t.Fatalf("totals %d/%d cost %v, want 350/35 0.35", tot.in, tot.out, deref(tot.cost))
 	}
-	tot.add(&coordinator.Result{Usage: conversation.Usage{InputTokens: 60, OutputTokens: 6}})
+	tot.add(&event.Result{Usage: conversation.Usage{InputTokens: 60, OutputTokens: 6}})
 	if tot.in != 360 || tot.cost != nil {
 		t.Fatalf("after a run without a price: %d tokens, cost %v; want 360 and unknown", tot.in, deref(tot.cost))
 	}
@@ -202,7 +202,7 @@ func deref(p *float64) any {
 // the other totals do, and the text says them.
 func TestRunTotalsOfTheCache(t *testing.T) {
 	var tot runTotals
-	for _, r := range []coordinator.Result{
+	for _, r := range []event.Result{
 		{Usage: conversation.Usage{InputTokens: 1000, OutputTokens: 10, CacheWriteTokens: 900}, CostUSD: ptr(0.01), CacheSavedUSD: ptr(-0.000675)},
 		{Usage: conversation.Usage{InputTokens: 2100, OutputTokens: 20, CacheReadTokens: 900, CacheWriteTokens: 1000}, CostUSD: ptr(0.02), CacheSavedUSD: ptr(0.00168)}, // a second run of the chat
 		{Usage: conversation.Usage{InputTokens: 1100, OutputTokens: 5, CacheReadTokens: 1000}, CostUSD: ptr(0.005), CacheSavedUSD: ptr(0.0027)},                         // resumed by a new process

@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 )
@@ -44,11 +44,11 @@ func longProject(tb testing.TB, n int) (afero.Fs, string) {
 		now := time.Now()
 		callID := fmt.Sprintf("call_%d", i)
 		args := json.RawMessage(fmt.Sprintf(`{"path":"pkg/file%d.go"}`, i%50))
-		for _, e := range []coordinator.Event{
-			{Type: coordinator.EventTurnStarted, Time: now, SessionID: id, AgentID: "main", Turn: i},
-			{Type: coordinator.EventAssistant, Time: now, SessionID: id, AgentID: "main", Turn: i, Text: "Reading the next file."},
-			{Type: coordinator.EventToolCall, Time: now, SessionID: id, AgentID: "main", Turn: i, ToolID: callID, ToolName: "read_file", ToolArgs: args},
-			{Type: coordinator.EventToolResult, Time: now, SessionID: id, AgentID: "main", Turn: i, ToolID: callID, ToolName: "read_file", Output: out},
+		for _, e := range []event.Event{
+			{Type: event.TurnStarted, Time: now, SessionID: id, AgentID: "main", Turn: i},
+			{Type: event.Assistant, Time: now, SessionID: id, AgentID: "main", Turn: i, Text: "Reading the next file."},
+			{Type: event.ToolCall, Time: now, SessionID: id, AgentID: "main", Turn: i, ToolID: callID, ToolName: "read_file", ToolArgs: args},
+			{Type: event.ToolResult, Time: now, SessionID: id, AgentID: "main", Turn: i, ToolID: callID, ToolName: "read_file", Output: out},
 		} {
 			must(tb, events.Encode(e))
 		}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -20,20 +20,20 @@ import (
 // keys match case-insensitively (a retry written with Go's field names
 // still reads). bad counts lines that did not parse (a torn last append,
 // or damage) so callers can say so.
-func readEvents(fs afero.Fs, root, id string) (evs []coordinator.Event, bad int, err error) {
-	return memory.ReadJSONL[coordinator.Event](fs, memory.LogPath(root, id, memory.EventsLog))
+func readEvents(fs afero.Fs, root, id string) (evs []event.Event, bad int, err error) {
+	return memory.ReadJSONL[event.Event](fs, memory.LogPath(root, id, memory.EventsLog))
 }
 
 // mainAgent says whether an event belongs to the coordinator itself rather
 // than a child agent; logs written before agent ids existed have none.
-func mainAgent(e coordinator.Event) bool {
-	return e.AgentID == "" || e.AgentID == coordinator.MainAgent
+func mainAgent(e event.Event) bool {
+	return e.AgentID == "" || e.AgentID == event.MainAgent
 }
 
 // toolArgs is a tool call's input as a JSON object. A model may send
 // arguments that are not valid JSON, which a writer can only keep as a JSON
 // string, so a string holding an object is unwrapped too.
-func toolArgs(e coordinator.Event) json.RawMessage {
+func toolArgs(e event.Event) json.RawMessage {
 	in := e.ToolArgs
 	var s string
 	if len(in) > 0 && in[0] == '"' && json.Unmarshal(in, &s) == nil {
@@ -43,7 +43,7 @@ func toolArgs(e coordinator.Event) json.RawMessage {
 }
 
 // toolPath is the "path" argument of a tool call, if it has one.
-func toolPath(e coordinator.Event) string {
+func toolPath(e event.Event) string {
 	var args struct {
 		Path string `json:"path"`
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -65,7 +65,7 @@ func Report(fs afero.Fs, root, id string, now time.Time) (markdown string, path 
 	return markdown, path, nil
 }
 
-func writeSummary(b *strings.Builder, a Analysis, st memory.State, haveState bool, msgs []conversation.Message, msgErr error, evs []coordinator.Event) {
+func writeSummary(b *strings.Builder, a Analysis, st memory.State, haveState bool, msgs []conversation.Message, msgErr error, evs []event.Event) {
 	b.WriteString("\n## Summary\n\n")
 	fmt.Fprintf(b, "- Status: **%s**\n", a.Status)
 	if a.Mode != "" {
@@ -101,15 +101,15 @@ func writeSummary(b *strings.Builder, a Analysis, st memory.State, haveState boo
 // The system prompt and tool traffic are skipped; the conversation stands
 // in for the events where they have no prompt, and the events for the
 // conversation when it is unreadable (or predates messages.jsonl).
-func goalAndAnswer(msgs []conversation.Message, evs []coordinator.Event) (goal, answer string) {
+func goalAndAnswer(msgs []conversation.Message, evs []event.Event) (goal, answer string) {
 	for _, e := range evs {
 		switch {
-		case (e.Type == coordinator.EventSessionStarted || e.Type == coordinator.EventUserMessage && e.Priority == "") && goal == "" && mainAgent(e):
+		case (e.Type == event.SessionStarted || e.Type == event.UserMessage && e.Priority == "") && goal == "" && mainAgent(e):
 			// A run's prompt is its user_message (session_started's text
 			// in older logs): the person's words, also where ralph
 			// wrapped them in a prompt of its own (ralph plan).
 			goal = e.Text
-		case e.Type == coordinator.EventAssistant && len(msgs) == 0 && strings.TrimSpace(e.Text) != "":
+		case e.Type == event.Assistant && len(msgs) == 0 && strings.TrimSpace(e.Text) != "":
 			answer = e.Text
 		}
 	}
@@ -213,7 +213,7 @@ func writeErrors(b *strings.Builder, errs []memory.ErrorRecord) {
 // writeDecisions lists decisions.jsonl (interrupts, delivered messages,
 // context trims, recoveries); interruptions recorded only as events are
 // listed from those.
-func writeDecisions(b *strings.Builder, decs []memory.DecisionRecord, evs []coordinator.Event) {
+func writeDecisions(b *strings.Builder, decs []memory.DecisionRecord, evs []event.Event) {
 	b.WriteString("\n## Interruptions and decisions\n\n")
 	var lines []string
 	interrupts := 0
@@ -240,7 +240,7 @@ func writeDecisions(b *strings.Builder, decs []memory.DecisionRecord, evs []coor
 	}
 	if interrupts == 0 {
 		for _, e := range evs {
-			if e.Type == coordinator.EventInterrupted {
+			if e.Type == event.Interrupted {
 				lines = append(lines, recordLine(e.Time, e.Turn, "**interrupt**", e.Text))
 			}
 		}
@@ -281,16 +281,16 @@ func writeList(b *strings.Builder, lines []string) {
 
 // writeFiles lists the paths of write_file and edit_file calls that
 // succeeded (a refused or failed edit touched nothing), once each.
-func writeFiles(b *strings.Builder, evs []coordinator.Event) {
+func writeFiles(b *strings.Builder, evs []event.Event) {
 	b.WriteString("\n## Files touched\n\n")
-	calls := map[string]coordinator.Event{}
+	calls := map[string]event.Event{}
 	type touch struct{ writes, edits int }
 	touched := map[string]*touch{}
 	for _, e := range evs {
 		switch e.Type {
-		case coordinator.EventToolCall:
+		case event.ToolCall:
 			calls[e.ToolID] = e
-		case coordinator.EventToolResult:
+		case event.ToolResult:
 			c, ok := calls[e.ToolID]
 			if !e.IsError && ok && c.ToolName == tools.ToolApplyPatch {
 				// A patch that applied touched every file it names.

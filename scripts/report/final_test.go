@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 )
@@ -73,11 +73,11 @@ func TestReportFromEventsOnly(t *testing.T) {
 	s, err := memory.CreateSession(fs, root, idA, memory.State{Status: memory.StatusRunning, StartedAt: t0})
 	must(t, err)
 	must(t, s.AppendMessages(conversation.Message{Role: conversation.RoleUser, Content: strings.Repeat("long goal ", 100)}))
-	boom := ev(coordinator.EventError, 2, 1)
+	boom := ev(event.Error, 2, 1)
 	boom.Text = "the endpoint is unreachable"
-	stop := ev(coordinator.EventInterrupted, 3, 1)
+	stop := ev(event.Interrupted, 3, 1)
 	stop.Text = "stopped by Ctrl-C"
-	for _, e := range []coordinator.Event{ev(coordinator.EventTurnStarted, 0, 1),
+	for _, e := range []event.Event{ev(event.TurnStarted, 0, 1),
 		call(1, 1, "c1", "write_file", `{"path":"a.go"}`), res(1, 1, "c1", "write_file", "refused: outside the project", true), boom, stop} {
 		must(t, s.AppendEvent(e))
 	}

@@ -8,8 +8,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 )
@@ -33,18 +32,18 @@ func must(t testing.TB, err error) {
 	}
 }
 
-func ev(typ coordinator.EventType, sec float64, turn int) coordinator.Event {
-	return coordinator.Event{Type: typ, Time: at(sec), SessionID: idA, AgentID: coordinator.MainAgent, Turn: turn}
+func ev(typ event.Type, sec float64, turn int) event.Event {
+	return event.Event{Type: typ, Time: at(sec), SessionID: idA, AgentID: event.MainAgent, Turn: turn}
 }
 
-func call(sec float64, turn int, id, name, args string) coordinator.Event {
-	e := ev(coordinator.EventToolCall, sec, turn)
+func call(sec float64, turn int, id, name, args string) event.Event {
+	e := ev(event.ToolCall, sec, turn)
 	e.ToolID, e.ToolName, e.ToolArgs = id, name, json.RawMessage(args)
 	return e
 }
 
-func res(sec float64, turn int, id, name, out string, isErr bool) coordinator.Event {
-	e := ev(coordinator.EventToolResult, sec, turn)
+func res(sec float64, turn int, id, name, out string, isErr bool) event.Event {
+	e := ev(event.ToolResult, sec, turn)
 	e.ToolID, e.ToolName, e.Output, e.IsError = id, name, out, isErr
 	return e
 }
@@ -67,32 +66,32 @@ func fixtureA(t testing.TB, fs afero.Fs) *memory.Session {
 		conversation.Message{Role: conversation.RoleTool, ToolCallID: "c1", Content: "wrote hello.txt"},
 		conversation.Message{Role: conversation.RoleAssistant, Content: "Done: hello.txt contains hi."},
 	))
-	started := ev(coordinator.EventSessionStarted, 0, 0)
+	started := ev(event.SessionStarted, 0, 0)
 	started.Model = "gpt-test"
-	retry := ev(coordinator.EventRetry, 1, 1)
-	retry.Retry = &llm.RetryInfo{Attempt: 1, Wait: 2 * time.Second, Reason: "HTTP 429"}
-	asst := ev(coordinator.EventAssistant, 3, 1)
+	retry := ev(event.Retry, 1, 1)
+	retry.Retry = &event.RetryInfo{Attempt: 1, Wait: 2 * time.Second, Reason: "HTTP 429"}
+	asst := ev(event.Assistant, 3, 1)
 	asst.Text = "I'll write the file."
-	final := ev(coordinator.EventAssistant, 6, 3)
+	final := ev(event.Assistant, 6, 3)
 	final.Text = "Done: hello.txt contains hi."
-	result := ev(coordinator.EventResult, 6, 0)
-	result.Result = &coordinator.Result{Subtype: coordinator.SubtypeSuccess, Text: final.Text, SessionID: idA, NumTurns: 3,
+	result := ev(event.RunResult, 6, 0)
+	result.Result = &event.Result{Subtype: event.SubtypeSuccess, Text: final.Text, SessionID: idA, NumTurns: 3,
 		Usage: conversation.Usage{InputTokens: 1000, OutputTokens: 200}}
-	for _, e := range []coordinator.Event{
+	for _, e := range []event.Event{
 		started,
-		ev(coordinator.EventTurnStarted, 0, 1),
+		ev(event.TurnStarted, 0, 1),
 		retry,
 		asst,
 		call(3, 1, "c1", "write_file", `{"path":"hello.txt","content":"hi"}`),
 		res(3, 1, "c1", "write_file", "wrote hello.txt", false),
 		call(3, 1, "c2", "edit_file", `{"path":"main.go","old_string":"x","new_string":"y"}`),
 		res(3, 1, "c2", "edit_file", "old_string not found in main.go", true),
-		ev(coordinator.EventTurnStarted, 4, 2),
+		ev(event.TurnStarted, 4, 2),
 		call(4, 2, "c3", "read_file", `{"path":"hello.txt"}`),
 		res(4, 2, "c3", "read_file", "hi", false),
 		call(4, 2, "c4", "edit_file", `{"path":"./main.go","old_string":"a","new_string":"b"}`),
 		res(4, 2, "c4", "edit_file", "edited main.go", false),
-		ev(coordinator.EventTurnStarted, 5, 3),
+		ev(event.TurnStarted, 5, 3),
 		final,
 		result,
 	} {
@@ -117,12 +116,12 @@ func fixtureRun(t testing.TB, fs afero.Fs) {
 	t.Helper()
 	s, err := memory.CreateSession(fs, root, idRun, memory.State{Status: memory.StatusRunning, Mode: "run", Model: "gpt-test", StartedAt: at(100)})
 	must(t, err)
-	changed := func(sec float64, text string) coordinator.Event {
-		e := ev(coordinator.EventTaskChanged, sec, 0)
+	changed := func(sec float64, text string) event.Event {
+		e := ev(event.TaskChanged, sec, 0)
 		e.Text = text
 		return e
 	}
-	for _, e := range []coordinator.Event{
+	for _, e := range []event.Event{
 		changed(100, "t1 in_progress"),
 		call(101, 1, "k1", "complete_task", `{"id":"t1","summary":"done"}`),
 		res(101, 1, "k1", "complete_task", "task t1 reported done; no verify command is set, so your word decides.", false),

@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 )
@@ -85,7 +85,7 @@ const insightLimit = 10
 type SessionRecords struct {
 	Analysis Analysis
 	State    memory.State
-	Events   []coordinator.Event
+	Events   []event.Event
 	Timeline Timeline
 	Errors   []memory.ErrorRecord
 	Decision []memory.DecisionRecord
@@ -104,7 +104,7 @@ func Load(fs afero.Fs, root, id string) (SessionRecords, error) {
 
 // RecordsOf is what Load reads but the analysis, from the session's
 // events already read (ralph serve's session page, which shows them).
-func RecordsOf(fs afero.Fs, root, id string, evs []coordinator.Event) (SessionRecords, error) {
+func RecordsOf(fs afero.Fs, root, id string, evs []event.Event) (SessionRecords, error) {
 	decs, _, err := memory.ReadJSONL[memory.DecisionRecord](fs, memory.LogPath(root, id, memory.DecisionsLog))
 	if err != nil {
 		return SessionRecords{}, err
@@ -128,16 +128,16 @@ func recordsWith(fs afero.Fs, root, id string, got analyzed) (SessionRecords, er
 
 // errorsFromEvents stands in for errors.jsonl in sessions recorded before
 // it existed.
-func errorsFromEvents(evs []coordinator.Event) []memory.ErrorRecord {
+func errorsFromEvents(evs []event.Event) []memory.ErrorRecord {
 	var out []memory.ErrorRecord
 	for _, e := range evs {
 		switch {
-		case e.Type == coordinator.EventToolResult && e.IsError:
+		case e.Type == event.ToolResult && e.IsError:
 			out = append(out, memory.ErrorRecord{Time: e.Time, Kind: "tool", Turn: e.Turn, ToolName: e.ToolName, Message: e.Output})
-		case e.Type == coordinator.EventRetry:
+		case e.Type == event.Retry:
 			l, _ := eventwords.EventLine(e)
 			out = append(out, memory.ErrorRecord{Time: e.Time, Kind: "retry", Turn: e.Turn, Message: l.Text})
-		case e.Type == coordinator.EventError:
+		case e.Type == event.Error:
 			out = append(out, memory.ErrorRecord{Time: e.Time, Kind: "model", Turn: e.Turn, Message: e.Text})
 		}
 	}
@@ -261,7 +261,7 @@ func agentCosts(s SessionRecords) []AgentFigure {
 			costs = append(costs, a.CostUSD)
 		}
 	}
-	main := AgentFigure{Session: id, Agent: coordinator.MainAgent,
+	main := AgentFigure{Session: id, Agent: event.MainAgent,
 		InputTokens: max(0, s.Analysis.InputTokens-in), OutputTokens: max(0, s.Analysis.OutputTokens-outTok)}
 	if total, children := s.Analysis.CostUSD, sumKnown(costs); total != nil && children != nil {
 		main.CostUSD = ptr(max(0, text.RoundUSD(*total-*children)))

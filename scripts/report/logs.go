@@ -16,7 +16,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -172,7 +172,7 @@ func (t *tailer) format(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
-	var e coordinator.Event
+	var e event.Event
 	if err := json.Unmarshal(b, &e); err != nil {
 		return fmt.Sprintf("-- line %d is not a valid event: %s", t.line, oneLine(string(b), 80))
 	}
@@ -186,7 +186,7 @@ func (t *tailer) format(b []byte) string {
 // the clock as the writer recorded it (its local time), the turn and the
 // event's kind, the columns of a log, then the event's line as every face
 // says it (eventwords.EventLine).
-func FormatEvent(e coordinator.Event) string {
+func FormatEvent(e event.Event) string {
 	var b strings.Builder
 	if e.Time.IsZero() {
 		b.WriteString("--:--:--")

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 )
@@ -61,7 +61,7 @@ func TestWriteLogsShowsDamageAndAgents(t *testing.T) {
 	fs := afero.NewMemMapFs()
 	s, err := memory.CreateSession(fs, root, idA, memory.State{Status: memory.StatusCompleted})
 	must(t, err)
-	child := ev(coordinator.EventAgentSpawned, 1, 2)
+	child := ev(event.AgentSpawned, 1, 2)
 	child.AgentID, child.Text = "w1", "fix the tests"
 	must(t, s.AppendEvent(child))
 	must(t, memory.AppendFile(fs, memory.LogPath(root, idA, memory.EventsLog), []byte("not json\n"), false))
@@ -80,13 +80,13 @@ func TestWriteLogsStripsControls(t *testing.T) {
 	fs := afero.NewMemMapFs()
 	s, err := memory.CreateSession(fs, root, idA, memory.State{Status: memory.StatusCompleted})
 	must(t, err)
-	res := ev(coordinator.EventToolResult, 1, 2)
+	res := ev(event.ToolResult, 1, 2)
 	res.ToolName, res.Output = "run_command", "\x1b[2J\x1b]0;pwned\x07cleared"
 	must(t, s.AppendEvent(res))
-	call := ev(coordinator.EventToolCall, 1, 2)
+	call := ev(event.ToolCall, 1, 2)
 	call.ToolName, call.ToolArgs = "read_file", []byte("{\"path\":\"a\u009b2Jb\"}")
 	must(t, s.AppendEvent(call))
-	child := ev(coordinator.EventAgentSpawned, 1, 2)
+	child := ev(event.AgentSpawned, 1, 2)
 	child.AgentID, child.Text = "w\x1b[31m1", "task\r\x1b[K"
 	must(t, s.AppendEvent(child))
 	must(t, memory.AppendFile(fs, memory.LogPath(root, idA, memory.EventsLog), []byte("torn \x1b]0;x\x07line\n"), false))
@@ -118,7 +118,7 @@ func TestWriteLogsFollow(t *testing.T) {
 	lock, err := memory.AcquireLock(fs, root, idA, false)
 	must(t, err)
 	defer lock.Release()
-	must(t, s.AppendEvent(ev(coordinator.EventTurnStarted, 0, 1)))
+	must(t, s.AppendEvent(ev(event.TurnStarted, 0, 1)))
 
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 	defer cancel()
@@ -129,7 +129,7 @@ func TestWriteLogsFollow(t *testing.T) {
 
 	path := memory.LogPath(root, idA, memory.EventsLog)
 	waitFor(t, &out, "turn_started")
-	must(t, s.AppendEvent(ev(coordinator.EventTurnStarted, 1, 2)))
+	must(t, s.AppendEvent(ev(event.TurnStarted, 1, 2)))
 	waitFor(t, &out, "turn 2")
 	// Half a line is held back until the rest arrives.
 	must(t, memory.AppendFile(fs, path, []byte(`{"type":"assistant","time":"2026-11-21T00:48:10Z","turn":2,`), false))
@@ -228,7 +228,7 @@ func TestWriteLogsFollowWaitsForLateLines(t *testing.T) {
 	defer cancel()
 	go func() {
 		time.Sleep(quietPeriod / 2)
-		_ = s.AppendEvent(ev(coordinator.EventResult, 9, 0))
+		_ = s.AppendEvent(ev(event.RunResult, 9, 0))
 	}()
 	var out text.LockedBuffer
 	must(t, WriteLogs(ctx, fs, root, idA, &out, true, true))
@@ -245,20 +245,20 @@ func TestWriteLogsShowsPromptsOnce(t *testing.T) {
 	fs := afero.NewMemMapFs()
 	s, err := memory.CreateSession(fs, root, idA, memory.State{Status: memory.StatusCompleted})
 	must(t, err)
-	started := func(sec float64, prompt string) coordinator.Event {
-		e := ev(coordinator.EventSessionStarted, sec, 0)
+	started := func(sec float64, prompt string) event.Event {
+		e := ev(event.SessionStarted, sec, 0)
 		e.Model, e.Text = "m", prompt
 		return e
 	}
-	said := func(sec float64, prompt string) coordinator.Event {
-		e := ev(coordinator.EventUserMessage, sec, 0)
+	said := func(sec float64, prompt string) event.Event {
+		e := ev(event.UserMessage, sec, 0)
 		e.Text = prompt
 		return e
 	}
-	answer := ev(coordinator.EventAssistant, 2, 1)
+	answer := ev(event.Assistant, 2, 1)
 	answer.Text = "four"
 	// An old record's run, a new one's, and an old one's at the end.
-	for _, e := range []coordinator.Event{started(1, "what is 2+2"), answer, started(3, "and 3+3"), said(3, "and 3+3"), started(4, "last words")} {
+	for _, e := range []event.Event{started(1, "what is 2+2"), answer, started(3, "and 3+3"), said(3, "and 3+3"), started(4, "last words")} {
 		must(t, s.AppendEvent(e))
 	}
 	var out bytes.Buffer

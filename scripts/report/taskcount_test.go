@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -22,12 +22,12 @@ func TestAnalyzeAndReportCountTasksAlike(t *testing.T) {
 	const id = "20261121T020000Z-cccccccccccc"
 	s, err := memory.CreateSession(fs, root, id, memory.State{Status: memory.StatusRunning, Mode: "chat", Model: "gpt-test", StartedAt: at(200)})
 	must(t, err)
-	changed := func(sec float64, text string) coordinator.Event {
-		e := ev(coordinator.EventTaskChanged, sec, 0)
+	changed := func(sec float64, text string) event.Event {
+		e := ev(event.TaskChanged, sec, 0)
 		e.Text, e.Task = text, strings.Fields(text)[0]
 		return e
 	}
-	for _, e := range []coordinator.Event{
+	for _, e := range []event.Event{
 		// /run in the chat: t1 done, t2 claimed but never confirmed.
 		changed(200, "t1 in_progress"),
 		changed(201, "t1 done"),

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/planfile"
@@ -35,38 +35,38 @@ type Timeline struct {
 // its attempts ran; the waits between them (a retry's backoff, other
 // tasks' turns) are left out, so it measures the work the task took.
 type TaskTimeline struct {
-	ID           string                  `json:"id"`
-	Title        string                  `json:"title"`
-	State        string                  `json:"state"`
-	Start        time.Time               `json:"start,omitzero"`
-	End          time.Time               `json:"end,omitzero"`
-	DurationMS   int64                   `json:"duration_ms"`
-	Attempts     []AttemptTimeline       `json:"attempts"`
-	InputTokens  int64                   `json:"input_tokens"`
-	OutputTokens int64                   `json:"output_tokens"`
-	CostUSD      *float64                `json:"cost_usd"` // null when a price is unknown
-	Commands     int                     `json:"commands"`
-	FailedCmds   int                     `json:"failed_commands"`
-	Files        []git.FileChange        `json:"files"`
-	Verify       []coordinator.VerifyRun `json:"verify"`
+	ID           string            `json:"id"`
+	Title        string            `json:"title"`
+	State        string            `json:"state"`
+	Start        time.Time         `json:"start,omitzero"`
+	End          time.Time         `json:"end,omitzero"`
+	DurationMS   int64             `json:"duration_ms"`
+	Attempts     []AttemptTimeline `json:"attempts"`
+	InputTokens  int64             `json:"input_tokens"`
+	OutputTokens int64             `json:"output_tokens"`
+	CostUSD      *float64          `json:"cost_usd"` // null when a price is unknown
+	Commands     int               `json:"commands"`
+	FailedCmds   int               `json:"failed_commands"`
+	Files        []git.FileChange  `json:"files"`
+	Verify       []event.VerifyRun `json:"verify"`
 }
 
 // AttemptTimeline is one attempt at a task. Outcome is done, retry (it
 // failed and the task went back to open), failed, stopped (a hard stop
 // handed it back), or running when the record ends inside it.
 type AttemptTimeline struct {
-	Number       int                    `json:"number"`
-	Agent        string                 `json:"agent,omitempty"`
-	Start        time.Time              `json:"start"`
-	End          time.Time              `json:"end,omitzero"`
-	DurationMS   int64                  `json:"duration_ms"`
-	Outcome      string                 `json:"outcome"`
-	Error        string                 `json:"error,omitempty"`
-	Verify       *coordinator.VerifyRun `json:"verify,omitempty"`
-	InputTokens  int64                  `json:"input_tokens"`
-	OutputTokens int64                  `json:"output_tokens"`
-	CostUSD      *float64               `json:"cost_usd"`
-	spent        bool                   // usage came with the attempt's end
+	Number       int              `json:"number"`
+	Agent        string           `json:"agent,omitempty"`
+	Start        time.Time        `json:"start"`
+	End          time.Time        `json:"end,omitzero"`
+	DurationMS   int64            `json:"duration_ms"`
+	Outcome      string           `json:"outcome"`
+	Error        string           `json:"error,omitempty"`
+	Verify       *event.VerifyRun `json:"verify,omitempty"`
+	InputTokens  int64            `json:"input_tokens"`
+	OutputTokens int64            `json:"output_tokens"`
+	CostUSD      *float64         `json:"cost_usd"`
+	spent        bool             // usage came with the attempt's end
 }
 
 // AgentSpan is one agent's run: a child of the coordinator, a task's
@@ -123,7 +123,7 @@ type timelineBuilder struct {
 	order     []string
 	open      map[string]*AttemptTimeline // the attempt in flight, by task
 	agents    map[string]int              // index into tl.Agents of an agent's latest run
-	calls     map[string]coordinator.Event
+	calls     map[string]event.Event
 	verify    string // the --verify command, for the command list
 	sessionOn bool   // the session is still running
 }
@@ -131,9 +131,9 @@ type timelineBuilder struct {
 // BuildTimeline builds a session's task timeline from its events. st
 // names the --verify command and says whether the session still runs; a
 // zero State does without both.
-func BuildTimeline(evs []coordinator.Event, st memory.State) Timeline {
+func BuildTimeline(evs []event.Event, st memory.State) Timeline {
 	b := &timelineBuilder{tasks: map[string]*TaskTimeline{}, open: map[string]*AttemptTimeline{},
-		agents: map[string]int{}, calls: map[string]coordinator.Event{}, sessionOn: st.Status == memory.StatusRunning || st.Status == memory.StatusPaused}
+		agents: map[string]int{}, calls: map[string]event.Event{}, sessionOn: st.Status == memory.StatusRunning || st.Status == memory.StatusPaused}
 	b.verify = "--verify"
 	if st.Run != nil && st.Run.Verify != "" {
 		b.verify = st.Run.Verify
@@ -155,20 +155,20 @@ func BuildTimeline(evs []coordinator.Event, st memory.State) Timeline {
 func (b *timelineBuilder) task(id string) *TaskTimeline {
 	t := b.tasks[id]
 	if t == nil {
-		t = &TaskTimeline{ID: id, Attempts: []AttemptTimeline{}, Files: []git.FileChange{}, Verify: []coordinator.VerifyRun{}}
+		t = &TaskTimeline{ID: id, Attempts: []AttemptTimeline{}, Files: []git.FileChange{}, Verify: []event.VerifyRun{}}
 		b.tasks[id] = t
 		b.order = append(b.order, id)
 	}
 	return t
 }
 
-func (b *timelineBuilder) event(e coordinator.Event) {
+func (b *timelineBuilder) event(e event.Event) {
 	switch e.Type {
-	case coordinator.EventTaskChanged:
+	case event.TaskChanged:
 		b.taskChanged(e)
-	case coordinator.EventAgentSpawned:
+	case event.AgentSpawned:
 		b.spawned(e)
-	case coordinator.EventAgentFinished:
+	case event.AgentFinished:
 		if i, ok := b.agents[e.AgentID]; ok {
 			a := &b.tl.Agents[i]
 			a.End, a.Failed, a.finished = e.Time, e.IsError, true
@@ -177,11 +177,11 @@ func (b *timelineBuilder) event(e coordinator.Event) {
 			}
 			a.CostUSD = e.CostUSD
 		}
-	case coordinator.EventToolCall:
+	case event.ToolCall:
 		if e.ToolName == tools.ToolRunCommand && e.ToolID != "" {
 			b.calls[e.ToolID] = e
 		}
-	case coordinator.EventToolResult:
+	case event.ToolResult:
 		if e.ToolName == tools.ToolCompleteTask && !e.IsError {
 			b.markedDone(e)
 			return
@@ -192,7 +192,7 @@ func (b *timelineBuilder) event(e coordinator.Event) {
 		}
 		delete(b.calls, e.ToolID)
 		b.command(c, e)
-	case coordinator.EventFilesChanged:
+	case event.FilesChanged:
 		if e.Task != "" {
 			t := b.task(e.Task)
 			t.Files = mergeFiles(t.Files, e.Files)
@@ -202,7 +202,7 @@ func (b *timelineBuilder) event(e coordinator.Event) {
 
 // taskChanged follows a task through its states. The text names the task
 // first and its new state last ("t3 in_progress", "t3: open -> done").
-func (b *timelineBuilder) taskChanged(e coordinator.Event) {
+func (b *timelineBuilder) taskChanged(e event.Event) {
 	words := strings.Fields(e.Text)
 	if len(words) < 2 {
 		return
@@ -265,7 +265,7 @@ func (b *timelineBuilder) taskChanged(e coordinator.Event) {
 // one-shot), where no task_changed event says the task is done: its
 // answer names the task by id and title. In the loop the claim is only
 // reported, and the loop's own task_changed decides.
-func (b *timelineBuilder) markedDone(e coordinator.Event) {
+func (b *timelineBuilder) markedDone(e event.Event) {
 	id, title, ok := tools.MarkedDoneTask(e.Output)
 	if !ok || b.open[id] != nil {
 		return
@@ -286,7 +286,7 @@ func (b *timelineBuilder) close(t *TaskTimeline, a *AttemptTimeline, end time.Ti
 	delete(b.open, t.ID)
 }
 
-func (b *timelineBuilder) spawned(e coordinator.Event) {
+func (b *timelineBuilder) spawned(e event.Event) {
 	span := AgentSpan{ID: e.AgentID, Task: e.Task, Start: e.Time}
 	if span.Task == "" {
 		if m := taskPromptID().FindStringSubmatch(e.Text); m != nil {
@@ -306,7 +306,7 @@ func (b *timelineBuilder) spawned(e coordinator.Event) {
 	b.tl.Agents = append(b.tl.Agents, span)
 }
 
-func (b *timelineBuilder) command(c, r coordinator.Event) {
+func (b *timelineBuilder) command(c, r event.Event) {
 	var args struct {
 		Command string `json:"command"`
 	}

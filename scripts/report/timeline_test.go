@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/git"
@@ -34,38 +34,38 @@ func fixtureLoop(t testing.TB, fs afero.Fs) {
 	must(t, err)
 	usage := conversation.Usage{InputTokens: 100, OutputTokens: 20}
 	cost := 0.01
-	var evs []coordinator.Event
-	add := func(e coordinator.Event) { e.SessionID = idLoop; evs = append(evs, e) }
+	var evs []event.Event
+	add := func(e event.Event) { e.SessionID = idLoop; evs = append(evs, e) }
 	begin := func(sec float64, id, title string, n int) {
-		e := ev(coordinator.EventTaskChanged, sec, 0)
-		e.Text, e.Output, e.Task, e.TaskAttempt = id+" in_progress", title, id, &coordinator.TaskAttempt{Number: n}
+		e := ev(event.TaskChanged, sec, 0)
+		e.Text, e.Output, e.Task, e.TaskAttempt = id+" in_progress", title, id, &event.TaskAttempt{Number: n}
 		add(e)
 	}
 	end := func(sec float64, id, title, state string, n int, verifyOK *bool, failure string) {
-		e := ev(coordinator.EventTaskChanged, sec, 0)
+		e := ev(event.TaskChanged, sec, 0)
 		e.Text, e.Output, e.Task = id+" "+state, title, id
-		e.TaskAttempt = &coordinator.TaskAttempt{Number: n, Error: failure}
+		e.TaskAttempt = &event.TaskAttempt{Number: n, Error: failure}
 		if verifyOK != nil {
 			out := "ok  \tpkg\t0.1s"
 			if !*verifyOK {
 				out = "--- FAIL: TestX\nFAIL"
 			}
-			e.TaskAttempt.Verify = &coordinator.VerifyRun{OK: *verifyOK, DurationMS: 500, Output: out}
+			e.TaskAttempt.Verify = &event.VerifyRun{OK: *verifyOK, DurationMS: 500, Output: out}
 		}
 		e.IsError = state != "done"
 		e.Usage, e.CostUSD = &usage, &cost
 		add(e)
 	}
 	spawn := func(sec float64, agent, task string, n int, prompt string) {
-		e := ev(coordinator.EventAgentSpawned, sec, 0)
+		e := ev(event.AgentSpawned, sec, 0)
 		e.AgentID, e.Task, e.Text = agent, task, prompt
 		if n > 0 {
-			e.TaskAttempt = &coordinator.TaskAttempt{Number: n}
+			e.TaskAttempt = &event.TaskAttempt{Number: n}
 		}
 		add(e)
 	}
 	finish := func(sec float64, agent string, failed bool) {
-		e := ev(coordinator.EventAgentFinished, sec, 0)
+		e := ev(event.AgentFinished, sec, 0)
 		e.AgentID, e.IsError, e.Usage, e.CostUSD = agent, failed, &usage, &cost
 		add(e)
 	}
@@ -101,7 +101,7 @@ func fixtureLoop(t testing.TB, fs afero.Fs) {
 
 	begin(31, "t3", "Write docs", 1)
 	spawn(31, "agent-0.5", "", 0, "Your task (t3 in RALPH_TASKS.md): Write docs")
-	files := ev(coordinator.EventFilesChanged, 70, 0)
+	files := ev(event.FilesChanged, 70, 0)
 	files.Task, files.Files = "t3", []git.FileChange{{Path: "README.md", Added: 10, Deleted: 2}}
 	add(files)
 	files.Files = []git.FileChange{{Path: "README.md", Added: 1}, {Path: "docs/a.md", Added: 3}}

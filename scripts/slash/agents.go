@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory/text"
 )
@@ -31,7 +31,7 @@ type Agents struct {
 // Handle takes one event. What it keeps is shown on the terminal, and
 // the model chose the tasks (and may name agents), so it keeps them
 // stripped of terminal controls.
-func (a *Agents) Handle(ev coordinator.Event) {
+func (a *Agents) Handle(ev event.Event) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.children == nil {
@@ -39,11 +39,11 @@ func (a *Agents) Handle(ev coordinator.Event) {
 	}
 	id := ev.AgentID
 	switch ev.Type {
-	case coordinator.EventAgentSpawned:
+	case event.AgentSpawned:
 		a.children[id] = &AgentInfo{ID: text.StripControls(id), Task: text.StripControls(ev.Text), Doing: "starting", Since: ev.Time}
 		a.order = append(a.order, id)
 		return
-	case coordinator.EventAgentFinished:
+	case event.AgentFinished:
 		delete(a.children, id)
 		for i, x := range a.order {
 			if x == id {
@@ -57,7 +57,7 @@ func (a *Agents) Handle(ev coordinator.Event) {
 	if !ok {
 		return
 	}
-	if id == "" || id == coordinator.MainAgent {
+	if id == "" || id == event.MainAgent {
 		a.main = doing
 	} else if c, ok := a.children[id]; ok {
 		c.Doing = doing

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/coordinator/undo"
 	"github.com/ralph-dev/ralph/memory/kept"
@@ -196,7 +197,7 @@ func (o Outcome) Scoped(ctx context.Context) context.Context {
 // NarrowRunner runs a message with its tools narrowed for that run only;
 // *coordinator.Coordinator implements it.
 type NarrowRunner interface {
-	RunNarrowed(ctx context.Context, prompt string, names []string) coordinator.Result
+	RunNarrowed(ctx context.Context, prompt string, names []string) event.Result
 }
 
 // Spec describes one command.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 )
 
 type fakeCoord struct {
@@ -190,11 +190,11 @@ func TestStopAndAgents(t *testing.T) {
 	}
 	a := h.Agents
 	t0 := time.Unix(1e9-5, 0)
-	a.Handle(coordinator.Event{Type: coordinator.EventToolCall, AgentID: "main", ToolName: "spawn_agent", ToolArgs: json.RawMessage(`{"task":"fix x"}`)})
-	a.Handle(coordinator.Event{Type: coordinator.EventAgentSpawned, AgentID: "agent-1.1", Text: "fix the flaky test", Time: t0})
-	a.Handle(coordinator.Event{Type: coordinator.EventAgentSpawned, AgentID: "agent-1.2", Text: "write docs", Time: t0})
-	a.Handle(coordinator.Event{Type: coordinator.EventToolCall, AgentID: "agent-1.1", ToolName: "run_command", ToolArgs: json.RawMessage(`{"command":"go test ./..."}`)})
-	a.Handle(coordinator.Event{Type: coordinator.EventAgentFinished, AgentID: "agent-1.2"})
+	a.Handle(event.Event{Type: event.ToolCall, AgentID: "main", ToolName: "spawn_agent", ToolArgs: json.RawMessage(`{"task":"fix x"}`)})
+	a.Handle(event.Event{Type: event.AgentSpawned, AgentID: "agent-1.1", Text: "fix the flaky test", Time: t0})
+	a.Handle(event.Event{Type: event.AgentSpawned, AgentID: "agent-1.2", Text: "write docs", Time: t0})
+	a.Handle(event.Event{Type: event.ToolCall, AgentID: "agent-1.1", ToolName: "run_command", ToolArgs: json.RawMessage(`{"command":"go test ./..."}`)})
+	a.Handle(event.Event{Type: event.AgentFinished, AgentID: "agent-1.2"})
 	out.Reset()
 	if _, err := Dispatch(ctx, h, "/agents"); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
@@ -33,7 +34,7 @@ type runSession struct {
 	root   string
 	marker remote.Marker
 	run    memory.RunConfig
-	events *pubsub.Broker[coordinator.Event]
+	events *pubsub.Broker[event.Event]
 	ctl    *control.Server
 
 	mu   sync.Mutex
@@ -47,7 +48,7 @@ type runSession struct {
 // for the run; a ralph that serves it already (a chat at its prompt)
 // keeps it, and the run is recorded all the same.
 func startSession(fs afero.Fs, root string, m remote.Marker, rc memory.RunConfig) *runSession {
-	t := &runSession{fs: fs, root: root, marker: m, run: rc, events: pubsub.NewBroker[coordinator.Event]()}
+	t := &runSession{fs: fs, root: root, marker: m, run: rc, events: pubsub.NewBroker[event.Event]()}
 	ctl, err := control.Start(control.Options{Root: root, Session: t.session, Mode: "run", Target: target{t}, Events: t.events})
 	if err == nil {
 		t.ctl = ctl
@@ -69,7 +70,7 @@ func (t *runSession) session() (id, eventsPath string) {
 // publish records ev and hands it to the socket's watchers. The first
 // event names the session; a session already recorded here (a second
 // ralph run attaching to the same run) is not recorded twice.
-func (t *runSession) publish(ev coordinator.Event) {
+func (t *runSession) publish(ev event.Event) {
 	t.mu.Lock()
 	if t.sess == nil && !t.off && ev.SessionID != "" {
 		now := time.Now().UTC()

@@ -27,8 +27,8 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/remote"
@@ -112,7 +112,7 @@ type Outcome struct {
 // to stderr. An interrupt, or ctx ending, stops the run on every worker.
 // An error means the run did not start (ErrNoBinary and ErrNoAddress are
 // the person's to mend).
-func (t Run) Exec(ctx context.Context, stderr io.Writer, started func(), handle func(coordinator.Event)) (Outcome, error) {
+func (t Run) Exec(ctx context.Context, stderr io.Writer, started func(), handle func(event.Event)) (Outcome, error) {
 	bin, err := FindBinary()
 	if err != nil {
 		return Outcome{}, err
@@ -169,7 +169,7 @@ func (t Run) Exec(ctx context.Context, stderr io.Writer, started func(), handle 
 			}
 		}
 	}()
-	res := Follow(out, func(ev coordinator.Event) {
+	res := Follow(out, func(ev event.Event) {
 		rec.publish(ev)
 		handle(ev)
 	})
@@ -225,7 +225,7 @@ func (o Outcome) LoopResult() loop.Result {
 
 // Follow reads ralph-temporal's lines, handing each event to handle, and
 // returns the result line's result (nil when none came).
-func Follow(r io.Reader, handle func(coordinator.Event)) *remote.Result {
+func Follow(r io.Reader, handle func(event.Event)) *remote.Result {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	var res *remote.Result
@@ -387,7 +387,7 @@ func Fleet(ctx context.Context, fs afero.Fs, root string) (st remote.Status, ok 
 // Attach follows the project's run on Temporal without starting one (ralph
 // watch): each event to handle, until it ends. A run that ended with a
 // failed task is no error: the watch did its job.
-func Attach(ctx context.Context, root string, m remote.Marker, stderr io.Writer, handle func(coordinator.Event)) error {
+func Attach(ctx context.Context, root string, m remote.Marker, stderr io.Writer, handle func(event.Event)) error {
 	bin, err := FindBinary()
 	if err != nil {
 		return err

@@ -18,7 +18,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -114,16 +114,16 @@ func (v *View) Begin(id string, live bool) {
 
 // Event folds an event into the view, and prints its line off a
 // terminal.
-func (v *View) Event(ev coordinator.Event) {
+func (v *View) Event(ev event.Event) {
 	v.mu.Lock()
 	v.apply(ev)
 	v.dirty = true
 	v.mu.Unlock()
-	if !v.tty && ev.Type != coordinator.EventTextDelta && ev.Type != coordinator.EventThinkingDelta {
+	if !v.tty && ev.Type != event.TextDelta && ev.Type != event.ThinkingDelta {
 		if s := report.FormatEvent(ev); s != "" {
 			v.println(s)
 		}
-		if ev.Type == coordinator.EventQuestion && ev.Question != nil && v.waitingOn(ev.Question) {
+		if ev.Type == event.Question && ev.Question != nil && v.waitingOn(ev.Question) {
 			for _, l := range report.QuestionLines(ev.Question, time.Now()) {
 				v.println("  " + l)
 			}
@@ -133,38 +133,38 @@ func (v *View) Event(ev coordinator.Event) {
 }
 
 // apply folds an event into what the view shows; v.mu is held.
-func (v *View) apply(ev coordinator.Event) {
+func (v *View) apply(ev event.Event) {
 	id := ev.AgentID
 	if id == "" {
-		id = coordinator.MainAgent
+		id = event.MainAgent
 	}
 	if what, ok := eventwords.Activity(ev); ok {
-		if a, ok := v.agents[id]; ok && ev.Type != coordinator.EventAgentSpawned {
+		if a, ok := v.agents[id]; ok && ev.Type != event.AgentSpawned {
 			a.what = what
 		} else {
 			v.agents[id] = &agentNow{what: what, since: ev.Time}
 		}
 	}
 	switch ev.Type {
-	case coordinator.EventSessionStarted:
-		if id == coordinator.MainAgent {
+	case event.SessionStarted:
+		if id == event.MainAgent {
 			v.model, v.started, v.ended = ev.Model, ev.Time, ""
 		}
-	case coordinator.EventAgentFinished:
+	case event.AgentFinished:
 		delete(v.agents, id)
-	case coordinator.EventTaskChanged:
+	case event.TaskChanged:
 		tid, state, _ := strings.Cut(ev.Text, " ")
 		if state == "in_progress" {
 			v.tasks[tid] = &taskNow{title: ev.Output, since: ev.Time}
 		} else {
 			delete(v.tasks, tid)
 		}
-	case coordinator.EventQuestion:
+	case event.Question:
 		v.question = ev.Question
-	case coordinator.EventAnswered:
+	case event.Answered:
 		v.question = nil
-	case coordinator.EventResult:
-		if id == coordinator.MainAgent && ev.Result != nil {
+	case event.RunResult:
+		if id == event.MainAgent && ev.Result != nil {
 			v.ended = ev.Result.Subtype
 			delete(v.agents, id)
 			// A question the session asked is over when it ends,
@@ -174,13 +174,13 @@ func (v *View) apply(ev coordinator.Event) {
 		}
 	}
 	switch ev.Type {
-	case coordinator.EventTaskChanged, coordinator.EventQuestion, coordinator.EventAnswered, coordinator.EventStateSaved,
-		coordinator.EventResult, coordinator.EventInterrupted:
+	case event.TaskChanged, event.Question, event.Answered, event.StateSaved,
+		event.RunResult, event.Interrupted:
 		// What session.json and the task file say has changed: read them
 		// again for the next frame.
 		v.loadedAt = time.Time{}
 	}
-	if ev.Type != coordinator.EventTextDelta && ev.Type != coordinator.EventThinkingDelta {
+	if ev.Type != event.TextDelta && ev.Type != event.ThinkingDelta {
 		v.last = append(v.last, report.FormatEvent(ev))
 		if len(v.last) > lastEvents {
 			v.last = slices.Clone(v.last[len(v.last)-lastEvents:])

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 )
@@ -27,12 +27,12 @@ func TestWatchViewFrame(t *testing.T) {
 	v.Begin("s1", true)
 	now := time.Now()
 	q := &memory.Question{ID: 4, Kind: "approval", Text: "run `make`? [y]es / [n]o", Answers: []string{"y", "n"}, Since: now}
-	for _, ev := range []coordinator.Event{
-		{Type: coordinator.EventSessionStarted, Model: "m1", Time: now},
-		{Type: coordinator.EventTaskChanged, Text: "t4 in_progress", Output: "the fourth \x1b[31mtask", Time: now.Add(-75 * time.Second)},
-		{Type: coordinator.EventAgentSpawned, AgentID: "a1", Text: "do d", Time: now},
-		{Type: coordinator.EventToolCall, AgentID: "a1", ToolName: "run_command", ToolArgs: json.RawMessage(`{"command":"make"}`), Time: now},
-		{Type: coordinator.EventQuestion, Question: q, Time: now},
+	for _, ev := range []event.Event{
+		{Type: event.SessionStarted, Model: "m1", Time: now},
+		{Type: event.TaskChanged, Text: "t4 in_progress", Output: "the fourth \x1b[31mtask", Time: now.Add(-75 * time.Second)},
+		{Type: event.AgentSpawned, AgentID: "a1", Text: "do d", Time: now},
+		{Type: event.ToolCall, AgentID: "a1", ToolName: "run_command", ToolArgs: json.RawMessage(`{"command":"make"}`), Time: now},
+		{Type: event.Question, Question: q, Time: now},
 	} {
 		v.Event(ev)
 	}
@@ -51,8 +51,8 @@ func TestWatchViewFrame(t *testing.T) {
 		t.Fatalf("last events: %q", events)
 	}
 	// Answered, the question goes; the agent done, it leaves.
-	v.Event(coordinator.Event{Type: coordinator.EventAnswered, Question: q, Text: "yes"})
-	v.Event(coordinator.Event{Type: coordinator.EventAgentFinished, AgentID: "a1"})
+	v.Event(event.Event{Type: event.Answered, Question: q, Text: "yes"})
+	v.Event(event.Event{Type: event.AgentFinished, AgentID: "a1"})
 	v.mu.Lock()
 	head, _ = v.frame(now)
 	v.mu.Unlock()

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
@@ -23,13 +23,13 @@ func BenchmarkSessionPage10000(b *testing.B) {
 	fs := afero.NewMemMapFs()
 	var sb strings.Builder
 	for i := range 10000 {
-		ev := coordinator.Event{Type: coordinator.EventToolResult, Output: "ok", ToolName: tools.ToolRunCommand}
+		ev := event.Event{Type: event.ToolResult, Output: "ok", ToolName: tools.ToolRunCommand}
 		switch i % 3 {
 		case 0:
 			args, _ := json.Marshal(map[string]string{"command": fmt.Sprintf("go test ./pkg%d", i)})
-			ev = coordinator.Event{Type: coordinator.EventToolCall, ToolName: tools.ToolRunCommand, ToolArgs: args}
+			ev = event.Event{Type: event.ToolCall, ToolName: tools.ToolRunCommand, ToolArgs: args}
 		case 2:
-			ev = coordinator.Event{Type: coordinator.EventAssistant, Text: "## step\n\nThe tests **pass**; see `main.go`.\n\n- one\n- two\n"}
+			ev = event.Event{Type: event.Assistant, Text: "## step\n\nThe tests **pass**; see `main.go`.\n\n- one\n- two\n"}
 		}
 		line, _ := json.Marshal(ev)
 		sb.Write(line)

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 )
 
 // events streams a session's events as server-sent events. Each carries
@@ -42,7 +42,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	at := 0
-	send := func(n int, ev coordinator.Event) {
+	send := func(n int, ev event.Event) {
 		at = n
 		rows := rw.rows(n, ev)
 		if n <= last {
@@ -67,7 +67,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.leave(f, ch)
-	if _, err := sessionEvents(s.o.Fs, ref.Project, ref.ID, func(n int, ev coordinator.Event) {
+	if _, err := sessionEvents(s.o.Fs, ref.Project, ref.ID, func(n int, ev event.Event) {
 		if n <= upto {
 			send(n, ev)
 		}

@@ -6,8 +6,8 @@ import (
 	"io"
 	"sync"
 
-	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/scripts/screen/view"
 )
@@ -21,7 +21,7 @@ const followerBuffer = 4096
 // events.jsonl, from 1, and so its SSE id.
 type numbered struct {
 	n  int
-	ev coordinator.Event
+	ev event.Event
 }
 
 // feed is one watch of the control socket of the ralph running in a
@@ -66,7 +66,7 @@ func (s *Server) join(root, id string) (*feed, chan numbered, int) {
 		f = &feed{root: root, session: st.Hello.SessionID, key: key, stream: st, subs: map[chan numbered]bool{}}
 		// The events before the watch joined are those in events.jsonl up
 		// to the offset the run gave.
-		_, _ = view.ReplayEvents(s.o.Fs, memory.LogPath(root, f.session, memory.EventsLog), 0, st.Hello.Offset, func(coordinator.Event) { f.n++ })
+		_, _ = view.ReplayEvents(s.o.Fs, memory.LogPath(root, f.session, memory.EventsLog), 0, st.Hello.Offset, func(event.Event) { f.n++ })
 		if s.feeds.m == nil {
 			s.feeds.m = map[string]*feed{}
 		}
@@ -126,7 +126,7 @@ func (s *Server) read(f *feed) {
 			_ = f.stream.Close()
 			return
 		}
-		if ev.Type == coordinator.EventTextDelta || ev.Type == coordinator.EventThinkingDelta {
+		if ev.Type == event.TextDelta || ev.Type == event.ThinkingDelta {
 			// Deltas go to the socket only, never to events.jsonl: they
 			// have no number there, and no line.
 			continue

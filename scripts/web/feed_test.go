@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/memory"
 )
@@ -48,9 +48,9 @@ func TestFeedIsSharedByFollowers(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { log.Close() })
-	events := pubsub.NewBroker[coordinator.Event]()
-	t.Cleanup(events.Subscribe(context.Background(), func(ev coordinator.Event) {
-		if ev.Type != coordinator.EventTextDelta {
+	events := pubsub.NewBroker[event.Event]()
+	t.Cleanup(events.Subscribe(context.Background(), func(ev event.Event) {
+		if ev.Type != event.TextDelta {
 			b, _ := json.Marshal(ev)
 			_, _ = log.Write(append(b, '\n'))
 		}
@@ -61,7 +61,7 @@ func TestFeedIsSharedByFollowers(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { run.Close() })
-	say := func(text string) { events.Publish(coordinator.Event{Type: coordinator.EventWarning, Text: text}) }
+	say := func(text string) { events.Publish(event.Event{Type: event.Warning, Text: text}) }
 	say("one")
 	say("two")
 

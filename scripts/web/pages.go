@@ -16,8 +16,8 @@ import (
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/util"
 
-	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -84,22 +84,22 @@ type row struct {
 	ID int `json:"id"`
 	// Type is the event's type, for the page's scripts (steer.js,
 	// panels.js) that follow more than the line.
-	Type  coordinator.EventType `json:"type"`
-	Text  string                `json:"text,omitempty"`
-	Class string                `json:"class"`
-	HTML  template.HTML         `json:"html,omitempty"`
+	Type  event.Type    `json:"type"`
+	Text  string        `json:"text,omitempty"`
+	Class string        `json:"class"`
+	HTML  template.HTML `json:"html,omitempty"`
 }
 
 // eventRow is ev as a page shows it: the line ralph watch prints, or, for
 // an answer, its markdown as HTML. ok is false for an event no face shows.
-func eventRow(id int, ev coordinator.Event) (row, bool) {
-	if ev.Type == coordinator.EventAssistant && ev.Text != "" {
+func eventRow(id int, ev event.Event) (row, bool) {
+	if ev.Type == event.Assistant && ev.Text != "" {
 		var b bytes.Buffer
 		if err := markdown().Convert([]byte(text.StripControls(ev.Text)), &b); err == nil {
 			return row{ID: id, Type: ev.Type, Class: "answer", HTML: template.HTML(b.String())}, true //nolint:gosec // goldmark without raw HTML, see markdown
 		}
 	}
-	if q := ev.Question; ev.Type == coordinator.EventQuestion && q != nil && q.Plain != "" {
+	if q := ev.Question; ev.Type == event.Question && q != nil && q.Plain != "" {
 		// The log names no keys a page does not take ([y]es): the
 		// question as its buttons ask it.
 		plain := *q
@@ -127,7 +127,7 @@ type rower struct{ prompts view.Prompts }
 
 // rows are the rows of event n: its prompt, in an older record, and its
 // own line.
-func (r *rower) rows(n int, ev coordinator.Event) []row {
+func (r *rower) rows(n int, ev event.Event) []row {
 	var out []row
 	if p, ok := r.prompts.Next(ev); ok {
 		if x, ok := eventRow(n, p); ok {
@@ -153,9 +153,9 @@ func (r *rower) end(n int) []row {
 
 // sessionEvents reads a session's events from its records, numbered from
 // 1 in the order they were written; the numbers are the SSE event ids.
-func sessionEvents(fs afero.Fs, root, id string, fn func(n int, ev coordinator.Event)) (int, error) {
+func sessionEvents(fs afero.Fs, root, id string, fn func(n int, ev event.Event)) (int, error) {
 	n := 0
-	_, err := view.ReplayEvents(fs, memory.LogPath(root, id, memory.EventsLog), 0, -1, func(ev coordinator.Event) {
+	_, err := view.ReplayEvents(fs, memory.LogPath(root, id, memory.EventsLog), 0, -1, func(ev event.Event) {
 		n++
 		fn(n, ev)
 	})
@@ -173,9 +173,9 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var rows []row
-	var evs []coordinator.Event
+	var evs []event.Event
 	var rw rower
-	last, err := sessionEvents(s.o.Fs, ref.Project, ref.ID, func(n int, ev coordinator.Event) {
+	last, err := sessionEvents(s.o.Fs, ref.Project, ref.ID, func(n int, ev event.Event) {
 		evs = append(evs, ev)
 		rows = append(rows, rw.rows(n, ev)...)
 	})

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/planfile"
@@ -89,16 +89,16 @@ type waitRow struct {
 
 // panelTypes are the event types after which a live page fetches its
 // panels again (panels.js reads them from the section's data-types).
-var panelTypes = []coordinator.EventType{
-	coordinator.EventTaskChanged, coordinator.EventAgentSpawned, coordinator.EventAgentFinished,
-	coordinator.EventFilesChanged, coordinator.EventStateSaved, coordinator.EventDecision,
-	coordinator.EventError, coordinator.EventLimitWait, coordinator.EventBreaker, coordinator.EventResult,
+var panelTypes = []event.Type{
+	event.TaskChanged, event.AgentSpawned, event.AgentFinished,
+	event.FilesChanged, event.StateSaved, event.Decision,
+	event.Error, event.LimitWait, event.Breaker, event.RunResult,
 }
 
 // addPanels puts into a session page's data what it shows beside its
 // events (panels.html); evs are the events the page read, so a long
 // session's events are not parsed twice.
-func (s *Server) addPanels(data map[string]any, ref sessionRef, evs []coordinator.Event) {
+func (s *Server) addPanels(data map[string]any, ref sessionRef, evs []event.Event) {
 	recs, err := report.RecordsOf(s.o.Fs, ref.Project, ref.ID, evs)
 	if err != nil {
 		recs = report.SessionRecords{Events: evs}
@@ -160,7 +160,7 @@ func (s *Server) panelsOf(ctx context.Context, ref sessionRef, recs report.Sessi
 	// session's to say.
 	finished := map[string]bool{}
 	for _, ev := range recs.Events {
-		if ev.Type == coordinator.EventAgentFinished {
+		if ev.Type == event.AgentFinished {
 			finished[ev.AgentID] = true
 		}
 	}
@@ -185,9 +185,9 @@ func (s *Server) panelsOf(ctx context.Context, ref sessionRef, recs report.Sessi
 	}
 	for _, ev := range recs.Events {
 		switch ev.Type {
-		case coordinator.EventLimitWait:
+		case event.LimitWait:
 			p.Limits = append(p.Limits, waitOf(ev))
-		case coordinator.EventBreaker:
+		case event.Breaker:
 			p.Breaker = append(p.Breaker, waitOf(ev))
 		}
 	}
@@ -202,8 +202,8 @@ func (s *Server) panelsOf(ctx context.Context, ref sessionRef, recs report.Sessi
 func (s *Server) records(ctx context.Context, ref sessionRef, upto int) report.SessionRecords {
 	deadline := time.Now().Add(recordWait)
 	for {
-		var evs []coordinator.Event
-		n, _ := sessionEvents(s.o.Fs, ref.Project, ref.ID, func(_ int, ev coordinator.Event) { evs = append(evs, ev) })
+		var evs []event.Event
+		n, _ := sessionEvents(s.o.Fs, ref.Project, ref.ID, func(_ int, ev event.Event) { evs = append(evs, ev) })
 		if n >= upto || time.Now().After(deadline) {
 			recs, err := report.RecordsOf(s.o.Fs, ref.Project, ref.ID, evs)
 			if err != nil {
@@ -288,7 +288,7 @@ func decisionOf(d memory.DecisionRecord) decisionRow {
 		Detail: text.StripControls(d.Detail), Reason: text.StripControls(d.Reason)}
 }
 
-func waitOf(ev coordinator.Event) waitRow {
+func waitOf(ev event.Event) waitRow {
 	r := waitRow{Time: clock(ev.Time), State: ev.State, Text: text.StripControls(ev.Text)}
 	if !ev.Until.IsZero() {
 		r.Until = clock(ev.Until)

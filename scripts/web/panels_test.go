@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -45,10 +45,10 @@ func panelsFixture(t *testing.T) (*Server, sessionRef) {
 		memory.ErrorRecord{Kind: "tool", ToolName: "run_command", Message: "error " + hostile},
 	))
 	write(memory.LogPath(testRoot, testSession, memory.EventsLog), jsonl(
-		coordinator.Event{Type: coordinator.EventSessionStarted},
-		coordinator.Event{Type: coordinator.EventAgentSpawned, AgentID: "agent-1", Task: "t2", ToolID: "c1"},
-		coordinator.Event{Type: coordinator.EventLimitWait, Text: "waiting for the rate limit " + hostile, Until: time.Now().Add(time.Minute)},
-		coordinator.Event{Type: coordinator.EventBreaker, State: "open", Text: hostile},
+		event.Event{Type: event.SessionStarted},
+		event.Event{Type: event.AgentSpawned, AgentID: "agent-1", Task: "t2", ToolID: "c1"},
+		event.Event{Type: event.LimitWait, Text: "waiting for the rate limit " + hostile, Until: time.Now().Add(time.Minute)},
+		event.Event{Type: event.Breaker, State: "open", Text: hostile},
 	))
 	s, err := New(Options{Addr: "127.0.0.1:7777", Fs: fs, Token: testToken,
 		Sessions: func() []memory.RegistryEntry { return nil }})
@@ -162,7 +162,7 @@ func TestAnswerCodeIsHighlightedWithClasses(t *testing.T) {
 	md := "```go\nfunc main() { println(\"<script>alert(1)</script>\") }\n```\n\n" +
 		"```python {hl_lines=[1] linenos=table}\nprint('<script>')\nx = 1\n```\n\n" +
 		"```nosuchlanguage\n<img src=x onerror=alert(2)>\n```\n\n" + hostile
-	x, ok := eventRow(1, coordinator.Event{Type: coordinator.EventAssistant, Text: md})
+	x, ok := eventRow(1, event.Event{Type: event.Assistant, Text: md})
 	if !ok {
 		t.Fatal("no row")
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -13,15 +13,15 @@ import (
 // session_started's text (before), also when that session_started is the
 // record's last event.
 func TestRowsShowEachPromptOnce(t *testing.T) {
-	started := func(p string) coordinator.Event {
-		return coordinator.Event{Type: coordinator.EventSessionStarted, Model: "m", Text: p, AgentID: coordinator.MainAgent}
+	started := func(p string) event.Event {
+		return event.Event{Type: event.SessionStarted, Model: "m", Text: p, AgentID: event.MainAgent}
 	}
-	said := func(p string) coordinator.Event {
-		return coordinator.Event{Type: coordinator.EventUserMessage, Text: p, AgentID: coordinator.MainAgent}
+	said := func(p string) event.Event {
+		return event.Event{Type: event.UserMessage, Text: p, AgentID: event.MainAgent}
 	}
-	evs := []coordinator.Event{
-		started("old one"), {Type: coordinator.EventAssistant, Text: "four"},
-		started("new one"), said("new one"), {Type: coordinator.EventAssistant, Text: "six"},
+	evs := []event.Event{
+		started("old one"), {Type: event.Assistant, Text: "four"},
+		started("new one"), said("new one"), {Type: event.Assistant, Text: "six"},
 		started("old last"),
 	}
 	var rw rower
@@ -49,7 +49,7 @@ func TestRowsShowEachPromptOnce(t *testing.T) {
 // terminal controls.
 func TestRowShowsTheTodoList(t *testing.T) {
 	t.Parallel()
-	r, ok := eventRow(7, coordinator.Event{Type: coordinator.EventTodoUpdated, AgentID: coordinator.MainAgent, Todo: &memory.TodoList{Items: []memory.TodoItem{
+	r, ok := eventRow(7, event.Event{Type: event.TodoUpdated, AgentID: event.MainAgent, Todo: &memory.TodoList{Items: []memory.TodoItem{
 		{Step: "read", Status: memory.TodoCompleted}, {Step: "fix\x1b]0;x\x07", Status: memory.TodoInProgress}}}})
 	if !ok || r.Class != "note" || r.Text != "☰ todo 1/2: ☑ read · ◐ fix" {
 		t.Fatalf("row %+v (%v)", r, ok)

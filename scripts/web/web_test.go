@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/workers/tools"
@@ -39,12 +39,12 @@ func newFixture(t *testing.T, readOnly bool) fixture {
 	t.Helper()
 	fs := afero.NewMemMapFs()
 	args, _ := json.Marshal(map[string]string{"command": "echo " + hostile})
-	evs := []coordinator.Event{
-		{Type: coordinator.EventSessionStarted, Model: "m<script>x</script>"},
-		{Type: coordinator.EventTurnStarted, Turn: 1},
-		{Type: coordinator.EventToolCall, ToolName: tools.ToolRunCommand, ToolArgs: args, ToolID: "c1"},
-		{Type: coordinator.EventFilesChanged, Text: "changed <script>alert(4)</script>.go", Files: []git.FileChange{{Path: "<script>alert(4)</script>.go"}}},
-		{Type: coordinator.EventAssistant, Text: "# done\n\nsee [click](javascript:alert(3)) and x <img src=x onerror=alert(5)> y\n\n" + hostile},
+	evs := []event.Event{
+		{Type: event.SessionStarted, Model: "m<script>x</script>"},
+		{Type: event.TurnStarted, Turn: 1},
+		{Type: event.ToolCall, ToolName: tools.ToolRunCommand, ToolArgs: args, ToolID: "c1"},
+		{Type: event.FilesChanged, Text: "changed <script>alert(4)</script>.go", Files: []git.FileChange{{Path: "<script>alert(4)</script>.go"}}},
+		{Type: event.Assistant, Text: "# done\n\nsee [click](javascript:alert(3)) and x <img src=x onerror=alert(5)> y\n\n" + hostile},
 	}
 	var b strings.Builder
 	for _, ev := range evs {

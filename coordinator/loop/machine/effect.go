@@ -17,7 +17,7 @@ package machine
 import (
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/planfile"
 )
@@ -56,7 +56,7 @@ type Effect struct {
 	Task     planfile.Task
 	Attempt  int
 	State    planfile.TaskState
-	Event    coordinator.Event
+	Event    event.Event
 	Decision memory.DecisionRecord
 	Status   string
 	Current  string
@@ -111,7 +111,7 @@ type End struct {
 
 func (s *Step) add(e Effect) { s.Effects = append(s.Effects, e) }
 
-func (s *Step) emit(ev coordinator.Event) { s.add(Effect{Kind: Emit, Event: ev}) }
+func (s *Step) emit(ev event.Event) { s.add(Effect{Kind: Emit, Event: ev}) }
 
 func (s *Step) record(d memory.DecisionRecord) { s.add(Effect{Kind: Record, Decision: d}) }
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -41,7 +41,7 @@ type Outcome struct {
 	Summary string
 	// LastTry is what its retry is told (zero: Failure and Summary).
 	LastTry LastTry
-	Verify  *coordinator.VerifyRun
+	Verify  *event.VerifyRun
 	Usage   conversation.Usage
 	Turns   int
 	CostUSD *float64
@@ -75,10 +75,10 @@ func (m *Machine) addUsage(o Outcome) {
 }
 
 // ended is the task_changed event that ends an attempt.
-func ended(o Outcome, state planfile.TaskState, failure string) coordinator.Event {
+func ended(o Outcome, state planfile.TaskState, failure string) event.Event {
 	usage := o.Usage
-	return coordinator.Event{Type: coordinator.EventTaskChanged, Text: o.Task.ID + " " + string(state), Output: o.Task.Title, Task: o.Task.ID,
-		TaskAttempt: &coordinator.TaskAttempt{Number: o.Attempt, Verify: o.Verify, Error: text.Clip(failure, 1000)},
+	return event.Event{Type: event.TaskChanged, Text: o.Task.ID + " " + string(state), Output: o.Task.Title, Task: o.Task.ID,
+		TaskAttempt: &event.TaskAttempt{Number: o.Attempt, Verify: o.Verify, Error: text.Clip(failure, 1000)},
 		Usage:       &usage, CostUSD: o.CostUSD}
 }
 
@@ -192,7 +192,7 @@ func (m *Machine) waitForLimit(now time.Time, o Outcome, s *Step) (string, bool)
 			note = "waiting for " + l.What + " (it named no reset time) until " + text.Clock(until, now)
 		}
 		m.wait = &memory.Wait{Reason: l.Reason, Until: until, Text: note}
-		s.emit(coordinator.Event{Type: coordinator.EventLimitWait, Text: note, Until: until})
+		s.emit(event.Event{Type: event.LimitWait, Text: note, Until: until})
 	}
 	why := fmt.Sprintf("attempt %d was stopped by %s: %s; no attempt can succeed before it resets, so waiting spends no retry", o.Attempt, l.What,
 		text.Clip(l.Err, 300))
@@ -219,7 +219,7 @@ func (m *Machine) hold(now time.Time, s *Step) time.Duration {
 		} else {
 			m.wait = nil
 			note := "the wait for " + limitName(w.Reason) + " is over; going on"
-			s.emit(coordinator.Event{Type: coordinator.EventLimitWait, Text: note})
+			s.emit(event.Event{Type: event.LimitWait, Text: note})
 			m.record(s, memory.DecisionRecord{Kind: "limit_wait_over", Detail: note,
 				Reason: "the reset time " + w.Until.UTC().Format(time.RFC3339) + " has passed"})
 			s.save(memory.StatusRunning, "")
@@ -308,7 +308,7 @@ func (m *Machine) openBreaker(now time.Time, s *Step, change, why string) {
 func (m *Machine) breakerChanged(_ time.Time, s *Step, kind, txt, detail, reason string) {
 	m.record(s, memory.DecisionRecord{Kind: kind, Detail: detail, Reason: reason})
 	state := m.breaker.Name()
-	s.emit(coordinator.Event{Type: coordinator.EventBreaker, State: state, Until: m.breaker.Until, Text: "circuit breaker " + txt, IsError: state == memory.BreakerOpen})
+	s.emit(event.Event{Type: event.Breaker, State: state, Until: m.breaker.Until, Text: "circuit breaker " + txt, IsError: state == memory.BreakerOpen})
 	s.save(memory.StatusRunning, "")
 }
 

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -289,8 +289,8 @@ func (m *Machine) begin(t planfile.Task, later []planfile.Task, laterCount int, 
 	attempt := max(t.Attempts, m.attempts[t.ID]) + 1
 	m.attempts[t.ID] = attempt
 	s.add(Effect{Kind: Start, Task: t, Attempt: attempt})
-	s.emit(coordinator.Event{Type: coordinator.EventTaskChanged, Text: t.ID + " in_progress", Output: t.Title, Turn: m.iterations + 1,
-		Task: t.ID, TaskAttempt: &coordinator.TaskAttempt{Number: attempt}})
+	s.emit(event.Event{Type: event.TaskChanged, Text: t.ID + " in_progress", Output: t.Title, Turn: m.iterations + 1,
+		Task: t.ID, TaskAttempt: &event.TaskAttempt{Number: attempt}})
 	m.record(s, picked(t, attempt, later, laterCount, m.breaker))
 	m.iterations++
 	m.breaker.Started(t.ID)
@@ -339,7 +339,7 @@ func (m *Machine) checkLimits(now time.Time, f *planfile.TaskFile, s *Step) {
 		}
 		m.record(s, memory.DecisionRecord{Kind: "budget_stop", Detail: "the loop stops at the cost limit",
 			Reason: fmt.Sprintf("the known cost %s reached --max-cost %s and nobody can be asked to raise it", text.Dollars(m.cost), text.Dollars(m.cfg.MaxCost))})
-		s.End = &End{Reason: decide.ReasonMaxCost, IsError: true, Err: coordinator.CostLimitError(m.cfg.MaxCost, m.cost)}
+		s.End = &End{Reason: decide.ReasonMaxCost, IsError: true, Err: costLimitError(m.cfg.MaxCost, m.cost)}
 		return
 	}
 	if m.cfg.Policy.OutOfIterations(m.iterations, len(m.running), st.TasksOpen) {
@@ -430,7 +430,7 @@ func (m *Machine) Answer(now time.Time, yes, answered bool) Step {
 			return s
 		}
 		m.record(&s, memory.DecisionRecord{Kind: "budget_stop", Detail: "the loop stops at the cost limit", By: by, Reason: no})
-		s.End = &End{Reason: decide.ReasonMaxCost, IsError: true, Err: coordinator.CostLimitError(m.cfg.MaxCost, m.cost)}
+		s.End = &End{Reason: decide.ReasonMaxCost, IsError: true, Err: costLimitError(m.cfg.MaxCost, m.cost)}
 	default:
 		if yes {
 			m.record(&s, memory.DecisionRecord{Kind: "breaker_go_on", Detail: "the loop goes on", By: by,

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide/scenarios"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/planfile"
@@ -101,7 +101,7 @@ func (h *sim) run() *End {
 				}
 				if h.sc.Verifies() {
 					ok, out := h.sc.Verified(id, e.Attempt)
-					r.Verify, r.VerifyFailed, r.VerifyOutput = &coordinator.VerifyRun{OK: ok, Output: out}, scenarios.VerifyCommand, out
+					r.Verify, r.VerifyFailed, r.VerifyOutput = &event.VerifyRun{OK: ok, Output: out}, scenarios.VerifyCommand, out
 					if ok {
 						r.VerifyFailed = ""
 					}

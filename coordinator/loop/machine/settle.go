@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/planfile"
@@ -68,7 +68,7 @@ type Report struct {
 	// Verify is the run of the verify commands (nil: none ran);
 	// VerifyFailed the command that did not pass and VerifyOutput what
 	// they printed, whole.
-	Verify       *coordinator.VerifyRun
+	Verify       *event.VerifyRun
 	VerifyFailed string
 	VerifyOutput string
 	Usage        conversation.Usage

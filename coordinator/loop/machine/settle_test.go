@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/planfile"
@@ -28,11 +28,11 @@ func TestSettleWordsEachEndOnce(t *testing.T) {
 		{name: "no claim", r: Report{Summary: "gave up"}, failure: NotCompleted + ": gave up",
 			try: LastTry{Error: NotCompleted + ": gave up", Summary: "gave up"}},
 		{name: "an error", r: Report{Err: "boom", Summary: "s"}, failure: "boom", try: LastTry{Error: "boom", Summary: "s"}},
-		{name: "verify refutes", r: Report{Completed: true, Verify: &coordinator.VerifyRun{Output: "2 fail"}, VerifyFailed: "go test", VerifyOutput: "\n2 fail\n"},
+		{name: "verify refutes", r: Report{Completed: true, Verify: &event.VerifyRun{Output: "2 fail"}, VerifyFailed: "go test", VerifyOutput: "\n2 fail\n"},
 			failure: "verification failed: 2 fail (`go test` did not pass)", try: LastTry{Error: "the --verify command failed", Verify: "2 fail"}},
 		{name: "a usage limit", r: Report{Err: "hit", Limit: &LimitSeen{Kind: memory.WaitUsageLimit, Agent: "x", Until: until}}, what: "the x usage limit"},
 		{name: "a rate limit", r: Report{Err: "429", Limit: &LimitSeen{Kind: memory.WaitRateLimit}}, what: "the rate limit"},
-		{name: "a pass", r: Report{Completed: true, Verify: &coordinator.VerifyRun{OK: true}}, passed: true},
+		{name: "a pass", r: Report{Completed: true, Verify: &event.VerifyRun{OK: true}}, passed: true},
 	} {
 		tc.r.Task, tc.r.Attempt = task, 1
 		o := Settle(tc.r)

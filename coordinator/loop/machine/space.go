@@ -2,9 +2,9 @@ package machine
 
 import (
 	"fmt"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/planfile"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -62,7 +62,7 @@ func (m *Machine) Space(now time.Time, free bool, again time.Duration) Step {
 	}
 	m.wait = nil
 	note := "there is space again on the project's file system; going on"
-	s.emit(coordinator.Event{Type: coordinator.EventLimitWait, State: memory.WaitDiskFull, Text: note})
+	s.emit(event.Event{Type: event.LimitWait, State: memory.WaitDiskFull, Text: note})
 	m.record(&s, memory.DecisionRecord{Kind: "limit_wait_over", Detail: note,
 		Reason: "the project's file system has more than " + text.Size(memory.LowSpace) + " free"})
 	s.save(memory.StatusRunning, "")
@@ -97,7 +97,7 @@ func (m *Machine) waitForDisk(now time.Time, full DiskFull, s *Step) {
 	}
 	note := "waiting for space: " + full.Err
 	m.wait = &memory.Wait{Reason: memory.WaitDiskFull, Until: until, Text: note}
-	s.emit(coordinator.Event{Type: coordinator.EventLimitWait, State: memory.WaitDiskFull, Text: note})
+	s.emit(event.Event{Type: event.LimitWait, State: memory.WaitDiskFull, Text: note})
 	s.save(memory.StatusRunning, "")
 }
 

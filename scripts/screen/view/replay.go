@@ -10,13 +10,13 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 )
 
 // ReplayEvents hands fn each complete line of events.jsonl from byte from
 // up to byte to (-1: its end) and returns where it stopped: a line being
 // appended is left for the next read.
-func ReplayEvents(fs afero.Fs, path string, from, to int64, fn func(coordinator.Event)) (int64, error) {
+func ReplayEvents(fs afero.Fs, path string, from, to int64, fn func(event.Event)) (int64, error) {
 	if to == 0 || to >= 0 && to <= from {
 		return from, nil
 	}
@@ -46,7 +46,7 @@ func ReplayEvents(fs afero.Fs, path string, from, to int64, fn func(coordinator.
 			return off, fmt.Errorf("read %s: %w", path, err)
 		}
 		off += int64(len(line))
-		var ev coordinator.Event
+		var ev event.Event
 		if json.Unmarshal(line, &ev) != nil {
 			continue // a damaged line; ralph logs shows it as such
 		}

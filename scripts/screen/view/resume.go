@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
@@ -60,14 +60,14 @@ const replayScreens = 2
 // (eventwords.Undone): the record says what the tool did, and the files
 // no longer hold it.
 func Replay(fs afero.Fs, root, id string, t ReplayTerm) string {
-	evs, _, _ := memory.ReadJSONL[coordinator.Event](fs, memory.LogPath(root, id, memory.EventsLog))
+	evs, _, _ := memory.ReadJSONL[event.Event](fs, memory.LogPath(root, id, memory.EventsLog))
 	undone := git.ReadUndoneFile(fs, memory.LogPath(root, id, git.LogName))
 	t.undone = undone.Turns
 	return replay(sessionFactsLog(fs, root, id, evs, undone), evs, t)
 }
 
 // replay is Replay on events read already.
-func replay(f SessionFacts, evs []coordinator.Event, t ReplayTerm) string {
+func replay(f SessionFacts, evs []event.Event, t ReplayTerm) string {
 	cols, rows := live.Size(t.Width, t.Height)
 	pal := Palette{On: t.Color}
 	header := []string{pal.Dim(fmt.Sprintf("continuing session %s: %s", text.StripControls(f.ID), f.StateLine()))}
@@ -116,10 +116,10 @@ func replay(f SessionFacts, evs []coordinator.Event, t ReplayTerm) string {
 
 // lastTodo is the main agent's todo list as its last todo_updated event
 // set it, nil when it set none.
-func lastTodo(evs []coordinator.Event) *memory.TodoList {
+func lastTodo(evs []event.Event) *memory.TodoList {
 	for i := len(evs) - 1; i >= 0; i-- {
 		ev := evs[i]
-		if ev.Type == coordinator.EventTodoUpdated && (ev.AgentID == "" || ev.AgentID == coordinator.MainAgent) {
+		if ev.Type == event.TodoUpdated && (ev.AgentID == "" || ev.AgentID == event.MainAgent) {
 			return ev.Todo
 		}
 	}
@@ -130,7 +130,7 @@ func lastTodo(evs []coordinator.Event) *memory.TodoList {
 // events that followed it, up to what they said next.
 type replayTurn struct {
 	person string
-	events []coordinator.Event
+	events []event.Event
 }
 
 // replayTurns splits a session's events into turns. Every run starts with
@@ -141,7 +141,7 @@ type replayTurn struct {
 // goes on by itself) belongs to the turn before it. A user_message later
 // in a run is a message delivered while the run worked, shown as the live
 // chat showed it.
-func replayTurns(evs []coordinator.Event) []replayTurn {
+func replayTurns(evs []event.Event) []replayTurn {
 	var turns []replayTurn
 	var pending *replayTurn
 	commit := func() {
@@ -151,9 +151,9 @@ func replayTurns(evs []coordinator.Event) []replayTurn {
 		pending = nil
 	}
 	for _, ev := range evs {
-		main := ev.AgentID == "" || ev.AgentID == coordinator.MainAgent
+		main := ev.AgentID == "" || ev.AgentID == event.MainAgent
 		if pending != nil {
-			if main && ev.Type == coordinator.EventUserMessage && ev.Priority == "" {
+			if main && ev.Type == event.UserMessage && ev.Priority == "" {
 				if strings.TrimSpace(ev.Text) != "" {
 					pending.person = ev.Text
 				}
@@ -162,7 +162,7 @@ func replayTurns(evs []coordinator.Event) []replayTurn {
 			}
 			commit()
 		}
-		if main && ev.Type == coordinator.EventSessionStarted {
+		if main && ev.Type == event.SessionStarted {
 			pending = &replayTurn{person: ev.Text}
 			continue
 		}
@@ -182,18 +182,18 @@ func replayTurns(evs []coordinator.Event) []replayTurn {
 // prints (repl's Handle: answers, tool calls and results, agents, tasks,
 // deliveries, retries, waits for limits, warnings) and the lines the chat
 // printed for a run's end (an error, a stop, a refused message).
-func replayShows(ev coordinator.Event) bool {
-	main := ev.AgentID == "" || ev.AgentID == coordinator.MainAgent
+func replayShows(ev event.Event) bool {
+	main := ev.AgentID == "" || ev.AgentID == event.MainAgent
 	switch ev.Type {
-	case coordinator.EventAssistant:
+	case event.Assistant:
 		return strings.TrimSpace(ev.Text) != ""
-	case coordinator.EventAssistantCut, coordinator.EventThinking, coordinator.EventError:
+	case event.AssistantCut, event.Thinking, event.Error:
 		return main && strings.TrimSpace(ev.Text) != ""
-	case coordinator.EventInterrupted:
+	case event.Interrupted:
 		return main
-	case coordinator.EventToolCall, coordinator.EventToolResult, coordinator.EventRetry, coordinator.EventFallback, coordinator.EventAgentSpawned,
-		coordinator.EventAgentFinished, coordinator.EventUserMessage, coordinator.EventTaskChanged, coordinator.EventLimitWait,
-		coordinator.EventBreaker, coordinator.EventWarning, coordinator.EventMessageRefused:
+	case event.ToolCall, event.ToolResult, event.Retry, event.Fallback, event.AgentSpawned,
+		event.AgentFinished, event.UserMessage, event.TaskChanged, event.LimitWait,
+		event.Breaker, event.Warning, event.MessageRefused:
 		return true
 	}
 	return false
@@ -206,15 +206,15 @@ func (tr replayTurn) lines(t ReplayTerm, cols, rows int, pal Palette) []string {
 		out = append(out, person...)
 	}
 	for _, ev := range tr.events {
-		main := ev.AgentID == "" || ev.AgentID == coordinator.MainAgent
-		if main && (ev.Type == coordinator.EventAssistant || ev.Type == coordinator.EventAssistantCut) {
+		main := ev.AgentID == "" || ev.AgentID == event.MainAgent
+		if main && (ev.Type == event.Assistant || ev.Type == event.AssistantCut) {
 			a := live.Answer{Color: t.Color, Style: func() string { return t.Style }}
 			a.Finish(ev.Text, cols, rows)
 			out = append(out, strings.Split(strings.TrimSuffix(a.Take(), "\n"), "\n")...)
 			continue
 		}
 		if l, ok := eventwords.EventLine(ev); ok {
-			if main && ev.Type == coordinator.EventToolResult && t.undone[ev.Turn] && !ev.IsError && !tools.Info(ev.ToolName).ReadOnly {
+			if main && ev.Type == event.ToolResult && t.undone[ev.Turn] && !ev.IsError && !tools.Info(ev.ToolName).ReadOnly {
 				l = eventwords.Undone(l)
 			}
 			out = append(out, Paint(l, pal, cols-1))

@@ -6,24 +6,24 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 )
 
 // run is the events of one run of a conversation: the person's words, a
 // tool call and its result, and the answer. old leaves out the
 // user_message that records the words since issue 57.
-func run(prompt, answer string, old bool) []coordinator.Event {
-	evs := []coordinator.Event{{Type: coordinator.EventSessionStarted, Model: "m", Text: prompt}}
+func run(prompt, answer string, old bool) []event.Event {
+	evs := []event.Event{{Type: event.SessionStarted, Model: "m", Text: prompt}}
 	if !old {
-		evs = append(evs, coordinator.Event{Type: coordinator.EventUserMessage, Text: prompt})
+		evs = append(evs, event.Event{Type: event.UserMessage, Text: prompt})
 	}
 	return append(evs,
-		coordinator.Event{Type: coordinator.EventTurnStarted, Turn: 1},
-		coordinator.Event{Type: coordinator.EventToolCall, ToolName: "read_file", ToolArgs: json.RawMessage(`{"path":"a.go"}`)},
-		coordinator.Event{Type: coordinator.EventToolResult, ToolName: "read_file", Output: "package a\nfunc A() {}"},
-		coordinator.Event{Type: coordinator.EventTextDelta, Text: answer},
-		coordinator.Event{Type: coordinator.EventAssistant, Text: answer},
-		coordinator.Event{Type: coordinator.EventResult},
+		event.Event{Type: event.TurnStarted, Turn: 1},
+		event.Event{Type: event.ToolCall, ToolName: "read_file", ToolArgs: json.RawMessage(`{"path":"a.go"}`)},
+		event.Event{Type: event.ToolResult, ToolName: "read_file", Output: "package a\nfunc A() {}"},
+		event.Event{Type: event.TextDelta, Text: answer},
+		event.Event{Type: event.Assistant, Text: answer},
+		event.Event{Type: event.RunResult},
 	)
 }
 
@@ -32,7 +32,7 @@ func run(prompt, answer string, old bool) []coordinator.Event {
 // from events written before user_message carried the words.
 func TestReplayTurnsInOrder(t *testing.T) {
 	for _, old := range []bool{false, true} {
-		var evs []coordinator.Event
+		var evs []event.Event
 		for i := 1; i <= 3; i++ {
 			evs = append(evs, run(fmt.Sprintf("question %d", i), fmt.Sprintf("answer %d", i), old)...)
 		}
@@ -55,7 +55,7 @@ func TestReplayTurnsInOrder(t *testing.T) {
 // A long session keeps to two screens, and counts the turns it leaves
 // out at the top with the command that shows them.
 func TestReplayIsBounded(t *testing.T) {
-	var evs []coordinator.Event
+	var evs []event.Event
 	for i := 1; i <= 40; i++ {
 		evs = append(evs, run(fmt.Sprintf("question %d", i), fmt.Sprintf("answer %d", i), false)...)
 	}
@@ -103,7 +103,7 @@ func TestReplaySanitisesAndRenders(t *testing.T) {
 // turn before it.
 func TestReplayDeliveriesAndSilentRuns(t *testing.T) {
 	evs := run("first", "one", false)
-	evs = append(evs[:3], append([]coordinator.Event{{Type: coordinator.EventUserMessage, Text: "also this", Priority: "normal"}}, evs[3:]...)...)
+	evs = append(evs[:3], append([]event.Event{{Type: event.UserMessage, Text: "also this", Priority: "normal"}}, evs[3:]...)...)
 	evs = append(evs, run("", "went on", true)...)
 	got := replay(SessionFacts{ID: "S1"}, evs, ReplayTerm{Width: 80, Height: 24})
 	if !strings.Contains(got, "→ delivered: also this") || strings.Count(got, "ralph>") != 1 || !strings.HasSuffix(got, "went on\n") {

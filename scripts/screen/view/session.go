@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/planfile"
@@ -45,7 +45,7 @@ type SessionFacts struct {
 func LoadSessionFacts(fs afero.Fs, root, id string) SessionFacts {
 	t := newFactsTally()
 	_, _ = memory.EachJSONL(fs, memory.LogPath(root, id, memory.EventsLog),
-		coordinator.EventMarks(coordinator.EventFilesChanged, coordinator.EventTaskChanged, coordinator.EventToolCall, coordinator.EventToolResult),
+		event.Marks(event.FilesChanged, event.TaskChanged, event.ToolCall, event.ToolResult),
 		t.add)
 	t.undo(git.ReadUndoneFile(fs, memory.LogPath(root, id, git.LogName)))
 	return t.facts(fs, root, id)
@@ -53,7 +53,7 @@ func LoadSessionFacts(fs afero.Fs, root, id string) SessionFacts {
 
 // sessionFactsLog is LoadSessionFacts with the session's events and
 // what its checkpoint log says was undone read already.
-func sessionFactsLog(fs afero.Fs, root, id string, evs []coordinator.Event, undone git.Undone) SessionFacts {
+func sessionFactsLog(fs afero.Fs, root, id string, evs []event.Event, undone git.Undone) SessionFacts {
 	t := newFactsTally()
 	for _, ev := range evs {
 		t.add(ev)
@@ -84,13 +84,13 @@ func newFactsTally() *factsTally {
 	return &factsTally{files: map[string]bool{}, done: map[string]bool{}, completing: map[string]string{}}
 }
 
-func (t *factsTally) add(ev coordinator.Event) {
+func (t *factsTally) add(ev event.Event) {
 	switch ev.Type {
-	case coordinator.EventFilesChanged:
+	case event.FilesChanged:
 		for _, c := range ev.Files {
 			t.files[c.Path] = true
 		}
-	case coordinator.EventTaskChanged:
+	case event.TaskChanged:
 		words := strings.Fields(ev.Text)
 		if len(words) < 2 {
 			break
@@ -102,14 +102,14 @@ func (t *factsTally) add(ev coordinator.Event) {
 			// Reopened: an undo took the task back (or a person did).
 			delete(t.done, cmp.Or(ev.Task, strings.TrimRight(words[0], ":")))
 		}
-	case coordinator.EventToolCall:
+	case event.ToolCall:
 		var args struct {
 			ID string `json:"id"`
 		}
 		if ev.ToolName == tools.ToolCompleteTask && json.Unmarshal(ev.ToolArgs, &args) == nil && args.ID != "" {
 			t.completing[ev.ToolID] = args.ID
 		}
-	case coordinator.EventToolResult:
+	case event.ToolResult:
 		if id, ok := t.completing[ev.ToolID]; ok && !ev.IsError {
 			t.done[id] = true
 		}

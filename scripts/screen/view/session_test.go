@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/workers/tools"
@@ -55,15 +55,15 @@ func TestLoadSessionFacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ev := range []coordinator.Event{
-		{Type: coordinator.EventFilesChanged, Files: []git.FileChange{{Path: "a.go"}, {Path: "b.go"}}},
-		{Type: coordinator.EventFilesChanged, Files: []git.FileChange{{Path: "a.go"}}},
-		{Type: coordinator.EventTaskChanged, Text: "t1 in_progress", Task: "t1"},
-		{Type: coordinator.EventTaskChanged, Text: "t1 done", Task: "t1"},
-		{Type: coordinator.EventToolCall, ToolID: "c1", ToolName: tools.ToolCompleteTask, ToolArgs: json.RawMessage(`{"id":"t2","summary":"x"}`)},
-		{Type: coordinator.EventToolResult, ToolID: "c1", ToolName: tools.ToolCompleteTask},
-		{Type: coordinator.EventToolCall, ToolID: "c2", ToolName: tools.ToolCompleteTask, ToolArgs: json.RawMessage(`{"id":"t3","summary":"x"}`)},
-		{Type: coordinator.EventToolResult, ToolID: "c2", ToolName: tools.ToolCompleteTask, IsError: true},
+	for _, ev := range []event.Event{
+		{Type: event.FilesChanged, Files: []git.FileChange{{Path: "a.go"}, {Path: "b.go"}}},
+		{Type: event.FilesChanged, Files: []git.FileChange{{Path: "a.go"}}},
+		{Type: event.TaskChanged, Text: "t1 in_progress", Task: "t1"},
+		{Type: event.TaskChanged, Text: "t1 done", Task: "t1"},
+		{Type: event.ToolCall, ToolID: "c1", ToolName: tools.ToolCompleteTask, ToolArgs: json.RawMessage(`{"id":"t2","summary":"x"}`)},
+		{Type: event.ToolResult, ToolID: "c1", ToolName: tools.ToolCompleteTask},
+		{Type: event.ToolCall, ToolID: "c2", ToolName: tools.ToolCompleteTask, ToolArgs: json.RawMessage(`{"id":"t3","summary":"x"}`)},
+		{Type: event.ToolResult, ToolID: "c2", ToolName: tools.ToolCompleteTask, IsError: true},
 	} {
 		if err := s.AppendEvent(ev); err != nil {
 			t.Fatal(err)

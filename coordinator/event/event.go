@@ -1,23 +1,21 @@
-// Package coordinator is the agent: the conversation with the model, its
-// turns (turn.go, with the request trimmed to the context window in
-// fitcontext.go and compacted in compact.go) and tool steps (toolstep.go),
-// its child agents (children.go), the event loop over the interrupt queue,
-// the typed events it publishes (events.go) and the session's recorder
-// (recorder.go), checkpoints around turns and the conversation's hook
-// events (hooks.go). Faces (one-shot output, the chat shell) consume its
-// typed events and never reach into its internals.
-package coordinator
+// Package event is the agent's and the task loop's account of what
+// happened: the Event the coordinator publishes and the task loop emits,
+// its kinds, the small payloads it carries and the Result a run ends
+// with. It is the JSON contract of stream-json, ralph watch --json and
+// events.jsonl (docs/events.md is generated from these types by
+// cmd/eventsdoc). It stands below the coordinator and the loop machine
+// and imports neither the model client nor the tools, so the pure
+// machine can emit events without pulling either in
+// (e2e/layers_test.go).
+package event
 
 import (
 	"encoding/json"
-	"os"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/git"
-	"github.com/ralph-dev/ralph/workers"
 )
 
 // SchemaVersion is the version of the JSON event contract: every line
@@ -28,13 +26,14 @@ import (
 // raises it by one.
 const SchemaVersion = 1
 
-// EventType names an event; the names are part of the stream-json contract.
-type EventType string
+// Type names an event's kind; the names are part of the stream-json
+// contract.
+type Type string
 
-// EventMarks are what a line of events.jsonl holds when it is an event of
-// one of types (its quoted type), for memory.EachJSONL to decode those
-// lines alone.
-func EventMarks(types ...EventType) []string {
+// Marks are what a line of events.jsonl holds when it is an event of one
+// of types (its quoted type), for memory.EachJSONL to decode those lines
+// alone.
+func Marks(types ...Type) []string {
 	marks := make([]string, len(types))
 	for i, t := range types {
 		marks[i] = `"` + string(t) + `"`
@@ -42,7 +41,7 @@ func EventMarks(types ...EventType) []string {
 	return marks
 }
 
-// The event types the coordinator emits. Most explain themselves; a few
+// The kinds of event the coordinator and the task loop emit. Most explain themselves; a few
 // need a word:
 //
 //   - session_started begins a run (each message of a chat is one); its
@@ -113,42 +112,42 @@ func EventMarks(types ...EventType) []string {
 //     person's answer, an agent's record_decision. The recorder writes it
 //     to decisions.jsonl as well as to the event log.
 const (
-	EventSessionStarted EventType = "session_started"
-	EventTurnStarted    EventType = "turn_started"
-	EventTextDelta      EventType = "text_delta"
-	EventThinkingDelta  EventType = "thinking_delta"
-	EventThinking       EventType = "thinking"
-	EventAssistant      EventType = "assistant"
-	EventAssistantCut   EventType = "assistant_cut"
-	EventToolCall       EventType = "tool_call"
-	EventToolResult     EventType = "tool_result"
-	EventUserMessage    EventType = "user_message"
-	EventMessageRefused EventType = "message_refused"
-	EventRetry          EventType = "retry"
-	EventFallback       EventType = "fallback"
-	EventWaiting        EventType = "waiting"
-	EventAgentSpawned   EventType = "agent_spawned"
-	EventAgentFinished  EventType = "agent_finished"
-	EventTaskChanged    EventType = "task_changed"
-	EventFilesChanged   EventType = "files_changed"
-	EventStateSaved     EventType = "state_saved"
-	EventInterrupted    EventType = "interrupted"
-	EventError          EventType = "error"
-	EventWarning        EventType = "warning"
-	EventResult         EventType = "result"
-	EventQuestion       EventType = "question"
-	EventAnswered       EventType = "answered"
-	EventLimitWait      EventType = "limit_wait"
-	EventBreaker        EventType = "breaker"
-	EventDecision       EventType = "decision"
-	EventVerified       EventType = "verified"
-	EventTodoUpdated    EventType = "todo_updated"
-	EventWebSearch      EventType = "web_search"
+	SessionStarted Type = "session_started"
+	TurnStarted    Type = "turn_started"
+	TextDelta      Type = "text_delta"
+	ThinkingDelta  Type = "thinking_delta"
+	Thinking       Type = "thinking"
+	Assistant      Type = "assistant"
+	AssistantCut   Type = "assistant_cut"
+	ToolCall       Type = "tool_call"
+	ToolResult     Type = "tool_result"
+	UserMessage    Type = "user_message"
+	MessageRefused Type = "message_refused"
+	Retry          Type = "retry"
+	Fallback       Type = "fallback"
+	Waiting        Type = "waiting"
+	AgentSpawned   Type = "agent_spawned"
+	AgentFinished  Type = "agent_finished"
+	TaskChanged    Type = "task_changed"
+	FilesChanged   Type = "files_changed"
+	StateSaved     Type = "state_saved"
+	Interrupted    Type = "interrupted"
+	Error          Type = "error"
+	Warning        Type = "warning"
+	RunResult      Type = "result"
+	Question       Type = "question"
+	Answered       Type = "answered"
+	LimitWait      Type = "limit_wait"
+	Breaker        Type = "breaker"
+	Decision       Type = "decision"
+	Verified       Type = "verified"
+	TodoUpdated    Type = "todo_updated"
+	WebSearch      Type = "web_search"
 )
 
-// EventConversationCompacted is conversation_compacted: see the list
+// ConversationCompacted is conversation_compacted: see the list
 // above.
-const EventConversationCompacted EventType = "conversation_compacted"
+const ConversationCompacted Type = "conversation_compacted"
 
 // MainAgent is the agent id of the coordinator itself.
 const MainAgent = "main"
@@ -156,7 +155,7 @@ const MainAgent = "main"
 // Event is one thing that happened. Fields not relevant to a type are empty.
 type Event struct {
 	// Type says what happened, and so which fields are set.
-	Type      EventType `json:"type"`
+	Type      Type      `json:"type"`
 	Time      time.Time `json:"time"`
 	SessionID string    `json:"session_id,omitempty"`
 	// AgentID is the agent the event is about: "main" for the
@@ -180,13 +179,13 @@ type Event struct {
 	// type explains.
 	Output string `json:"output,omitempty"`
 	// IsError says the event reports a failure.
-	IsError bool           `json:"is_error,omitempty"`
-	Retry   *llm.RetryInfo `json:"retry,omitempty"`
+	IsError bool       `json:"is_error,omitempty"`
+	Retry   *RetryInfo `json:"retry,omitempty"`
 	// Fallback is a fallback event's switch: the model that failed, the
 	// one the turn goes to, why, and, the first time another provider's
 	// model answers, what does not carry over.
-	Fallback *llm.FallbackInfo `json:"fallback,omitempty"`
-	SilentMS int64             `json:"silent_ms,omitempty"` // how long the endpoint has sent nothing, of a waiting event
+	Fallback *FallbackInfo `json:"fallback,omitempty"`
+	SilentMS int64         `json:"silent_ms,omitempty"` // how long the endpoint has sent nothing, of a waiting event
 	// WaitLimitMS is how long a waiting event's silence may last, when a
 	// local model that has not begun its answer is waited for longer
 	// than the idle timeout; ModelLoaded says Ollama has the model loaded
@@ -227,99 +226,9 @@ type Event struct {
 	// Todo is the whole todo list of a todo_updated event.
 	Todo *memory.TodoList `json:"todo,omitempty"`
 	// Search is the provider's search of a web_search event.
-	Search *llm.SearchInfo `json:"search,omitempty"`
+	Search *SearchInfo `json:"search,omitempty"`
 	// Asking, on a tool_call, says a person is asked before the call
 	// runs: a face shows the question, and the call once it is allowed,
 	// not a "running" line for a command nobody approved yet.
 	Asking bool `json:"asking,omitempty"`
-}
-
-// TaskAttempt is the task loop's account of one attempt at a task. The
-// event that begins an attempt carries its number only; the one that ends
-// it also how its verification went and, if it failed, why.
-type TaskAttempt struct {
-	// Number is the attempt's number, from 1.
-	Number int `json:"number"`
-	// Verify is how the --verify command went, on the event that ends
-	// the attempt.
-	Verify *VerifyRun `json:"verify,omitempty"`
-	// Error is why the attempt failed.
-	Error string `json:"error,omitempty"`
-}
-
-// VerifyRun is one run of the task loop's --verify command. Output keeps
-// the end of what it printed, where test runners put their verdict.
-type VerifyRun struct {
-	// OK says the command succeeded.
-	OK bool `json:"ok"`
-	// DurationMS is how long it ran.
-	DurationMS int64 `json:"duration_ms"`
-	// Output is the end of what it printed.
-	Output string `json:"output,omitempty"`
-}
-
-// Result subtypes, part of the JSON output contract.
-const (
-	SubtypeSuccess  = "success"
-	SubtypeMaxTurns = "error_max_turns"
-	// SubtypeMaxIterations is a task loop (ralph run) that stopped at
-	// --max-iterations with tasks still open; error_max_turns is a
-	// conversation's --max-turns, a different limit with a different fix.
-	SubtypeMaxIterations  = "error_max_iterations"
-	SubtypeMaxTokens      = "error_max_tokens"
-	SubtypeExecutionError = "error_during_execution"
-	SubtypeInterrupted    = "interrupted"
-)
-
-// Result is how a run ended.
-type Result struct {
-	Subtype   string `json:"subtype"`
-	IsError   bool   `json:"is_error"`
-	Text      string `json:"result"`
-	SessionID string `json:"session_id"`
-	// NumTurns, Duration, Usage and CostUSD are this run's: a continued
-	// session's earlier runs are not in them.
-	NumTurns int                `json:"num_turns"`
-	Duration time.Duration      `json:"-"`
-	Usage    conversation.Usage `json:"usage"`
-	CostUSD  *float64           `json:"total_cost_usd"`
-	// CacheSavedUSD is what prompt caching saved this run at the model's
-	// price (llm.Price.Saved), when it read or wrote any cached tokens and
-	// the price is known.
-	CacheSavedUSD *float64 `json:"cache_saved_usd,omitempty"`
-	// SessionTurns, SessionUsage and SessionCostUSD are the session's
-	// totals, earlier runs included (the same as this run's in a new
-	// session).
-	SessionTurns   int                `json:"session_num_turns"`
-	SessionUsage   conversation.Usage `json:"session_usage"`
-	SessionCostUSD *float64           `json:"session_total_cost_usd"`
-	// Err is the error behind an error_during_execution result.
-	Err error `json:"-"`
-	// Signal is the signal behind an interrupted result, if any.
-	Signal os.Signal `json:"-"`
-	// Denied lists the calls refused for want of an approval nobody could
-	// give, so faces can say how to allow them.
-	Denied []Denial `json:"-"`
-	// Written are the paths (as the model gave them) this run's file
-	// tools were asked to write, when nothing else can have changed a
-	// file: no command ran, no agent was spawned, no hook is set and no
-	// step was cut short. nil when anything may have changed; empty when
-	// nothing did. A task's checkpoint then looks at these paths alone
-	// instead of walking the whole work tree.
-	Written []string `json:"-"`
-	// Structured is the final answer as the JSON value the output schema
-	// asked for (SetOutputSchema), nil without one.
-	Structured json.RawMessage `json:"structured_output,omitempty"`
-}
-
-// Denial is one call refused for want of approval: a command, or the
-// arguments of another tool (an MCP server's).
-type Denial struct {
-	Tool    string
-	Command string          // run_command's
-	Args    json.RawMessage // any other tool's
-	// By is what wanted the approval, and Hook the hook that did, when
-	// one did (workers.Result.DeniedBy).
-	By   workers.Denier
-	Hook string
 }
