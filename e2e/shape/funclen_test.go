@@ -36,7 +36,6 @@ var notYetSplit = map[string]bool{
 	"coordinator/children.go:runAgent":          true,
 	"coordinator/coordinator.go:run":            true,
 	"coordinator/eventwords/event.go:eventLine": true,
-	"coordinator/llm/attempt.go:attempt":        true,
 	"coordinator/turn.go:modelStep":             true,
 	"coordinator/undo/undo.go:undo":             true,
 	"memory/git/checkpoint.go:record":           true,
