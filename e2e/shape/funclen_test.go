@@ -35,7 +35,6 @@ var notYetSplit = map[string]bool{
 	"cmd/benchtable/parse.go:parse":             true,
 	"coordinator/eventwords/event.go:eventLine": true,
 	"coordinator/undo/undo.go:undo":             true,
-	"memory/git/checkpoint.go:record":           true,
 	"memory/planfile/prd.go:importPRD":          true,
 	"repl/main.go:Main":                         true,
 	"scripts/screen/live/answer.go:layout":      true,
