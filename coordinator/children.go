@@ -158,8 +158,6 @@ type agentRun struct {
 // is added to the coordinator's when addUsage is set (spawn_agent); the task
 // loop accounts usage itself.
 func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, addUsage bool) (run agentRun) {
-	callID, task, queue := job.callID, job.prompt, job.queue
-	ch := c.opts.Children
 	started := func() {
 		if job.ready != nil {
 			close(job.ready)
@@ -167,6 +165,50 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 		}
 	}
 	defer started()
+	if !c.waitForChildSlot(ctx, job) {
+		run.res = workers.Result{IsError: true, Output: "cancelled before the child agent started"}
+		run.result = event.Result{Subtype: event.SubtypeInterrupted, IsError: true}
+		return run
+	}
+	defer func() { <-c.pool }()
+	id := c.nextAgentID()
+	run.id = id
+	spawned := event.Event{Type: event.AgentSpawned, AgentID: id, ToolID: job.callID, Text: job.prompt, Task: job.taskID}
+	if job.attempt > 0 {
+		spawned.TaskAttempt = &event.TaskAttempt{Number: job.attempt}
+	}
+	c.emit(spawned)
+	started()
+	// recover is called here, in the deferred function itself, for it
+	// to stop a panic; agentFinished only reads what it returned.
+	defer func() { c.agentFinished(job, id, &run, recover()) }()
+	timeout := c.opts.Children.Timeout
+	if timeout <= 0 {
+		timeout = DefaultChildTimeout
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	child, err := c.newChild(job, id, tools)
+	if err != nil {
+		run.res = workers.Result{IsError: true, Output: err.Error()}
+		run.result = event.Result{Subtype: event.SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
+		return run
+	}
+	c.subagentStart(cctx, child, id, job.def)
+	r := child.Run(cctx, job.prompt)
+	run.result, run.unheard = r, child.unheard
+	if addUsage {
+		c.addUsage(r.Usage)
+	}
+	run.res, run.why = childOutcome(ctx, cctx, r, child, timeout)
+	return run
+}
+
+// waitForChildSlot waits for the job's turn (the spawn before it, when it
+// has one) and then for a free place among the children that run at once.
+// It is false when ctx ended before a place was free; when true the caller
+// owns a place in c.pool and gives it back.
+func (c *Coordinator) waitForChildSlot(ctx context.Context, job agentJob) bool {
 	if job.after != nil {
 		select {
 		case <-job.after:
@@ -175,41 +217,36 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 	}
 	select {
 	case c.pool <- struct{}{}:
+		return true
 	case <-ctx.Done():
-		run.res = workers.Result{IsError: true, Output: "cancelled before the child agent started"}
-		run.result = event.Result{Subtype: event.SubtypeInterrupted, IsError: true}
-		return run
+		return false
 	}
-	defer func() { <-c.pool }()
-	id := c.nextAgentID()
-	run.id = id
-	spawned := event.Event{Type: event.AgentSpawned, AgentID: id, ToolID: callID, Text: task, Task: job.taskID}
-	if job.attempt > 0 {
-		spawned.TaskAttempt = &event.TaskAttempt{Number: job.attempt}
+}
+
+// agentFinished ends a child agent's run: a panic it recovered (crash, not
+// nil) becomes the child's failure, logged, and either way the event that
+// the child finished tells what it said, or why it failed.
+func (c *Coordinator) agentFinished(job agentJob, id string, run *agentRun, crash any) {
+	if crash != nil {
+		run.res = workers.Result{IsError: true, Output: fmt.Sprintf("child agent %s crashed: %v", id, crash)}
+		run.result = event.Result{Subtype: event.SubtypeExecutionError, IsError: true, Err: errors.New(run.res.Output), Text: run.res.Output}
+		c.logError("agent", SpawnAgentTool, run.res.Output)
 	}
-	c.emit(spawned)
-	started()
-	defer func() {
-		if r := recover(); r != nil {
-			run.res = workers.Result{IsError: true, Output: fmt.Sprintf("child agent %s crashed: %v", id, r)}
-			run.result = event.Result{Subtype: event.SubtypeExecutionError, IsError: true, Err: errors.New(run.res.Output), Text: run.res.Output}
-			c.logError("agent", SpawnAgentTool, run.res.Output)
-		}
-		usage := run.result.Usage
-		said := run.res.Output
-		if run.why != "" {
-			// "failed" is the event's to say: its text is why.
-			said = run.why
-		}
-		c.emit(event.Event{Type: event.AgentFinished, AgentID: id, ToolID: callID, Text: text.Clip(said, 500), IsError: run.res.IsError,
-			Task: job.taskID, Usage: &usage, CostUSD: run.result.CostUSD})
-	}()
-	timeout := ch.Timeout
-	if timeout <= 0 {
-		timeout = DefaultChildTimeout
+	usage := run.result.Usage
+	said := run.res.Output
+	if run.why != "" {
+		// "failed" is the event's to say: its text is why.
+		said = run.why
 	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	c.emit(event.Event{Type: event.AgentFinished, AgentID: id, ToolID: job.callID, Text: text.Clip(said, 500), IsError: run.res.IsError,
+		Task: job.taskID, Usage: &usage, CostUSD: run.result.CostUSD})
+}
+
+// newChild makes the coordinator of child agent id: its store, memory and
+// queue, the hooks and the model, system prompt and tools its definition
+// (if any) gives it. The error is a definition that cannot be applied.
+func (c *Coordinator) newChild(job agentJob, id string, tools Tools) (*Coordinator, error) {
+	ch := c.opts.Children
 	var store Store
 	if ch.Store != nil {
 		store = ch.Store(id)
@@ -218,6 +255,7 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 	if ch.Memory != nil {
 		memory = ch.Memory()
 	}
+	queue := job.queue
 	if queue == nil {
 		queue = interrupts.NewQueue()
 	}
@@ -234,9 +272,7 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 	if job.def != nil {
 		var err error
 		if tools, model, system, err = ApplyDefinition(*job.def, tools, model, job.keep...); err != nil {
-			run.res = workers.Result{IsError: true, Output: err.Error()}
-			run.result = event.Result{Subtype: event.SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
-			return run
+			return nil, err
 		}
 	}
 	noSearch := c.opts.NoWebSearch
@@ -244,7 +280,7 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 		noSearch = noSearch || !DefinitionSearches(*job.def)
 		c.sayNoSearch(*job.def)
 	}
-	child := New(Options{
+	return New(Options{
 		Model: c.opts.Model, ModelName: model, Tools: tools, Store: store, Queue: queue,
 		NoWebSearch: noSearch, WebSearchOff: c.opts.WebSearchOff,
 		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory, ch.Settings, tools) + childSkills(ch.Skills, tools) + system, AgentID: id,
@@ -256,31 +292,30 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 		// parent's do; in git the parent's checkpoint after the spawn
 		// covers it.
 		FilesFromTools: c.opts.FilesFromTools,
-	})
-	c.subagentStart(cctx, child, id, job.def)
-	r := child.Run(cctx, task)
-	run.result, run.unheard = r, child.unheard
-	if addUsage {
-		c.addUsage(r.Usage)
-	}
+	}), nil
+}
+
+// childOutcome is what a child's end tells the model that spawned it, and
+// why it failed without the words saying so ("" unless it failed on its
+// own): the answer, or a stop, a timeout, a turn limit or an error, each
+// told its own way because each asks something else of the model.
+func childOutcome(ctx, cctx context.Context, r event.Result, child *Coordinator, timeout time.Duration) (res workers.Result, why string) {
 	switch {
 	case r.Subtype == event.SubtypeSuccess:
-		run.res = workers.Result{Output: r.Text}
+		return workers.Result{Output: r.Text}, ""
 	case ctx.Err() != nil:
-		run.res = workers.Result{IsError: true, Output: "cancelled: the child agent was stopped"}
+		return workers.Result{IsError: true, Output: "cancelled: the child agent was stopped"}, ""
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
-		run.res = workers.Result{IsError: true, Output: fmt.Sprintf("the child agent timed out after %s%s", timeout, lastWords(child))}
+		return workers.Result{IsError: true, Output: fmt.Sprintf("the child agent timed out after %s%s", timeout, lastWords(child))}, ""
 	case r.Subtype == event.SubtypeMaxTurns:
-		run.res = workers.Result{IsError: true, Output: fmt.Sprintf("the child agent used all its %s without finishing%s", text.Counted(child.opts.MaxTurns, "turn", "turns"), lastWords(child))}
+		return workers.Result{IsError: true, Output: fmt.Sprintf("the child agent used all its %s without finishing%s", text.Counted(child.opts.MaxTurns, "turn", "turns"), lastWords(child))}, ""
 	default:
 		msg := r.Text
 		if r.Err != nil {
 			msg = r.Err.Error()
 		}
-		run.res = workers.Result{IsError: true, Output: "the child agent failed: " + msg}
-		run.why = msg
+		return workers.Result{IsError: true, Output: "the child agent failed: " + msg}, msg
 	}
-	return run
 }
 
 func lastWords(c *Coordinator) string {

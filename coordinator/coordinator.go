@@ -11,7 +11,6 @@ package coordinator
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -27,7 +26,6 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/git"
-	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/hooks"
 	"github.com/ralph-dev/ralph/workers/tools"
@@ -561,160 +559,19 @@ func (c *Coordinator) runSafely(ctx context.Context, prompt string) (res event.R
 	return c.run(ctx, prompt)
 }
 
+// run takes the prompt in and runs turns until the answer or a stop;
+// each turn's steps are in runturn.go.
 func (c *Coordinator) run(ctx context.Context, prompt string) event.Result {
-	c.emit(event.Event{Type: event.SessionStarted, Model: c.ModelName(), Text: prompt})
-	c.sessionStart(ctx)
-	extra, blocked := c.promptSubmit(ctx, prompt)
-	if blocked != nil {
-		// The prompt never reaches the model, nor the conversation.
-		c.emit(event.Event{Type: event.Error, Text: blocked.Error()})
-		return event.Result{Subtype: event.SubtypeExecutionError, IsError: true, Err: blocked, Text: blocked.Error()}
+	if res, ok := c.beginRun(ctx, prompt); !ok {
+		return res
 	}
-	c.forgiveTakenBack()
-	c.emit(event.Event{Type: event.UserMessage, Text: prompt})
-	images := c.takeImages()
-	if len(c.messages) == 0 && c.opts.System != "" {
-		c.appendMessages(conversation.Message{Role: conversation.RoleSystem, Content: c.opts.System})
-	}
-	if prompt != "" {
-		content := prompt
-		if note := c.takeNote(); note != "" {
-			content = note + "\n" + prompt
-		}
-		if note := c.backgroundNote(); note != "" {
-			content = note + "\n" + content
-		}
-		if extra != "" {
-			content += "\n\n" + extra
-		}
-		if err := c.appendPrompt(conversation.Message{Role: conversation.RoleUser, Content: content, Images: images}); err != nil {
-			// A new session whose first prompt could not be written was
-			// never recorded: nothing goes to the model for it.
-			c.emit(event.Event{Type: event.Error, Text: err.Error()})
-			return event.Result{Subtype: event.SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
-		}
-	}
-	// stopKeeps counts the times Stop hooks kept this run going: the
-	// turn limit's error names them when it ends such a run.
-	stopKeeps := 0
-	var structured schemaState
+	st := &runState{}
 	c.answering = false
 	c.saveStart()
-	// compacted says the conversation was compacted after a context-length
-	// refusal in this run: once per message, so a refusal after it ends
-	// the run rather than compacting again.
-	compacted := false
 	for {
-		// A step boundary: queued messages are delivered here, in order.
-		if stop, ok := c.drainBoundary(); ok {
-			return c.interrupted(stop)
-		}
-		if ctx.Err() != nil {
-			return c.interrupted(interrupts.Interrupt{Kind: interrupts.HardStop})
-		}
-		c.deliverRewakes()
-		if err := c.checkRecorded(); err != nil {
-			return c.unrecordedResult(err)
-		}
-		if c.turns-c.runStart >= c.opts.MaxTurns {
-			err := fmt.Errorf("stopped after the limit of %s without a final answer; raise it with --max-turns", text.Counted(c.opts.MaxTurns, "turn", "turns"))
-			if stopKeeps > 0 {
-				err = fmt.Errorf("stopped after the limit of %s: Stop hooks kept the agent working after %s; raise it with --max-turns",
-					text.Counted(c.opts.MaxTurns, "turn", "turns"), text.Counted(stopKeeps, "answer", "answers"))
-			}
-			return event.Result{Subtype: event.SubtypeMaxTurns, IsError: true, Err: err, Text: lastAssistantText(c.Messages())}
-		}
-		c.turns++
-		c.turnNow.Store(int64(c.turns))
-		c.emit(event.Event{Type: event.TurnStarted, Turn: c.turns})
-		model := c.ModelName()
-		resp, cut, err := c.modelStep(ctx)
-		if cut != nil {
-			if cut.it.Kind == interrupts.Urgent {
-				c.deliver(cut.it)
-				continue
-			}
-			return c.interrupted(cut.it)
-		}
-		if err != nil && !compacted && errors.Is(err, llm.ErrContextTooLong) {
-			compacted = true
-			var retry bool
-			if retry, err = c.compactForRetry(ctx, err); retry {
-				continue
-			}
-		}
-		if err != nil {
-			err = c.setAside(err)
-			c.logError("model", "", err.Error())
-			c.emit(event.Event{Type: event.Error, Text: err.Error()})
-			if ctx.Err() == nil {
-				c.stopFailure(ctx, err)
-			}
-			return event.Result{Subtype: event.SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
-		}
-		c.addUsage(resp.Usage)
-		// The model answered a request that held every message
-		// delivered so far, the ask for a structured answer among them.
-		c.unheard, c.answering = nil, false
-		if t := resp.Truncation; t != nil {
-			c.warn("truncated_prompt", t.Sentence(model))
-		}
-		if res, stop := c.unanswered(resp); stop {
+		if res, done := c.runTurn(ctx, st); done {
 			return res
 		}
-		msg := resp.Message
-		c.appendMessages(msg)
-		if msg.Content != "" {
-			c.emit(event.Event{Type: event.Assistant, Turn: c.turns, Text: msg.Content})
-		}
-		if err := c.checkRecorded(); err != nil && len(msg.ToolCalls) > 0 {
-			// The turn is not in the record: its tools do not run.
-			return c.unrecordedResult(err)
-		}
-		if len(msg.ToolCalls) == 0 {
-			if c.stopHook(ctx, msg.Content, &stopKeeps) {
-				continue
-			}
-			if sc := c.outputSchema(); sc != nil {
-				res, again := c.structuredAnswer(sc, resp, &structured)
-				if again {
-					continue
-				}
-				if res.IsError {
-					return res
-				}
-				if failed, bad := c.answerUnrecorded(res.Text); bad {
-					return failed
-				}
-				return res
-			}
-			if res, failed := c.answerUnrecorded(msg.Content); failed {
-				return res
-			}
-			// Run's end saves the answer with the final status: one
-			// save at the end, not two.
-			return event.Result{Subtype: event.SubtypeSuccess, Text: msg.Content}
-		}
-		if c.opts.Checkpoints != nil && c.mayChangeFiles(msg.ToolCalls) {
-			c.opts.Checkpoints.Before(ctx)
-		}
-		c.stepOpen = true
-		cut = c.toolStep(ctx, msg.ToolCalls)
-		c.checkpointAfter(msg.ToolCalls, c.turns)
-		if cut != nil {
-			if cut.it.Kind == interrupts.Urgent {
-				c.deliver(cut.it)
-				continue
-			}
-			return c.interrupted(cut.it)
-		}
-		if name, ok := c.looping(); ok {
-			err := fmt.Errorf("%w: the same %s call returned the same result %d times in a row; stopped", ErrLoopDetected, name, loopLimit)
-			c.logError("loop", name, err.Error())
-			c.emit(event.Event{Type: event.Error, Text: err.Error()})
-			return event.Result{Subtype: event.SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
-		}
-		c.save(memory.StatusRunning, "")
 	}
 }
 

@@ -90,21 +90,38 @@ func (c *Coordinator) budget(ctx context.Context, model string, tools []conversa
 // modelStep streams one assistant turn. When cut short, the partial answer
 // is kept in the conversation so a later "what were you doing?" has it.
 func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, error) {
+	req, cut, err := c.modelRequest(ctx)
+	if cut != nil || err != nil {
+		return llm.Response{}, cut, err
+	}
 	var (
-		resp    llm.Response
-		err     error
-		partial strings.Builder
-		// thought and called are the rest of what the answer in flight
-		// sent: its reasoning and its tool calls' names, which a hard
-		// stop leaves counted as an estimate (llm.EstimateCut).
-		thought, called strings.Builder
+		resp llm.Response
+		so   answerSoFar
 	)
+	cut = c.watch(ctx, func(ctx context.Context) {
+		resp, err = c.opts.Model.Stream(ctx, req, func(d llm.Delta) { c.takeDelta(d, &so) })
+	})
+	if cut != nil {
+		c.keepCutAnswer(req, &so, cut)
+		return resp, cut, nil
+	}
+	if err == nil && resp.Reasoning != "" {
+		c.emit(event.Event{Type: event.Thinking, Turn: c.turns, Text: resp.Reasoning})
+	}
+	return resp, nil, err
+}
+
+// modelRequest is the request of the next model turn: the tools (started
+// first when they must be) and the conversation fitted to the model's
+// input budget. A hard stop while it waits is the cut; a model whose
+// server serves too small a context is the error.
+func (c *Coordinator) modelRequest(ctx context.Context) (llm.Request, *stopCause, error) {
 	model := c.ModelName()
 	if p, ok := c.toolSet().(preparer); ok && p.Unprepared() {
 		// Tools that must start first (MCP servers) start now, on the
 		// first turn that needs them; a hard stop cuts the wait.
 		if cut := c.watch(ctx, p.Prepare); cut != nil {
-			return resp, cut, nil
+			return llm.Request{}, cut, nil
 		}
 	}
 	tools := toolDefs(c.toolSet(), c.opts.Children != nil)
@@ -127,10 +144,10 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 			tooSmall = sc.CheckServed(ctx, model, c.fixedTokens(offered))
 		}
 	}); cut != nil {
-		return resp, cut, nil
+		return llm.Request{}, cut, nil
 	}
 	if tooSmall != nil {
-		return resp, nil, tooSmall
+		return llm.Request{}, nil, tooSmall
 	}
 	// A refused message is left out before fitting, so its size does not
 	// push older turns out of a request it is not part of.
@@ -149,74 +166,86 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 		// does both, for whichever model answers).
 		req.Faces = faces
 	}
-	cut := c.watch(ctx, func(ctx context.Context) {
-		resp, err = c.opts.Model.Stream(ctx, req, func(d llm.Delta) {
-			if d.Retry != nil {
-				partial.Reset()
-				thought.Reset()
-				called.Reset()
-				c.counts.retries++
-				c.logError("retry", "", fmt.Sprintf("attempt %d failed (%s); retrying in %s", d.Retry.Attempt, d.Retry.Reason, d.Retry.Wait))
-				// The event has its own copy of the client's types (the
-				// contract does not import the client): a field added to
-				// one and not the other fails this conversion to compile.
-				retry := event.RetryInfo(*d.Retry)
-				c.emit(event.Event{Type: event.Retry, Turn: c.turns, Retry: &retry})
-			}
-			if f := d.Fallback; f != nil {
-				partial.Reset()
-				thought.Reset()
-				called.Reset()
-				fb := event.FallbackInfo(*f)
-				c.fellBack(&fb)
-			}
-			if d.Notice != "" {
-				// How the model is served changed (a model chat
-				// completions refused moved to the Responses API): said
-				// once, as a line every face shows, and recorded.
-				c.warn("wire", d.Notice)
-			}
-			if w := d.Waiting; w != nil {
-				c.emit(event.Event{Type: event.Waiting, Turn: c.turns, SilentMS: w.Silent.Milliseconds(),
-					WaitLimitMS: w.Limit.Milliseconds(), ModelLoaded: w.Working})
-			}
-			if d.Reasoning != "" {
-				thought.WriteString(d.Reasoning)
-				c.emit(event.Event{Type: event.ThinkingDelta, Turn: c.turns, Text: d.Reasoning})
-			}
-			if d.ToolName != "" {
-				called.WriteString(d.ToolName + " ")
-			}
-			if d.Search != nil {
-				// The provider ran it: shown, never run or approved here.
-				search := event.SearchInfo(*d.Search)
-				c.emit(event.Event{Type: event.WebSearch, Turn: c.turns, Search: &search})
-			}
-			if d.Text != "" {
-				partial.WriteString(d.Text)
-				c.emit(event.Event{Type: event.TextDelta, Turn: c.turns, Text: d.Text})
-			}
-		})
-	})
-	if cut != nil {
-		if partial.Len()+thought.Len()+called.Len() > 0 {
-			// The server was answering: the prompt and what it sent
-			// so far are spent, though the count it sends at the end
-			// of its stream never came. The turn counts an estimate,
-			// marked as one, rather than nothing.
-			c.addUsage(llm.EstimateCut(req, partial.String()+called.String(), thought.String()))
-		}
-		if partial.Len() > 0 {
-			text := partial.String() + "\n\n[answer cut short: " + cutReason(cut.it) + "]"
-			c.appendMessages(conversation.Message{Role: conversation.RoleAssistant, Content: text})
-			c.emit(event.Event{Type: event.AssistantCut, Turn: c.turns, Text: text})
-		}
-		return resp, cut, nil
+	return req, nil, nil
+}
+
+// answerSoFar is what the answer in flight has sent: its text, and the
+// rest, its reasoning and its tool calls' names, which a hard stop leaves
+// counted as an estimate (llm.EstimateCut). A retry or a fallback starts
+// it over, since the answer it held is given up.
+type answerSoFar struct {
+	partial, thought, called strings.Builder
+}
+
+// reset forgets the answer given up.
+func (so *answerSoFar) reset() {
+	so.partial.Reset()
+	so.thought.Reset()
+	so.called.Reset()
+}
+
+// takeDelta is one piece of the streamed answer: kept in so, and told as
+// the event each kind of piece has (a retry, a fallback, a notice, a
+// wait, reasoning, a provider's search, text).
+func (c *Coordinator) takeDelta(d llm.Delta, so *answerSoFar) {
+	if d.Retry != nil {
+		so.reset()
+		c.counts.retries++
+		c.logError("retry", "", fmt.Sprintf("attempt %d failed (%s); retrying in %s", d.Retry.Attempt, d.Retry.Reason, d.Retry.Wait))
+		// The event has its own copy of the client's types (the
+		// contract does not import the client): a field added to
+		// one and not the other fails this conversion to compile.
+		retry := event.RetryInfo(*d.Retry)
+		c.emit(event.Event{Type: event.Retry, Turn: c.turns, Retry: &retry})
 	}
-	if err == nil && resp.Reasoning != "" {
-		c.emit(event.Event{Type: event.Thinking, Turn: c.turns, Text: resp.Reasoning})
+	if f := d.Fallback; f != nil {
+		so.reset()
+		fb := event.FallbackInfo(*f)
+		c.fellBack(&fb)
 	}
-	return resp, nil, err
+	if d.Notice != "" {
+		// How the model is served changed (a model chat
+		// completions refused moved to the Responses API): said
+		// once, as a line every face shows, and recorded.
+		c.warn("wire", d.Notice)
+	}
+	if w := d.Waiting; w != nil {
+		c.emit(event.Event{Type: event.Waiting, Turn: c.turns, SilentMS: w.Silent.Milliseconds(),
+			WaitLimitMS: w.Limit.Milliseconds(), ModelLoaded: w.Working})
+	}
+	if d.Reasoning != "" {
+		so.thought.WriteString(d.Reasoning)
+		c.emit(event.Event{Type: event.ThinkingDelta, Turn: c.turns, Text: d.Reasoning})
+	}
+	if d.ToolName != "" {
+		so.called.WriteString(d.ToolName + " ")
+	}
+	if d.Search != nil {
+		// The provider ran it: shown, never run or approved here.
+		search := event.SearchInfo(*d.Search)
+		c.emit(event.Event{Type: event.WebSearch, Turn: c.turns, Search: &search})
+	}
+	if d.Text != "" {
+		so.partial.WriteString(d.Text)
+		c.emit(event.Event{Type: event.TextDelta, Turn: c.turns, Text: d.Text})
+	}
+}
+
+// keepCutAnswer keeps what a hard stop left of the answer: its usage,
+// estimated, and its text in the conversation, marked as cut.
+func (c *Coordinator) keepCutAnswer(req llm.Request, so *answerSoFar, cut *stopCause) {
+	if so.partial.Len()+so.thought.Len()+so.called.Len() > 0 {
+		// The server was answering: the prompt and what it sent
+		// so far are spent, though the count it sends at the end
+		// of its stream never came. The turn counts an estimate,
+		// marked as one, rather than nothing.
+		c.addUsage(llm.EstimateCut(req, so.partial.String()+so.called.String(), so.thought.String()))
+	}
+	if so.partial.Len() > 0 {
+		text := so.partial.String() + "\n\n[answer cut short: " + cutReason(cut.it) + "]"
+		c.appendMessages(conversation.Message{Role: conversation.RoleAssistant, Content: text})
+		c.emit(event.Event{Type: event.AssistantCut, Turn: c.turns, Text: text})
+	}
 }
 
 // unanswered ends the run when a turn brought no usable answer: one cut

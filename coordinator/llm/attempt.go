@@ -71,17 +71,7 @@ func (w *chatWire) attempt(ctx context.Context, c *Client, req Request, slot *at
 		return fail(err)
 	}
 	defer stream.Close()
-	var (
-		out       Response
-		text      strings.Builder
-		reasoning strings.Builder
-		calls     []*conversation.ToolCall
-		byIdx     = map[int]*conversation.ToolCall{}
-		extra     map[*conversation.ToolCall]json.RawMessage // a call's extra_content (signatures.go)
-		usage     *openai.Usage
-		citations int // a search model's url_citation annotations (websearch.go)
-	)
-	out.Message.Role = conversation.RoleAssistant
+	a := newChatAnswer()
 	for {
 		// The raw line, decoded here rather than by go-openai's Recv, so
 		// that the reasoning a thinking model streams is seen in order
@@ -100,75 +90,127 @@ func (w *chatWire) attempt(ctx context.Context, c *Client, req Request, slot *at
 			}
 			return fail(fmt.Errorf("%w: %w", ErrBrokenStream, err))
 		}
-		if d := dialectByFingerprint(chunk.SystemFingerprint); d != nil {
-			c.dialect.Store(d)
+		a.add(c, chunk, emit)
+	}
+	if err := a.ended(slot); err != nil {
+		return fail(err)
+	}
+	if a.citations > 0 {
+		// OpenAI's search models say nothing of the searches they ran,
+		// only which pages the answer cites: that is the line shown.
+		emit(Delta{Search: &SearchInfo{Results: a.citations}})
+	}
+	return a.response(c, req), nil
+}
+
+// chatAnswer is a chat completions answer being assembled from its
+// stream, chunk by chunk. It is its own type because the chunks feed
+// several parts at once (text, reasoning, tool calls and their extra
+// content, usage, citations) that are read together only at the end.
+type chatAnswer struct {
+	out       Response
+	text      strings.Builder
+	reasoning strings.Builder
+	calls     []*conversation.ToolCall
+	byIdx     map[int]*conversation.ToolCall
+	extra     map[*conversation.ToolCall]json.RawMessage // a call's extra_content (signatures.go)
+	usage     *openai.Usage
+	citations int // a search model's url_citation annotations (websearch.go)
+}
+
+// newChatAnswer is an empty answer, the assistant's.
+func newChatAnswer() *chatAnswer {
+	a := &chatAnswer{byIdx: map[int]*conversation.ToolCall{}}
+	a.out.Message.Role = conversation.RoleAssistant
+	return a
+}
+
+// add takes one chunk into the answer, and tells the caller about the
+// text, the reasoning and the tool names it carries as they arrive.
+func (a *chatAnswer) add(c *Client, chunk streamChunk, emit func(Delta)) {
+	if d := dialectByFingerprint(chunk.SystemFingerprint); d != nil {
+		c.dialect.Store(d)
+	}
+	if chunk.Usage != nil {
+		a.usage = chunk.Usage
+	}
+	for _, ch := range chunk.Choices {
+		if r := ch.Delta.reasoning(); r != "" {
+			a.reasoning.WriteString(r)
+			emit(Delta{Reasoning: r})
 		}
-		if chunk.Usage != nil {
-			usage = chunk.Usage
+		if ch.Delta.Content != "" {
+			a.text.WriteString(ch.Delta.Content)
+			emit(Delta{Text: ch.Delta.Content})
 		}
-		for _, ch := range chunk.Choices {
-			if r := ch.Delta.reasoning(); r != "" {
-				reasoning.WriteString(r)
-				emit(Delta{Reasoning: r})
-			}
-			if ch.Delta.Content != "" {
-				text.WriteString(ch.Delta.Content)
-				emit(Delta{Text: ch.Delta.Content})
-			}
-			citations += urlCitations(ch.Delta.Annotations)
-			for _, tc := range ch.Delta.ToolCalls {
-				call := toolCallFor(tc.ToolCall, &calls, byIdx)
-				if len(tc.ExtraContent) > 0 && string(tc.ExtraContent) != "null" {
-					if extra == nil {
-						extra = map[*conversation.ToolCall]json.RawMessage{}
-					}
-					extra[call] = tc.ExtraContent
-				}
-				if tc.ID != "" {
-					call.ID = tc.ID
-				}
-				if tc.Function.Name != "" && call.Name == "" {
-					// Some servers repeat the name in every fragment; the
-					// first one is the name.
-					call.Name = tc.Function.Name
-					emit(Delta{ToolName: call.Name})
-				}
-				call.Arguments += tc.Function.Arguments
-			}
-			if ch.FinishReason != "" {
-				out.FinishReason = ch.FinishReason
-			}
+		a.citations += urlCitations(ch.Delta.Annotations)
+		for _, tc := range ch.Delta.ToolCalls {
+			a.addToolCall(tc, emit)
+		}
+		if ch.FinishReason != "" {
+			a.out.FinishReason = ch.FinishReason
 		}
 	}
+}
+
+// addToolCall takes one fragment of a tool call into the call it
+// belongs to, and tells the caller the call's name when it first comes.
+func (a *chatAnswer) addToolCall(tc chunkToolCall, emit func(Delta)) {
+	call := toolCallFor(tc.ToolCall, &a.calls, a.byIdx)
+	if len(tc.ExtraContent) > 0 && string(tc.ExtraContent) != "null" {
+		if a.extra == nil {
+			a.extra = map[*conversation.ToolCall]json.RawMessage{}
+		}
+		a.extra[call] = tc.ExtraContent
+	}
+	if tc.ID != "" {
+		call.ID = tc.ID
+	}
+	if tc.Function.Name != "" && call.Name == "" {
+		// Some servers repeat the name in every fragment; the
+		// first one is the name.
+		call.Name = tc.Function.Name
+		emit(Delta{ToolName: call.Name})
+	}
+	call.Arguments += tc.Function.Arguments
+}
+
+// ended is the error of a stream that ended without a whole answer: the
+// server reported an error in it, or it stopped without a finish reason,
+// or with the finish reason "error".
+func (a *chatAnswer) ended(slot *attemptSlot) error {
 	// An error event may come with or instead of a finish reason
 	// (OpenRouter sends its error in a chunk with finish_reason "error").
 	if slot.inStream() != nil {
-		return fail(fmt.Errorf("%w: the server reported an error", ErrBrokenStream))
+		return fmt.Errorf("%w: the server reported an error", ErrBrokenStream)
 	}
-	switch out.FinishReason {
+	switch a.out.FinishReason {
 	case "":
-		return fail(fmt.Errorf("%w: the stream ended without a finish reason", ErrBrokenStream))
+		return fmt.Errorf("%w: the stream ended without a finish reason", ErrBrokenStream)
 	case "error":
-		return fail(fmt.Errorf("%w: the server ended the answer with finish_reason \"error\"", ErrBrokenStream))
+		return fmt.Errorf("%w: the server ended the answer with finish_reason \"error\"", ErrBrokenStream)
 	}
-	if citations > 0 {
-		// OpenAI's search models say nothing of the searches they ran,
-		// only which pages the answer cites: that is the line shown.
-		emit(Delta{Search: &SearchInfo{Results: citations}})
-	}
-	out.Reasoning = reasoning.String()
-	out.Message.Content = text.String()
+	return nil
+}
+
+// response is the whole answer: its text, reasoning and tool calls (each
+// with an id, made up where the server sent none), the calls' signatures,
+// and the usage the server reported, or an estimate where it sent none.
+func (a *chatAnswer) response(c *Client, req Request) Response {
+	out := a.out
+	out.Reasoning = a.reasoning.String()
+	out.Message.Content = a.text.String()
 	out.Constrained = req.Schema != nil
-	for i, call := range calls {
+	for i, call := range a.calls {
 		if call.ID == "" {
 			call.ID = fmt.Sprintf("call_%d", i)
 		}
 		out.Message.ToolCalls = append(out.Message.ToolCalls, *call)
 	}
-	if extra != nil {
-		out.Message.Opaque = append(out.Message.Opaque, signatureBlocks(c.cfg.Provider, calls, extra)...)
+	if a.extra != nil {
+		out.Message.Opaque = append(out.Message.Opaque, signatureBlocks(c.cfg.Provider, a.calls, a.extra)...)
 	}
-	if usage != nil {
+	if usage := a.usage; usage != nil {
 		out.Usage = conversation.Usage{InputTokens: usage.PromptTokens, OutputTokens: usage.CompletionTokens}
 		if d := usage.CompletionTokensDetails; d != nil {
 			out.Usage.ReasoningTokens = d.ReasoningTokens
@@ -181,7 +223,7 @@ func (w *chatWire) attempt(ctx context.Context, c *Client, req Request, slot *at
 	} else {
 		out.Usage = estimateUsage(req, out.Message, out.Reasoning)
 	}
-	return out, nil
+	return out
 }
 
 // streamChunk is one chunk of a streamed answer: go-openai's fields that

@@ -266,28 +266,9 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 	}
 	unsure := c.unsure
 	defer func() { c.unsure = err != nil }()
-	// A lock on ralph's own index is always stale here: its checkpoints
-	// are taken one at a time (mu), and the project's lock keeps every
-	// other ralph out. A git killed at its time limit leaves one behind,
-	// and every later checkpoint of the session failed on it.
-	_ = c.own.Remove(c.index + ".lock")
-	// Nor is the index itself anything but ralph's own file (see
-	// indexfile.go).
-	if err := c.ownIndex(c.index); err != nil {
-		return nil, fmt.Errorf("checkpoint: %w", err)
-	}
-	// Nothing is written through a directory a command swapped for a
-	// symlink (see refguard.go).
-	if err := guardRepo(c.repo.common(), c.session, true, name, name+rawSuffix); err != nil {
+	if err := c.readyIndex(name); err != nil {
 		return nil, err
 	}
-	// Nor is the person's index a link a command planted (gitdoor.go):
-	// ralph's git reads it too.
-	c.asideIndex()
-	if err := c.seedIndex(); err != nil {
-		return nil, err
-	}
-	c.decideSplit()
 	// Against ralph's own index, which holds the previous checkpoint, the
 	// status lists exactly what changed since; the untracked cache (kept
 	// in that index) spares walking unchanged directories next time.
@@ -314,14 +295,7 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 			w, wErr = c.startWriters(ctx)
 		}
 	}
-	changed, skipped, err := c.take(ctx, env, only, except, startWriters)
-	if err != nil && c.repairIndex() {
-		// The index's shared part was gone; seeded again, it works.
-		if err = c.seedIndex(); err == nil {
-			c.decideSplit()
-			changed, skipped, err = c.take(ctx, env, only, except, startWriters)
-		}
-	}
+	changed, skipped, err := c.takeRepairing(ctx, env, only, except, startWriters)
 	if err != nil {
 		return nil, err
 	}
@@ -334,11 +308,6 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 	if wErr != nil {
 		return nil, fmt.Errorf("checkpoint: %w", wErr)
 	}
-	// The changes and the tree are both read from the index as add left
-	// it; the two run side by side.
-	var numstat, tree []byte
-	var diffErr, treeErr error
-	var wg sync.WaitGroup
 	// The paths excepted are left out of the diff only when the trees
 	// can tell whether anything changed.
 	prevTree := c.lastTree
@@ -350,25 +319,9 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 	if len(except) > 0 {
 		exp = nil
 	}
-	diff := func() {
-		numstat, diffErr = c.repo.GitSized(ctx, exceptEnv(env, except), exceptArgs(parent, except)...)
-	}
-	if parent != "" && exp == nil {
-		wg.Go(diff)
-	}
-	tree, treeErr = c.repo.GitSized(ctx, env, c.writing("write-tree")...)
-	wg.Wait()
-	treeID := strings.TrimSpace(string(tree))
-	if exp != nil && treeErr == nil {
-		<-exp.done
-		if exp.err == nil && exp.tree == treeID {
-			numstat = exp.numstat
-		} else {
-			diff()
-		}
-	}
-	if err := errors.Join(diffErr, treeErr); err != nil {
-		return nil, fmt.Errorf("checkpoint: %w", err)
+	treeID, numstat, err := c.treeAndNumstat(ctx, env, parent, except, exp)
+	if err != nil {
+		return nil, err
 	}
 	var files []FileChange
 	baseline := parent == ""
@@ -381,27 +334,8 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 		parent = c.repo.Head
 	}
 	cp := &Checkpoint{Ref: c.Ref(name), Parent: parent, Files: files, Skipped: skipped}
-	raw, err := c.keepRaw(ctx, env, changed, baseline, c.Ref(name)+rawSuffix)
-	if err != nil {
+	if err := c.commitCheckpoint(ctx, env, cp, message, treeID, changed, baseline, &w); err != nil {
 		return nil, err
-	}
-	if raw != "" {
-		message = strings.TrimRight(message, "\n") + "\n\n" + rawTrailer + raw
-	}
-	body := commitBody(treeID, parent, message, time.Now())
-	if c.store != nil {
-		cp.Commit, err = c.storeCommit(ctx, body, cp.Ref)
-	} else {
-		cp.Commit, err = w.write(body, cp.Ref)
-		w = nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: %w", err)
-	}
-	c.last, c.lastTree = cp.Commit, treeID
-	c.rawPrev, c.rawKnown = raw, true
-	if c.recorded++; c.recorded%c.packEvery == 0 {
-		c.pack(false)
 	}
 	return cp, nil
 }

@@ -23,7 +23,7 @@ var templateNoun = regexp.MustCompile(`\}\} ([a-z-]+\(s\)|(turns|tokens|attempts
 // pluralAllowed are the format strings that may keep a plural noun after
 // %d, each with why its number is never 1 (file, then the words after %d).
 var pluralAllowed = map[string]string{
-	"coordinator/coordinator.go: times in a row":           "loopLimit, a constant above 1",
+	"coordinator/runturn.go: times in a row":               "loopLimit, a constant above 1",
 	"coordinator/llm/errtable.go: attempts":                "said only when attempts > 1",
 	"coordinator/llm/served.go: tokens":                    "a prompt's size, never a single token",
 	"coordinator/llm/served_fix.go: tokens":                "a context window's size",
