@@ -38,7 +38,6 @@ var notYetSplit = map[string]bool{
 	"coordinator/turn.go:modelStep":        true,
 	"coordinator/undo/undo.go:undo":        true,
 	"memory/git/checkpoint.go:record":      true,
-	"memory/planfile/prd.go:importPRD":     true,
 	"repl/main.go:Main":                    true,
 	"scripts/screen/live/answer.go:layout": true,
 }
