@@ -36,7 +36,6 @@ var notYetSplit = map[string]bool{
 	"coordinator/coordinator.go:run":       true,
 	"coordinator/llm/attempt.go:attempt":   true,
 	"coordinator/turn.go:modelStep":        true,
-	"coordinator/undo/undo.go:undo":        true,
 	"memory/git/checkpoint.go:record":      true,
 	"repl/main.go:Main":                    true,
 	"scripts/screen/live/answer.go:layout": true,
