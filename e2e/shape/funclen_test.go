@@ -32,13 +32,12 @@ var longTables = map[string]string{
 // still wait to be split (issue 93). The list may only shrink: the guard
 // fails for one that is split already, so its entry goes with it.
 var notYetSplit = map[string]bool{
-	"coordinator/children.go:runAgent":     true,
-	"coordinator/coordinator.go:run":       true,
-	"coordinator/llm/attempt.go:attempt":   true,
-	"coordinator/turn.go:modelStep":        true,
-	"memory/git/checkpoint.go:record":      true,
-	"repl/main.go:Main":                    true,
-	"scripts/screen/live/answer.go:layout": true,
+	"coordinator/children.go:runAgent":   true,
+	"coordinator/coordinator.go:run":     true,
+	"coordinator/llm/attempt.go:attempt": true,
+	"coordinator/turn.go:modelStep":      true,
+	"memory/git/checkpoint.go:record":    true,
+	"repl/main.go:Main":                  true,
 }
 
 // skipped are the folders the guard does not read, each with why.
