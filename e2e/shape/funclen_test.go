@@ -37,7 +37,6 @@ var notYetSplit = map[string]bool{
 	"coordinator/llm/attempt.go:attempt": true,
 	"coordinator/turn.go:modelStep":      true,
 	"memory/git/checkpoint.go:record":    true,
-	"repl/main.go:Main":                  true,
 }
 
 // skipped are the folders the guard does not read, each with why.
