@@ -118,9 +118,11 @@ func EventLine(ev event.Event) (Line, bool) {
 	return l, true
 }
 
+// eventLine is an event's line before EventLine strips it. The kinds are
+// said in three groups, the conversation, the loop around it and what
+// the run asks and records, so that each switch stays short enough to
+// read; a kind none of them knows falls through to unknownLine.
 func eventLine(ev event.Event) (Line, bool) {
-	note := func(glyph, s string) (Line, bool) { return Line{Glyph: glyph, Text: s}, true }
-	failed := func(glyph, s string) (Line, bool) { return Line{Glyph: glyph, Text: s, Style: StyleError}, true }
 	switch ev.Type {
 	case event.TextDelta, event.ThinkingDelta:
 		return Line{}, false
@@ -143,26 +145,54 @@ func eventLine(ev event.Event) (Line, bool) {
 	case event.ToolCall:
 		return note(GlyphTool, ToolCall(ev.ToolName, ev.ToolArgs))
 	case event.ToolResult:
-		first := clipFirst(ev.Output, longWidth)
-		if first == "" {
-			first = "(no output)"
-		}
-		l := Line{Glyph: GlyphResult, Text: first, Under: true}
-		if ev.IsError {
-			l.Glyph, l.Style = GlyphFailed, StyleError
-		}
-		return l, true
+		return toolResultLine(ev)
 	case event.UserMessage:
-		switch {
-		case ev.Priority != "":
-			// Sent while the run worked, delivered at a step boundary.
-			return note(GlyphDelivery, "delivered: "+OneLine(ev.Text, longWidth))
-		case !isMain(ev):
-			// A child's task: its agent_spawned line already said it, so
-			// a second line would show the same words twice.
-			return Line{}, false
-		}
-		return Line{Glyph: GlyphPrompt, Text: OneLine(ev.Text, longWidth), Style: StylePrompt}, true
+		return userMessageLine(ev)
+	}
+	return loopEventLine(ev)
+}
+
+// note is a plain line of glyph and s.
+func note(glyph, s string) (Line, bool) { return Line{Glyph: glyph, Text: s}, true }
+
+// failed is a line of glyph and s in the error style.
+func failed(glyph, s string) (Line, bool) {
+	return Line{Glyph: glyph, Text: s, Style: StyleError}, true
+}
+
+// toolResultLine is a tool's result: its first line, or a note that it
+// printed nothing, so that a result always has a line under its call.
+func toolResultLine(ev event.Event) (Line, bool) {
+	first := clipFirst(ev.Output, longWidth)
+	if first == "" {
+		first = "(no output)"
+	}
+	l := Line{Glyph: GlyphResult, Text: first, Under: true}
+	if ev.IsError {
+		l.Glyph, l.Style = GlyphFailed, StyleError
+	}
+	return l, true
+}
+
+// userMessageLine is a message of the user's: the prompt, or one
+// delivered while the run worked; a child's task has no line of its own.
+func userMessageLine(ev event.Event) (Line, bool) {
+	switch {
+	case ev.Priority != "":
+		// Sent while the run worked, delivered at a step boundary.
+		return note(GlyphDelivery, "delivered: "+OneLine(ev.Text, longWidth))
+	case !isMain(ev):
+		// A child's task: its agent_spawned line already said it, so
+		// a second line would show the same words twice.
+		return Line{}, false
+	}
+	return Line{Glyph: GlyphPrompt, Text: OneLine(ev.Text, longWidth), Style: StylePrompt}, true
+}
+
+// loopEventLine says the events of the loop around the conversation:
+// retries, agents, tasks, checks, saves and the run's end.
+func loopEventLine(ev event.Event) (Line, bool) {
+	switch ev.Type {
 	case event.MessageRefused:
 		// Live faces say it in the run's error; this is the record's line
 		// (ralph logs, the web page).
@@ -215,6 +245,14 @@ func eventLine(ev event.Event) (Line, bool) {
 		return failed(GlyphWarning, "warning: "+whole(ev.Text))
 	case event.RunResult:
 		return resultLine(ev)
+	}
+	return recordEventLine(ev)
+}
+
+// recordEventLine says what the run asks, waits for and records:
+// questions and answers, pauses, the todo list, searches and decisions.
+func recordEventLine(ev event.Event) (Line, bool) {
+	switch ev.Type {
 	case event.Question:
 		if q := ev.Question; q != nil {
 			return note(GlyphQuestion, fmt.Sprintf("#%d %s", q.ID, OneLine(q.Text, longWidth)))
@@ -245,8 +283,12 @@ func eventLine(ev event.Event) (Line, bool) {
 			return note(GlyphDecision, s)
 		}
 	}
-	// A kind this ralph does not know (a newer ralph's record): its name
-	// and text.
+	return unknownLine(ev)
+}
+
+// unknownLine is a kind this ralph does not know (a newer ralph's
+// record): its name and text, so that nothing a record holds is hidden.
+func unknownLine(ev event.Event) (Line, bool) {
 	return note(GlyphTurn, strings.TrimSpace(string(ev.Type)+" "+OneLine(ev.Text, longWidth)))
 }
 

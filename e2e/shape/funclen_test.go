@@ -28,18 +28,6 @@ var longTables = map[string]string{
 	"scripts/cli/settings.go:sessionSettings": "the rows of `ralph config`, a row per setting: its flag, key, variable, and how it is shown, applied and carried",
 }
 
-// notYetSplit are functions over maxFuncLines that are not tables and
-// still wait to be split (issue 93). The list may only shrink: the guard
-// fails for one that is split already, so its entry goes with it.
-var notYetSplit = map[string]bool{
-	"cmd/benchtable/parse.go:parse":             true,
-	"coordinator/eventwords/event.go:eventLine": true,
-	"coordinator/undo/undo.go:undo":             true,
-	"memory/planfile/prd.go:importPRD":          true,
-	"repl/main.go:Main":                         true,
-	"scripts/screen/live/answer.go:layout":      true,
-}
-
 // skipped are the folders the guard does not read, each with why.
 var skipped = map[string]string{
 	"third_party": "copies of other projects' code, kept as their authors wrote them so that updates apply",
@@ -56,7 +44,7 @@ func TestNoFunctionIsOverAHundredLines(t *testing.T) {
 	seen := map[string]bool{}
 	for _, f := range long {
 		seen[f.key] = true
-		if _, ok := longTables[f.key]; ok || notYetSplit[f.key] {
+		if _, ok := longTables[f.key]; ok {
 			continue
 		}
 		t.Errorf("%s: %s is %d lines long, over %d: split it into named steps (or, if it is a table of data, add it to longTables saying what its rows are)",
@@ -65,11 +53,6 @@ func TestNoFunctionIsOverAHundredLines(t *testing.T) {
 	for key := range longTables {
 		if !seen[key] {
 			t.Errorf("longTables names %s, which is no longer over %d lines: take it out", key, maxFuncLines)
-		}
-	}
-	for key := range notYetSplit {
-		if !seen[key] {
-			t.Errorf("notYetSplit names %s, which is no longer over %d lines: take it out", key, maxFuncLines)
 		}
 	}
 }
