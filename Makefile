@@ -79,7 +79,8 @@ kill-sweep: test-setup
 ## (the few tests that wait out a timeout or write tens of megabytes
 ## skip, and the property tests try a quarter of their random cases;
 ## make test runs them all); go test's cache answers for the packages a
-## change did not touch
+## change did not touch. Every test run (GOFLAGS=-count=1): 97 s on an
+## idle 2-core machine with the build cache warm
 check:
 	$(GO) vet ./...
 	$(GO) test -short $(if $(RACE),-race) $$($(GO) list ./... | grep -v '/e2e')
