@@ -59,8 +59,14 @@ func (s *Shell) endsAtStatus(r rune) bool {
 	if s.rl.Operation.IsSearchMode() || s.rl.Operation.IsInCompleteMode() {
 		return false
 	}
+	// oneRow says what readline holds, the prompt it draws the line's end
+	// with. lastPrompt is not that: it is emptied when a prompt set at a
+	// line's start was perhaps not drawn yet (updatePrompt), and a line
+	// ended in that moment (the test types right as the answer starts; on
+	// a busy machine the moment is long) kept its status line in the
+	// scrollback, in the middle of the answer.
 	s.promptMu.Lock()
-	status := isStatusPrompt(s.lastPrompt)
+	status := s.oneRow.Load()
 	s.promptMu.Unlock()
 	if status {
 		s.promptOut.dropLine.Store(true)
