@@ -385,18 +385,23 @@ func inside(root, path string) bool {
 	return err == nil && (r == "." || filepath.IsLocal(r))
 }
 
+// fileDoor is the door a file p that h's command names is read through:
+// the project's inside the project, the plugin's outside it.
+func fileDoor(src Sources, h hooks.Hook, p string) (afero.Fs, error) {
+	if inside(src.Root, p) {
+		return src.Fs, nil
+	}
+	return pluginDoor(src, h.PluginRoot)
+}
+
 // review is what the person approves of h: the hook, and the content of
 // every file its command names under the project or its plugin.
 func review(src Sources, h hooks.Hook) approval.ProjectHook {
 	r := approval.ProjectHook{Event: string(h.Event), Matcher: h.Matcher, Command: h.Command, Source: h.File, PluginRoot: h.PluginRoot}
 	for _, p := range coveredFiles(src, h) {
-		door := src.Fs
-		if !inside(src.Root, p) {
-			d, err := pluginDoor(src, h.PluginRoot)
-			if err != nil {
-				continue
-			}
-			door = d
+		door, err := fileDoor(src, h, p)
+		if err != nil {
+			continue
 		}
 		fi, err := door.Stat(p)
 		if errors.Is(err, os.ErrNotExist) || err == nil && !fi.Mode().IsRegular() {
@@ -439,13 +444,9 @@ func coveredFiles(src Sources, h hooks.Hook) []string {
 		}
 	}
 	for _, p := range hooks.NamedFiles(h.Command, src.Root, h.PluginRoot) {
-		door := src.Fs
-		if !inside(src.Root, p) {
-			d, err := pluginDoor(src, h.PluginRoot)
-			if err != nil {
-				continue
-			}
-			door = d
+		door, err := fileDoor(src, h, p)
+		if err != nil {
+			continue
 		}
 		matches := []string{p}
 		if strings.ContainsAny(p, "*?[") {
