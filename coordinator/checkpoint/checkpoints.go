@@ -213,7 +213,9 @@ func (c *Checkpoints) record(ctx context.Context, e git.Entry, name string, repo
 func (c *Checkpoints) recordLocked(ctx context.Context, e git.Entry, name string, report func([]git.FileChange), only ...string) *git.Checkpoint {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	cp, err := c.cps.RecordExcept(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name), c.leaveOut, only...)
+	cp, err := stillWhile(func() (*git.Checkpoint, error) {
+		return c.cps.RecordExcept(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name), c.leaveOut, only...)
+	})
 	if err != nil {
 		// Taken again, the whole tree is looked at (the git side's
 		// unsure), so the paths are not needed.
@@ -280,7 +282,9 @@ func (c *Checkpoints) RecordTask(ctx context.Context, task, name string, skip ma
 		}
 	}
 	slices.Sort(except)
-	cp, err := c.cps.RecordExcept(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name), except, only...)
+	cp, err := stillWhile(func() (*git.Checkpoint, error) {
+		return c.cps.RecordExcept(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name), except, only...)
+	})
 	if err != nil {
 		// Taken again, the whole tree is looked at.
 		c.failed(err, func(ctx context.Context) { c.RecordTask(ctx, task, name, skip, nil) })

@@ -52,6 +52,13 @@ func Freeze() (*Held, error) {
 	gate.Lock()
 	h := &Held{stopped: map[int]uint64{}}
 	self := os.Getpid()
+	if noChildren(self) {
+		// Nothing below ralph, and the gate starts nothing: the common
+		// case of a checkpoint (no command in the background) costs a
+		// read of each of ralph's threads' child lists, not a walk of
+		// every process on the machine.
+		return h, nil
+	}
 	var prev map[int]thread
 	began := time.Now()
 	for round := range freezeRounds {
@@ -139,6 +146,35 @@ func signal(p proc, sig unix.Signal) {
 	if _, start, ok := readStat(p.pid); ok && start == p.start {
 		_ = unix.PidfdSendSignal(fd, sig, nil, 0)
 	}
+}
+
+// noChildren reports whether pid has no child process at all, from each of
+// its threads' children lists (/proc/PID/task/TID/children). With none,
+// nothing is below it: an orphan of a child is reparented to init or a
+// subreaper above ralph, never below it. The lists are not reliable while
+// children are forked or exit at that moment, which only ralph's own
+// processes can then be (the caller holds the gate); and where the files
+// are missing (a kernel without CONFIG_PROC_CHILDREN) it answers false,
+// and the caller walks the whole of /proc.
+func noChildren(pid int) bool {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tids, err := procNames(dir)
+	if err != nil || len(tids) == 0 {
+		return false
+	}
+	for _, tid := range tids {
+		b, err := os.ReadFile(dir + "/" + strconv.Itoa(tid) + "/children")
+		if errors.Is(err, os.ErrNotExist) {
+			if _, statErr := os.Stat(dir + "/" + strconv.Itoa(tid)); statErr != nil {
+				continue // the thread ended
+			}
+			return false // no children files on this kernel
+		}
+		if err != nil || len(bytes.TrimSpace(b)) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // descendants lists every process below pid in /proc's tree of parent

@@ -42,3 +42,36 @@ func TestFreezeHoldsAForkingTreeStill(t *testing.T) {
 		}
 	}
 }
+
+// TestNoChildrenSeesAChild: the quick look Freeze takes first sees a child
+// of any of the process's threads, and nothing once it is reaped, so a
+// freeze with nothing below ralph skips the walk of /proc and one with a
+// command in the background does not.
+// Not parallel: it counts the test binary's children, which a test
+// beside it starts.
+func TestNoChildrenSeesAChild(t *testing.T) {
+	self := os.Getpid()
+	if !noChildren(self) {
+		t.Skip("the test binary has a child already (or no children files): nothing to compare")
+	}
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if noChildren(self) {
+		t.Error("a running child was not seen")
+	}
+	h, err := Freeze()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Stopped()) != 1 || h.Stopped()[0] != cmd.Process.Pid {
+		t.Errorf("the freeze stopped %v, want the child %d", h.Stopped(), cmd.Process.Pid)
+	}
+	h.Thaw()
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	if !noChildren(self) {
+		t.Error("a reaped child is still seen")
+	}
+}
