@@ -331,3 +331,24 @@ func TestLazyFetchRunsNoTransport(t *testing.T) {
 		t.Fatal("ralph's git ran the repository's uploadpack")
 	}
 }
+
+// TestRalphsGitIgnoresReplaceRefs: a replace ref a command wrote
+// (`git replace` of a blob of HEAD's) does not change what ralph's git
+// reads of that blob, so undo and diff see the real file.
+func TestRalphsGitIgnoresReplaceRefs(t *testing.T) {
+	t.Parallel()
+	dir := repo(t)
+	write(t, filepath.Join(dir, "base.txt"), "base\n")
+	sh(t, dir, "git add base.txt && git commit -qm base && git replace $(git rev-parse HEAD:base.txt) $(echo EVIL | git hash-object -w --stdin)")
+	if out, err := exec.Command("git", "-C", dir, "cat-file", "-p", "HEAD:base.txt").Output(); err != nil || string(out) != "EVIL\n" {
+		t.Fatalf("the replace ref did not take for the person's git (%q, %v): the test shows nothing", out, err)
+	}
+	r := open(t, dir)
+	out, err := r.Git(context.Background(), nil, "cat-file", "-p", "HEAD:base.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != "base\n" {
+		t.Errorf("ralph's git read %q through a replace ref, want the blob's own \"base\\n\"", out)
+	}
+}

@@ -564,6 +564,10 @@ func bare(ctx context.Context, dir string, env []string, hooks, remote bool, ext
 		// the last of a duplicated variable, so these win over the
 		// person's own.
 		cmd.Env = append(cmd.Env, "GIT_ALLOW_PROTOCOL=", "GIT_NO_LAZY_FETCH=1")
+		// Nor does it honour replace refs, which a command may write
+		// (.git/refs/replace): `git replace` of a blob of HEAD's made
+		// ralph undo "put back" the model's text and ralph diff show it.
+		cmd.Env = append(cmd.Env, "GIT_NO_REPLACE_OBJECTS=1")
 	}
 	return cmd
 }
