@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // Heads is the person's git state that a checkpoint cannot hold and a
@@ -176,7 +177,7 @@ func HeadChanges(before, now Heads) []GitChange {
 	case before.Branch != now.Branch && before.Branch != "":
 		out = append(out, GitChange{
 			What:    fmt.Sprintf("HEAD was on branch %s and is on %s now", before.Branch, orDetached(now.Branch)),
-			Command: "git switch " + before.Branch,
+			Command: "git switch " + text.ShellWord(before.Branch),
 		})
 	case before.Branch == "" && now.Head != before.Head:
 		out = append(out, GitChange{
@@ -225,11 +226,11 @@ func HeadChanges(before, now Heads) []GitChange {
 		cur, has := is[name]
 		switch {
 		case !had:
-			out = append(out, GitChange{What: "branch " + name + " was created", Command: "git branch -D " + name})
+			out = append(out, GitChange{What: "branch " + name + " was created", Command: "git branch -D " + text.ShellWord(name)})
 		case !has:
-			out = append(out, GitChange{What: "branch " + name + " was deleted", Command: "git branch " + name + " " + old})
+			out = append(out, GitChange{What: "branch " + name + " was deleted", Command: "git branch " + text.ShellWord(name) + " " + old})
 		case old != cur && name != now.Branch:
-			out = append(out, GitChange{What: fmt.Sprintf("branch %s moved from %s to %s", name, short(old), short(cur)), Command: "git branch -f " + name + " " + old})
+			out = append(out, GitChange{What: fmt.Sprintf("branch %s moved from %s to %s", name, short(old), short(cur)), Command: "git branch -f " + text.ShellWord(name) + " " + old})
 		}
 	}
 	return out

@@ -57,3 +57,16 @@ func TestWorkStateSeesEveryChange(t *testing.T) {
 		prev = now
 	}
 }
+
+// TestHeadChangesQuoteTheModelsBranchNames: the command undo prints to put
+// a branch back names it as one quoted shell word; pasted, the model's
+// `$(…)` in a branch name ran as the person (the attack's REPRO-5).
+func TestHeadChangesQuoteTheModelsBranchNames(t *testing.T) {
+	t.Parallel()
+	before := Heads{Head: "a", Branch: "main", Branches: []string{"main a"}}
+	now := Heads{Head: "a", Branch: "main", Branches: []string{"main a", "$(touch${IFS}/tmp/PWN) b"}}
+	changes := HeadChanges(before, now)
+	if len(changes) != 1 || changes[0].Command != "git branch -D '$(touch${IFS}/tmp/PWN)'" {
+		t.Fatalf("HeadChanges = %+v, want one quoted git branch -D", changes)
+	}
+}

@@ -235,3 +235,21 @@ func TestLines(t *testing.T) {
 		}
 	}
 }
+
+// TestShellWordQuotesWhatAShellWouldRun: a name a shell would expand or
+// split is one quoted word; a plain name stays as it is.
+func TestShellWordQuotesWhatAShellWouldRun(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"main":                   "main",
+		"feature/x-1":            "feature/x-1",
+		"$(touch${IFS}/tmp/PWN)": "'$(touch${IFS}/tmp/PWN)'",
+		"x;touch${IFS}/tmp/PWN;": "'x;touch${IFS}/tmp/PWN;'",
+		"it's":                   `'it'\''s'`,
+		"":                       "''",
+	} {
+		if got := ShellWord(in); got != want {
+			t.Errorf("ShellWord(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // The variables a command's text may name, as Claude Code expands them:
@@ -86,7 +88,7 @@ func shellPaths(s string, value func(string) (string, bool)) string {
 			case quote == '"':
 				b.WriteString(doubleQuoted(p))
 			default:
-				b.WriteString(shellQuote(p))
+				b.WriteString(text.ShellWord(p))
 			}
 			i = locs[next][1] - 1
 			next++
@@ -110,15 +112,6 @@ func shellPaths(s string, value func(string) (string, bool)) string {
 		b.WriteByte(ch)
 	}
 	return b.String()
-}
-
-// shellQuote is s as one bare shell word: as it is when it holds only
-// characters no shell treats specially, single-quoted otherwise.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./+,:@%=") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // doubleQuoted is s escaped for the inside of a "…" shell string.
