@@ -90,7 +90,7 @@ func TestPlantedProgramsOnPATHNeverRunAsThePerson(t *testing.T) {
 			if b, err := os.ReadFile(marker); err == nil {
 				t.Fatalf("ralph run --agent claude ran the planted claude: %s", b)
 			}
-			if !hasClaudeOutside(t, env) && (r.code != 2 || !strings.Contains(r.stderr, "only inside the project") ||
+			if !hasClaudeOutside(t, env, filepath.Dir(home)) && (r.code != 2 || !strings.Contains(r.stderr, "only inside the project") ||
 				strings.Count(strings.TrimSpace(r.stderr), "\n") != 0) {
 				t.Errorf("--agent claude with only the project's claude on PATH: exit %d, want 2 and one sentence\n%s", r.code, r.stderr)
 			}
@@ -101,10 +101,12 @@ func TestPlantedProgramsOnPATHNeverRunAsThePerson(t *testing.T) {
 }
 
 // hasClaudeOutside reports whether env's PATH holds a claude outside the
-// test's directories (a real one the machine has installed).
-func hasClaudeOutside(t *testing.T, env []string) bool {
+// test's directories, under base (a real one the machine has installed:
+// e2e/setup.sh's, whose cache may itself lie under /tmp, as it did in a
+// fresh-machine run with RALPH_TEST_CACHE there).
+func hasClaudeOutside(t *testing.T, env []string, base string) bool {
 	for _, dir := range filepath.SplitList(envValue(env, "PATH")) {
-		if strings.HasPrefix(dir, os.TempDir()) || !filepath.IsAbs(dir) {
+		if dir == base || strings.HasPrefix(dir, base+string(filepath.Separator)) || !filepath.IsAbs(dir) {
 			continue
 		}
 		if fi, err := os.Stat(filepath.Join(dir, "claude")); err == nil && fi.Mode()&0o111 != 0 {
