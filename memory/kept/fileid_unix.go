@@ -15,11 +15,3 @@ func idOf(fi fs.FileInfo) (fileID, bool) {
 	}
 	return fileID{dev: uint64(st.Dev), ino: uint64(st.Ino)}, true
 }
-
-// linksOf is how many names fi has.
-func linksOf(fi fs.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Nlink)
-	}
-	return 1
-}

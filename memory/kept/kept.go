@@ -151,13 +151,16 @@ func (d *Door) Deny(rules ...Rule) {
 		return
 	}
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	for _, r := range rules {
 		if r.cwd == "" {
 			r.cwd = d.cwd
 		}
 		d.rules = append(d.rules, r.placedFor(d.root))
 	}
+	d.mu.Unlock()
+	// What the rules name is taken now, by identity too, before a
+	// command can rename it (deniedids.go).
+	d.takeDeniedIDs()
 }
 
 // Denies reports whether the door holds a Read(…) deny rule: a reader
@@ -220,6 +223,13 @@ func (d *Door) Refuses(paths ...string) error {
 		}
 	}
 	if r, ok := rules.Match(d.root, forms...); ok {
+		return &DeniedError{Name: name, Rule: r}
+	}
+	if len(clean) == 0 {
+		return nil
+	}
+	if r, ok := d.deniedAt(clean[0]); ok {
+		// A file a rule named, renamed since (deniedids.go).
 		return &DeniedError{Name: name, Rule: r}
 	}
 	return nil

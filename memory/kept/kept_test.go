@@ -248,3 +248,41 @@ func TestAHardLinkToADeniedFileIsRefused(t *testing.T) {
 		t.Errorf("an ordinary file: %q, %v", txt.Data, err)
 	}
 }
+
+// TestARenamedDeniedFileIsRefused: a file a rule named when the session
+// started is refused by what it is after a command renamed it, or the
+// directory above it (`mv config cfg2`): the checkpoint took
+// cfg2/prod.env in (its withholding asks Refuses), and read_file read it
+// (the attack's REPRO-6).
+func TestARenamedDeniedFileIsRefused(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	write(t, filepath.Join(root, "config", "prod.env"), "db=PRODSECRET-xyz-0987654321\n")
+	write(t, filepath.Join(root, ".env"), "TOKEN=x\n")
+	write(t, filepath.Join(root, "notes.md"), "ordinary\n")
+	d := New(Options{Root: root})
+	for _, p := range []string{"./config/prod.env", "./.env"} {
+		r, err := ParseRule(p, "test", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Deny(r)
+	}
+	for old, now := range map[string]string{"config": "cfg2", ".env": "env.txt"} {
+		if err := os.Rename(filepath.Join(root, old), filepath.Join(root, now)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"cfg2/prod.env", "env.txt"} {
+		abs := filepath.Join(root, name)
+		if err := d.Refuses(abs); !errors.Is(err, ErrDenied) {
+			t.Errorf("Refuses(%s), a denied file renamed: %v, want ErrDenied", name, err)
+		}
+		if _, err := d.ReadSmall(rootfs.Person(), abs, 1<<10); !errors.Is(err, ErrDenied) {
+			t.Errorf("ReadSmall(%s), a denied file renamed: %v, want ErrDenied", name, err)
+		}
+	}
+	if err := d.Refuses(filepath.Join(root, "notes.md")); err != nil {
+		t.Errorf("an ordinary file: %v", err)
+	}
+}

@@ -128,7 +128,7 @@ func (d *Door) open(fsys afero.Fs, name string, imports bool) (opened, error) {
 	if imports && d.inGitDir(id.real) {
 		return refuse(ErrGitDir)
 	}
-	if r, ok := d.deniedBy(id, linksOf(fi)); ok {
+	if r, ok := d.deniedBy(id); ok {
 		return refuse(&DeniedError{Name: d.shown(name), Rule: r})
 	}
 	cfg, inGit := d.isConfig(name, id, fi.Size())
