@@ -118,3 +118,32 @@ func prefilled(b *testing.B, at int) *Session {
 	}
 	return s
 }
+
+// BenchmarkOpenSession401 measures reopening a session of 401 messages
+// (a system prompt, then 200 prompts and answers, as BenchmarkContinue401
+// grows one), which a resume does before anything else: what a long
+// history costs to read back.
+func BenchmarkOpenSession401(b *testing.B) {
+	fs := afero.NewOsFs()
+	s := newSession(b, fs, b.TempDir())
+	msgs := []conversation.Message{{Role: conversation.RoleSystem, Content: strings.Repeat("You are ralph, a coding agent. ", 300)}}
+	for i := 0; i < 200; i++ {
+		msgs = append(msgs, conversation.Message{Role: conversation.RoleUser, Content: "say hi again"},
+			conversation.Message{Role: conversation.RoleAssistant, Content: "hi"})
+	}
+	if err := s.AppendMessages(msgs...); err != nil {
+		b.Fatal(err)
+	}
+	if err := s.SaveState(nil); err != nil {
+		b.Fatal(err)
+	}
+	_ = s.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		o, got, err := OpenSession(fs, s.Root, s.ID)
+		if err != nil || len(got) != len(msgs) {
+			b.Fatalf("%d messages: %v", len(got), err)
+		}
+		_ = o.Close()
+	}
+}

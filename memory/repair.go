@@ -20,7 +20,10 @@ const (
 // caller appends to the log; gaps further back, which ralph's own writes
 // never produce, are repaired in the returned view only.
 func RepairHistory(msgs []conversation.Message, started map[string]bool) (repaired, appended []conversation.Message) {
-	var out []conversation.Message
+	if len(msgs) == 0 {
+		return nil, nil
+	}
+	out := make([]conversation.Message, 0, len(msgs))
 	lastAssistant := -1
 	for i, m := range msgs {
 		if m.Role == conversation.RoleAssistant {

@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
@@ -489,7 +488,9 @@ func OpenSession(fs afero.Fs, root, id string, secrets ...string) (*Session, []c
 			return nil, nil, err
 		}
 	}
-	msgs, lines, hole, err := loadMessages(fs, dir)
+	// A resume reads only what the conversation is made of now
+	// (session_window.go).
+	msgs, lines, hole, err := loadMessages(fs, dir, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -872,69 +873,6 @@ func (s *Session) State() State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.state
-}
-
-// LoadMessages reads a saved conversation. A torn last line (a crash in the
-// middle of an append) is dropped; any other malformed line is an error
-// naming the line, because silently skipping history would corrupt replay.
-func LoadMessages(fs afero.Fs, dir string) ([]conversation.Message, error) {
-	msgs, _, _, err := loadMessages(fs, dir)
-	return msgs, err
-}
-
-// loadMessages is LoadMessages with the number of lines it read and the
-// first hole their seqs show (nil when none does).
-func loadMessages(fs afero.Fs, dir string) ([]conversation.Message, int, *seqHole, error) {
-	f, err := fs.Open(filepath.Join(dir, "messages.jsonl"))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, 0, nil, nil
-	}
-	if err != nil {
-		return nil, 0, nil, fmt.Errorf("open saved conversation: %w", err)
-	}
-	defer f.Close()
-	var msgs []conversation.Message
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64*1024), 64*1024*1024)
-	// An append writes whole lines, so only a line without its newline can
-	// be torn; a malformed line that was terminated is damage, not a crash.
-	terminated := false
-	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
-		adv, tok, err := bufio.ScanLines(data, atEOF)
-		if tok != nil {
-			terminated = data[adv-1] == '\n'
-		}
-		return adv, tok, err
-	})
-	var bad error
-	var hole *seqHole
-	line := 0
-	for sc.Scan() {
-		line++
-		if bad != nil {
-			return nil, 0, nil, bad
-		}
-		var l seqLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			bad = fmt.Errorf("saved conversation %s line %d is malformed: %w", filepath.Join(dir, "messages.jsonl"), line, err)
-			continue
-		}
-		if hole == nil && l.Seq != 0 && l.Seq != line {
-			hole = &seqHole{line: line, seq: l.Seq}
-		}
-		msgs = append(msgs, l.Message)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, 0, nil, fmt.Errorf("read saved conversation: %w", err)
-	}
-	if bad != nil && terminated {
-		return nil, 0, nil, bad
-	}
-	if bad != nil {
-		line-- // the torn last line, which the next append replaces
-	}
-	loadImages(fs, dir, msgs)
-	return conversation.ApplyMarks(msgs), line, hole, nil
 }
 
 // maxImageFile bounds what loadImages reads of one image: far above what

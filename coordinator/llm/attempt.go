@@ -57,6 +57,13 @@ func (w *chatWire) attempt(ctx context.Context, c *Client, req Request, slot *at
 	if err := checkTools(o, req.Tools); err != nil {
 		return fail(err)
 	}
+	// The messages are encoded here, and added to the body go-openai
+	// builds without them (chatjson.go).
+	msgs, err := encodeChatMessages(o.Messages)
+	if err != nil {
+		return fail(err)
+	}
+	o.Messages, slot.messages = nil, msgs
 	if len(req.Tools) > 0 {
 		tools, err := w.tools.encoded(req.Tools)
 		if err != nil {

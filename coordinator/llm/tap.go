@@ -44,6 +44,9 @@ type attemptSlot struct {
 	body        []byte       // an error response's body (status >= 400)
 	streamErr   *serverError // the first error inside a 200 answer
 	contentType string
+	// messages is a chat completions request's "messages" array, encoded
+	// apart (chatjson.go) and put in place of the null go-openai wrote.
+	messages []byte
 	// tools is the request's "tools" array, encoded once (tools.go) and
 	// added to the body go-openai built without it.
 	tools []byte
@@ -133,6 +136,12 @@ var limitHeaders = []string{
 func (t tap) RoundTrip(req *http.Request) (*http.Response, error) {
 	slot, ok := req.Context().Value(slotKey{}).(*attemptSlot)
 	ok = ok && slot != nil
+	if ok && slot.messages != nil {
+		var err error
+		if req, err = withMessages(req, slot.messages); err != nil {
+			return nil, err
+		}
+	}
 	if ok && slot.tools != nil {
 		var err error
 		if req, err = withTools(req, slot.tools); err != nil {

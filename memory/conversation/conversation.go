@@ -288,7 +288,13 @@ func MarkRefused(msgs []Message, reason string) int {
 // before it their reason, a compaction mark replaces the conversation
 // before it with its summary (Compact). The marks themselves are dropped.
 func ApplyMarks(msgs []Message) []Message {
-	out := msgs[:0:0]
+	if len(msgs) == 0 {
+		return msgs[:0:0]
+	}
+	// Room for every message at once: a long conversation has no mark
+	// to shorten it, and growing the copy step by step cost more than
+	// the rest of reading it back.
+	out := make([]Message, 0, len(msgs))
 	for _, m := range msgs {
 		switch {
 		case m.Compacted != nil:
