@@ -54,14 +54,21 @@ var runPlanPerTask time.Duration
 //     plan's, run just before it (target ≤ 1.2: a long plan makes no task
 //     slower);
 //   - peak-rss-MB, ralph's own peak resident memory (RALPH_MEMSTATS), and
-//     git-MB, the size of .git after the run.
+//     git-MB, the size of .git after the run, and git-KB/task, its share
+//     of a task;
+//   - first-cpu-ms/task and last-cpu-ms/task, the CPU a task cost ralph
+//     and the git processes it ran (the packs beside them included), over
+//     the first and last tenth, and for the large plan cpu-last/first,
+//     their ratio (issue 94: ≤ 1.2 at 3,000 tasks, ≤ 1.3 at 10,000),
+//     where /proc tells.
 func BenchmarkRunPlan(b *testing.B) {
 	for _, n := range []int{100, runPlanTasks(b)} {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
-			ends, peak, gitBytes := runPlan(b, n)
+			r := runPlan(b, n)
 			if n == 100 {
-				ends, peak, gitBytes = medianRun(b, n, ends, peak, gitBytes)
+				r = medianRun(b, n, r)
 			}
+			ends, peak, gitBytes := r.ends, r.peak, r.gitBytes
 			total := ends[n] - ends[0]
 			tenth := n / 10
 			first := (ends[tenth] - ends[0]) / time.Duration(tenth)
@@ -72,6 +79,16 @@ func BenchmarkRunPlan(b *testing.B) {
 			b.ReportMetric(ms(last), "last-ms/task")
 			b.ReportMetric(float64(peak)/(1<<20), "peak-rss-MB")
 			b.ReportMetric(float64(gitBytes)/(1<<20), "git-MB")
+			b.ReportMetric(float64(gitBytes)/float64(n)/1024, "git-KB/task")
+			if r.cpu != nil {
+				cpuFirst := (r.cpu[tenth] - r.cpu[0]) / time.Duration(tenth)
+				cpuLast := (r.cpu[n] - r.cpu[n-tenth]) / time.Duration(tenth)
+				b.ReportMetric(ms(cpuFirst), "first-cpu-ms/task")
+				b.ReportMetric(ms(cpuLast), "last-cpu-ms/task")
+				if n != 100 {
+					b.ReportMetric(float64(cpuLast)/float64(cpuFirst), "cpu-last/first")
+				}
+			}
 			if n == 100 {
 				runPlanPerTask = perTask
 				return
@@ -93,26 +110,27 @@ const smallRuns = 3
 
 // medianRun runs the n-task plan until there are smallRuns runs, the
 // first given, and returns the one whose time per task is the median.
-func medianRun(b *testing.B, n int, ends []time.Duration, peak, gitBytes int64) ([]time.Duration, int64, int64) {
-	type run struct {
-		ends           []time.Duration
-		peak, gitBytes int64
-	}
-	runs := []run{{ends, peak, gitBytes}}
+func medianRun(b *testing.B, n int, first planRun) planRun {
+	runs := []planRun{first}
 	for len(runs) < smallRuns {
-		e, p, g := runPlan(b, n)
-		runs = append(runs, run{e, p, g})
+		runs = append(runs, runPlan(b, n))
 	}
-	slices.SortFunc(runs, func(x, y run) int { return cmp.Compare(x.ends[n], y.ends[n]) })
-	m := runs[len(runs)/2]
-	return m.ends, m.peak, m.gitBytes
+	slices.SortFunc(runs, func(x, y planRun) int { return cmp.Compare(x.ends[n], y.ends[n]) })
+	return runs[len(runs)/2]
 }
 
-// runPlan runs ralph through a plan of n tasks in a fresh git repository
-// and returns when each task ended, relative to the run's first task
-// start (ends[0], zero; ends[i] is task i's end), ralph's peak resident
-// memory and the bytes under .git afterwards.
-func runPlan(b *testing.B, n int) (ends []time.Duration, peak, gitBytes int64) {
+// planRun is what runPlan measured of a run: when each task ended,
+// relative to the run's first task start (ends[0], zero; ends[i] is task
+// i's end), the CPU ralph and the children it reaped had used by then
+// (nil where /proc does not tell), ralph's peak resident memory and the
+// bytes under .git afterwards.
+type planRun struct {
+	ends, cpu      []time.Duration
+	peak, gitBytes int64
+}
+
+// runPlan runs ralph through a plan of n tasks in a fresh git repository.
+func runPlan(b *testing.B, n int) planRun {
 	dir, err := filepath.EvalSymlinks(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
@@ -132,7 +150,13 @@ func runPlan(b *testing.B, n int) (ends []time.Duration, peak, gitBytes int64) {
 	cmd.Dir, cmd.Env = dir, append(env[:len(env):len(env)], stats)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	stopCPU := sampleCPU(cmd.Process.Pid, 20*time.Millisecond)
+	err = cmd.Wait()
+	samples := stopCPU()
+	if err != nil {
 		b.Fatalf("ralph run of %d tasks: %v\n%s", n, err, lastLines(errb.String()+out.String(), 5))
 	}
 	var result struct {
@@ -145,8 +169,15 @@ func runPlan(b *testing.B, n int) (ends []time.Duration, peak, gitBytes int64) {
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &result); err != nil || result.Tasks.Done != n {
 		b.Fatalf("ralph run of %d tasks did %d: %v\n%s", n, result.Tasks.Done, err, lastLines(out.String(), 3))
 	}
-	ends = taskEnds(b, filepath.Join(dir, ".ralph", "sessions", result.SessionID, "events.jsonl"), n)
-	return ends, readPeak(), dirBytes(b, filepath.Join(dir, ".git"))
+	ends, start := taskEnds(b, filepath.Join(dir, ".ralph", "sessions", result.SessionID, "events.jsonl"), n)
+	r := planRun{ends: ends, peak: readPeak(), gitBytes: dirBytes(b, filepath.Join(dir, ".git"))}
+	if len(samples) > 0 {
+		r.cpu = make([]time.Duration, len(ends))
+		for i, e := range ends {
+			r.cpu[i] = cpuAt(samples, start.Add(e))
+		}
+	}
+	return r
 }
 
 // writePlan writes dir's RALPH_TASKS.md, n tasks t1…tn, and returns the
@@ -178,7 +209,7 @@ func writePlan(tb testing.TB, dir string, n int, summary func(i int) string) (re
 
 // taskEnds reads a run's task_changed events: the first task's start,
 // then each task's end ("tN done"), as times since that start.
-func taskEnds(b *testing.B, path string, n int) []time.Duration {
+func taskEnds(b *testing.B, path string, n int) ([]time.Duration, time.Time) {
 	f, err := os.Open(path)
 	if err != nil {
 		b.Fatal(err)
@@ -213,7 +244,7 @@ func taskEnds(b *testing.B, path string, n int) []time.Duration {
 	if len(ends) != n+1 {
 		b.Fatalf("%s: %d tasks ended, want %d", path, len(ends)-1, n)
 	}
-	return ends
+	return ends, start
 }
 
 // dirBytes is the size of the files under dir.

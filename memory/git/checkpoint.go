@@ -125,6 +125,10 @@ type Checkpoints struct {
 	// quickBytes, the bytes of objects they wrote since the last pack.
 	quickRecorded int
 	quickBytes    int64
+	// behind are the entries ralph's index lacks of the quick checkpoints
+	// written since it was last brought up (behind.go); written, those of
+	// the quick checkpoint being written.
+	behind, written map[string]behindEntry
 	// plainModes says git takes file modes and links as they are on
 	// disk here, read once (quickOK).
 	plainOnce  sync.Once
@@ -286,6 +290,11 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 		if !errors.Is(err, errNotQuick) {
 			return cp, err
 		}
+	}
+	// The quick checkpoints before this one are in ralph's index before
+	// a status compares the work tree with it.
+	if err := c.catchUp(ctx, env); err != nil {
+		return nil, err
 	}
 	var w *writers
 	var wErr error

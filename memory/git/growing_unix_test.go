@@ -22,7 +22,8 @@ import (
 // their ratio (target ≤ 1.3: a checkpoint's cost is the change, not the
 // tree, issue 94), and the bytes .git grew by a checkpoint. The means
 // count the packs the checkpoints start beside them (their CPU lands in
-// whichever checkpoint reaps them); the medians, a checkpoint's own.
+// whichever checkpoint reaps them); the medians, a checkpoint's own;
+// first-git-cpu-ms and last-git-cpu-ms, the git processes' share.
 func BenchmarkCheckpointGrowing(b *testing.B) {
 	n := 3000
 	if s := os.Getenv("RALPH_BENCH_CHECKPOINTS"); s != "" {
@@ -46,28 +47,33 @@ func BenchmarkCheckpointGrowing(b *testing.B) {
 		}
 		except := []string{"PLAN.md"}
 		gitStart := dirSize(b, filepath.Join(dir, ".git"))
-		cpu := make([]time.Duration, n)
+		cpu, git := make([]time.Duration, n), make([]time.Duration, n)
 		for i := range n {
 			name := fmt.Sprintf("t%d.txt", i+1)
 			write(b, filepath.Join(dir, name), fmt.Sprintf("task %d\n", i+1))
 			write(b, filepath.Join(dir, "PLAN.md"), fmt.Sprintf("- [x] task %d\n", i+1))
-			before := allCPU()
+			before, gitBefore := allCPU(), childCPU()
 			cp, err := cps.RecordExcept(ctx, strconv.Itoa(i+1), "task", except, name)
 			if err != nil || cp == nil || len(cp.Files) != 1 {
 				b.Fatalf("checkpoint %d: %+v, %v", i+1, cp, err)
 			}
-			cpu[i] = allCPU() - before
+			cpu[i], git[i] = allCPU()-before, childCPU()-gitBefore
 		}
 		cps.StopPacking()
 		tenth := n / 10
-		var first, last time.Duration
+		var first, last, gitFirst, gitLast time.Duration
 		for i := range tenth {
 			first += cpu[i]
 			last += cpu[n-tenth+i]
+			gitFirst += git[i]
+			gitLast += git[n-tenth+i]
 		}
 		b.ReportMetric(float64(first)/float64(tenth)/1e6, "first-cpu-ms")
 		b.ReportMetric(float64(last)/float64(tenth)/1e6, "last-cpu-ms")
 		b.ReportMetric(float64(last)/float64(first), "last/first")
+		// The share of it that is git's processes (packs included).
+		b.ReportMetric(float64(gitFirst)/float64(tenth)/1e6, "first-git-cpu-ms")
+		b.ReportMetric(float64(gitLast)/float64(tenth)/1e6, "last-git-cpu-ms")
 		mFirst, mLast := median(cpu[:tenth]), median(cpu[n-tenth:])
 		b.ReportMetric(float64(mFirst)/1e6, "first-median-cpu-ms")
 		b.ReportMetric(float64(mLast)/1e6, "last-median-cpu-ms")

@@ -96,6 +96,9 @@ func (c *Checkpoints) dropHeld() { c.held = nil }
 // path it does not have. The list unknownHeld clears every mark there
 // is.
 func (c *Checkpoints) markHeld(ctx context.Context, env, paths []string, flag string) error {
+	if err := c.catchUp(ctx, env); err != nil {
+		return err
+	}
 	args := append([]string{"ls-files", "-z", "--"}, literal(paths)...)
 	all := slices.Equal(paths, unknownHeld)
 	if all {

@@ -385,10 +385,11 @@ func (r *Repo) rawTreeOf(ctx context.Context, commit string) string {
 func (c *Checkpoints) HeadIsExact(ctx context.Context) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.ownIndex(c.index) != nil {
+	env := []string{"GIT_INDEX_FILE=" + c.index}
+	if c.ownIndex(c.index) != nil || c.catchUp(ctx, env) != nil {
 		return false
 	}
-	raw, err := c.rawDiffers(ctx, []string{"GIT_INDEX_FILE=" + c.index}, nil, true)
+	raw, err := c.rawDiffers(ctx, env, nil, true)
 	return err == nil && len(raw) == 0
 }
 

@@ -142,8 +142,8 @@ func (c *Checkpoints) quickOK(ctx context.Context) bool {
 // changed) on top of the latest checkpoint's tree, prev, without git's
 // index: it returns the new tree, the changes against prev and the paths
 // changed and skipped, as take and the diff would. errNotQuick sends the
-// checkpoint to take; ralph's index is brought up to the new tree at the
-// end, so the next status against it sees what the checkpoint holds.
+// checkpoint to take. The entries it recorded are left in c.written, for
+// ralph's index to follow once the checkpoint is written (behind.go).
 func (c *Checkpoints) quickTake(ctx context.Context, env []string, prev string, only, except []string) (tree string, files []FileChange, changed, skipped []string, err error) {
 	paths := c.withhold(slices.Clone(only))
 	paths = slices.DeleteFunc(paths, func(p string) bool { return slices.Contains(except, p) || c.isState(p) })
@@ -231,11 +231,9 @@ func (c *Checkpoints) quickTake(ctx context.Context, env []string, prev string, 
 	if files, err = c.quickNumstat(ctx, prev, tree, found); err != nil {
 		return "", nil, nil, nil, err
 	}
-	// ralph's index follows, for the status of a later checkpoint that
-	// does not know its paths, and for undo.
-	if err := c.update(ctx, env, changed, 0, nil); err != nil {
-		return "", nil, nil, nil, fmt.Errorf("checkpoint: %w", err)
-	}
+	// ralph's index follows once the checkpoint is written, when
+	// something reads it (behind.go).
+	c.written = entriesOf(found)
 	return tree, files, changed, skipped, nil
 }
 
@@ -473,6 +471,13 @@ func isBinary(b []byte) bool {
 // recordQuick is record's way for a checkpoint whose paths are known
 // (quickTake), from the tree of the latest checkpoint, parent.
 func (c *Checkpoints) recordQuick(ctx context.Context, env []string, name, message, parent string, only, except []string) (*Checkpoint, error) {
+	// ralph's index may wait for so many entries only.
+	if len(c.behind) >= maxBehind {
+		if err := c.catchUp(ctx, env); err != nil {
+			return nil, err
+		}
+	}
+	c.written = nil
 	tree, files, changed, skipped, err := c.quickTake(ctx, env, c.lastTree, only, except)
 	if err != nil || len(changed) == 0 {
 		return nil, err
@@ -490,6 +495,8 @@ func (c *Checkpoints) recordQuick(ctx context.Context, env []string, name, messa
 	}
 	c.last, c.lastTree = cp.Commit, tree
 	c.rawPrev, c.rawKnown = raw, true
+	c.fallBehind(c.written)
+	c.written = nil
 	c.quickRecorded++
 	c.recorded++
 	if c.quickBytes >= packBytes {

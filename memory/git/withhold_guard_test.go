@@ -25,7 +25,7 @@ import (
 var withholdRoutes = map[string]string{
 	"(*Checkpoints).take":       "the status's paths and the paths the tools named, staged into ralph's index (update, add)",
 	"(*Checkpoints).rawDiffers": "the files whose bytes on disk a raw tree keeps, hashed with hash-object -w (every tracked file, for a baseline)",
-	"(*Checkpoints).quickTake":  "the paths the tools named, hashed into a tree built from the latest one and then staged into ralph's index (update)",
+	"(*Checkpoints).quickTake":  "the paths the tools named, hashed into a tree built from the latest one, their entries set in ralph's index later (behind.go)",
 }
 
 // withholdForwarders stage only the paths their caller hands them; they

@@ -127,21 +127,17 @@ func (g *nestedGuard) scan(dir string) {
 // rescan reads a directory whose entries changed: a new .git in it, or a
 // new directory below it, which is scanned whole.
 func (g *nestedGuard) rescan(dir string) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
 	topGit, state := filepath.Join(g.root, ".git"), filepath.Join(g.root, ".ralph")
-	for _, e := range entries {
-		path := filepath.Join(dir, e.Name())
+	_ = listDir(dir, func(name string, isDir bool) {
+		path := filepath.Join(dir, name)
 		switch {
 		case path == topGit || path == state:
-		case e.Name() == ".git":
+		case name == ".git":
 			g.gits[path] = true
-		case e.IsDir():
+		case isDir:
 			if _, known := g.dirs[path]; !known {
 				g.scan(path)
 			}
 		}
-	}
+	})
 }
