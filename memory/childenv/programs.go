@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/ralph-dev/ralph/memory/realpath"
 )
 
 // ralph runs with the person's rights, so a program it starts for itself
@@ -95,7 +97,7 @@ func AddRoots(dirs ...string) {
 			continue
 		}
 		forms := []string{filepath.Clean(abs)}
-		if real, err := filepath.EvalSymlinks(abs); err == nil && real != forms[0] {
+		if real, err := realpath.Eval(abs); err == nil && real != forms[0] {
 			forms = append(forms, real)
 		}
 		for _, f := range forms {
@@ -215,7 +217,7 @@ func Inside(path, root string) bool {
 	if within(root, path) {
 		return true
 	}
-	realRoot, err := filepath.EvalSymlinks(root)
+	realRoot, err := realpath.Eval(root)
 	if err != nil {
 		return false
 	}
@@ -243,7 +245,7 @@ func formsOf(roots []string) rootForms {
 		if r == "" {
 			continue
 		}
-		real, err := filepath.EvalSymlinks(r)
+		real, err := realpath.Eval(r)
 		if err != nil {
 			real = ""
 		}
@@ -295,7 +297,7 @@ func within(root, p string) bool {
 func resolveExisting(abs string) (string, bool) {
 	var rest []string
 	for cur := abs; ; {
-		if real, err := filepath.EvalSymlinks(cur); err == nil {
+		if real, err := realpath.Eval(cur); err == nil {
 			return filepath.Join(append([]string{real}, rest...)...), true
 		}
 		parent := filepath.Dir(cur)
