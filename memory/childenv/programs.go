@@ -67,10 +67,19 @@ var (
 // see docs/sandbox.md.
 var sharedRoots = []string{"/dev/shm", "/var/tmp"}
 
-func init() {
-	if runtime.GOOS != "windows" {
-		AddRoots(sharedRoots...)
-	}
+// sharedOnce adds sharedRoots, at the first use of the roots rather than
+// in init: resolving them costs every start of ralph system calls, and
+// `ralph --version` starts no program.
+var sharedOnce sync.Once
+
+// withShared makes sure sharedRoots are among the roots; every function
+// that reads or changes the roots calls it first.
+func withShared() {
+	sharedOnce.Do(func() {
+		if runtime.GOOS != "windows" {
+			addRoots(sharedRoots...)
+		}
+	})
 }
 
 type resolution struct {
@@ -85,6 +94,12 @@ type resolution struct {
 // again (the project is known only once it is found, and a git may have
 // been asked for before).
 func AddRoots(dirs ...string) {
+	withShared()
+	addRoots(dirs...)
+}
+
+// addRoots is AddRoots without the shared roots first.
+func addRoots(dirs ...string) {
 	rootsMu.Lock()
 	defer rootsMu.Unlock()
 	added := false
@@ -121,6 +136,7 @@ func AddRoots(dirs ...string) {
 
 // Roots are the directories AddRoots recorded.
 func Roots() []string {
+	withShared()
 	rootsMu.RLock()
 	defer rootsMu.RUnlock()
 	return slices.Clone(roots)
@@ -139,6 +155,7 @@ func Program(name string) (string, error) {
 		return name, nil
 	}
 	pathList := os.Getenv("PATH")
+	withShared()
 	key := name + "\x00" + pathList
 	rootsMu.RLock()
 	r, ok := found[key]
@@ -163,6 +180,7 @@ func LookPathIn(name, pathList string, extra ...string) (string, error) {
 	if strings.ContainsRune(name, '/') || strings.ContainsRune(name, filepath.Separator) {
 		return name, nil
 	}
+	withShared()
 	rootsMu.RLock()
 	defer rootsMu.RUnlock()
 	return lookPath(name, pathList, append(slices.Clone(roots), extra...))
