@@ -10,7 +10,9 @@
 // Nothing the model does can come between the steps of a bring-up (no
 // tool has run yet), so while some Hold is not released each absolute
 // path's answer is kept and a longer path starts from its parent's,
-// which costs one lstat a name. Every resolution after the bring-up, a
+// which costs one lstat a name. Only paths found are kept: one the
+// bring-up makes (ralph's state directory, the first time) is looked
+// for again until it is there. Every resolution after the bring-up, a
 // tool's, a later workspace's, is made afresh from the disk as it is
 // then.
 package realpath
@@ -87,6 +89,12 @@ func eval(p string) answer {
 		return a
 	}
 	a = resolve(p)
+	if a.err != nil {
+		// A missing path is looked for again: the bring-up makes some
+		// (ralph's state directory, the first time), and a path found
+		// later must be resolved as it is then.
+		return a
+	}
 	held.Lock()
 	if held.answers != nil {
 		held.answers[p] = a

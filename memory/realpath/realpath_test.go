@@ -81,3 +81,25 @@ func TestAfterTheHoldEvalLooksAgain(t *testing.T) {
 		t.Errorf("after the hold, Eval(%s) = %q, %v; want %s", p, got, err, dir)
 	}
 }
+
+// TestAPathMadeDuringTheHoldIsFound: a path missing when first asked is
+// looked for again, so one the bring-up makes is resolved once made.
+func TestAPathMadeDuringTheHoldIsFound(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := Hold()
+	defer release()
+	p := filepath.Join(dir, "state", "ralph")
+	if _, err := Eval(p); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Eval(%s) before it is made = %v, want it missing", p, err)
+	}
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Eval(p); err != nil || got != p {
+		t.Errorf("Eval(%s) once made = %q, %v", p, got, err)
+	}
+}
