@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ralph-dev/ralph/memory/realpath"
 	"github.com/ralph-dev/ralph/workers/proctree"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
@@ -64,7 +65,7 @@ func keptIn(kept []string, dir string) []string {
 	if err != nil {
 		return nil
 	}
-	real, err := filepath.EvalSymlinks(lex)
+	real, err := realpath.Eval(lex)
 	if err != nil {
 		return nil
 	}
@@ -90,7 +91,7 @@ func privateTemp(policy *sandbox.Policy, kept []string) string {
 	if len(keptIn(kept, shared)) == 0 {
 		return ""
 	}
-	real, err := filepath.EvalSymlinks(shared)
+	real, err := realpath.Eval(shared)
 	if err != nil {
 		return ""
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/kept"
+	"github.com/ralph-dev/ralph/memory/realpath"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/shown"
 	"github.com/ralph-dev/ralph/workers/sandbox"
@@ -201,7 +202,7 @@ func NewWorkspace(opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workers: project root %s: %w", opts.Root, err)
 	}
-	real, err := filepath.EvalSymlinks(lex)
+	real, err := realpath.Eval(lex)
 	if err != nil {
 		return nil, fmt.Errorf("workers: project root %s: %w", opts.Root, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/realpath"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
@@ -51,7 +52,7 @@ func keptPaths() keptList {
 	paths := sandbox.SecretPaths()
 	state := memory.RegistryDir(os.Getenv)
 	paths = append(paths, state)
-	if r, err := filepath.EvalSymlinks(state); err == nil {
+	if r, err := realpath.Eval(state); err == nil {
 		paths = append(paths, r)
 	}
 	return keptList{homes: sandbox.Homes(), paths: paths}
@@ -82,7 +83,7 @@ func (k keptList) grantable(dir, what string) error {
 	if err != nil {
 		return badDir(err, "%s %s", what, dir)
 	}
-	real, err := filepath.EvalSymlinks(abs)
+	real, err := realpath.Eval(abs)
 	if err != nil {
 		real = abs
 	}

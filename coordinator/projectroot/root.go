@@ -12,6 +12,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/git"
+	"github.com/ralph-dev/ralph/memory/realpath"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
@@ -309,7 +310,7 @@ func boundaries() map[string]bool {
 			continue
 		}
 		b[filepath.Clean(d)] = true
-		if real, err := filepath.EvalSymlinks(d); err == nil {
+		if real, err := realpath.Eval(d); err == nil {
 			b[real] = true
 		}
 	}

@@ -26,6 +26,7 @@ var pathLists = []string{"PATH", "NODE_PATH", "PYTHONPATH", "LD_LIBRARY_PATH", "
 // ./x.js); and PYTHONSAFEPATH=1 keeps Python 3.11 and later from putting
 // the working directory or the script's directory first on sys.path.
 func PersonEnv(env []string, extra ...string) []string {
+	withShared()
 	rootsMu.RLock()
 	all, gen := append(slices.Clone(roots), extra...), rootsGen
 	rootsMu.RUnlock()

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/ralph-dev/ralph/memory/realpath"
 )
 
 // ralph runs with the person's rights, so a program it starts for itself
@@ -65,10 +67,19 @@ var (
 // see docs/sandbox.md.
 var sharedRoots = []string{"/dev/shm", "/var/tmp"}
 
-func init() {
-	if runtime.GOOS != "windows" {
-		AddRoots(sharedRoots...)
-	}
+// sharedOnce adds sharedRoots, at the first use of the roots rather than
+// in init: resolving them costs every start of ralph system calls, and
+// `ralph --version` starts no program.
+var sharedOnce sync.Once
+
+// withShared makes sure sharedRoots are among the roots; every function
+// that reads or changes the roots calls it first.
+func withShared() {
+	sharedOnce.Do(func() {
+		if runtime.GOOS != "windows" {
+			addRoots(sharedRoots...)
+		}
+	})
 }
 
 type resolution struct {
@@ -83,6 +94,12 @@ type resolution struct {
 // again (the project is known only once it is found, and a git may have
 // been asked for before).
 func AddRoots(dirs ...string) {
+	withShared()
+	addRoots(dirs...)
+}
+
+// addRoots is AddRoots without the shared roots first.
+func addRoots(dirs ...string) {
 	rootsMu.Lock()
 	defer rootsMu.Unlock()
 	added := false
@@ -95,7 +112,7 @@ func AddRoots(dirs ...string) {
 			continue
 		}
 		forms := []string{filepath.Clean(abs)}
-		if real, err := filepath.EvalSymlinks(abs); err == nil && real != forms[0] {
+		if real, err := realpath.Eval(abs); err == nil && real != forms[0] {
 			forms = append(forms, real)
 		}
 		for _, f := range forms {
@@ -119,6 +136,7 @@ func AddRoots(dirs ...string) {
 
 // Roots are the directories AddRoots recorded.
 func Roots() []string {
+	withShared()
 	rootsMu.RLock()
 	defer rootsMu.RUnlock()
 	return slices.Clone(roots)
@@ -137,6 +155,7 @@ func Program(name string) (string, error) {
 		return name, nil
 	}
 	pathList := os.Getenv("PATH")
+	withShared()
 	key := name + "\x00" + pathList
 	rootsMu.RLock()
 	r, ok := found[key]
@@ -161,6 +180,7 @@ func LookPathIn(name, pathList string, extra ...string) (string, error) {
 	if strings.ContainsRune(name, '/') || strings.ContainsRune(name, filepath.Separator) {
 		return name, nil
 	}
+	withShared()
 	rootsMu.RLock()
 	defer rootsMu.RUnlock()
 	return lookPath(name, pathList, append(slices.Clone(roots), extra...))
@@ -215,7 +235,7 @@ func Inside(path, root string) bool {
 	if within(root, path) {
 		return true
 	}
-	realRoot, err := filepath.EvalSymlinks(root)
+	realRoot, err := realpath.Eval(root)
 	if err != nil {
 		return false
 	}
@@ -243,7 +263,7 @@ func formsOf(roots []string) rootForms {
 		if r == "" {
 			continue
 		}
-		real, err := filepath.EvalSymlinks(r)
+		real, err := realpath.Eval(r)
 		if err != nil {
 			real = ""
 		}
@@ -295,7 +315,7 @@ func within(root, p string) bool {
 func resolveExisting(abs string) (string, bool) {
 	var rest []string
 	for cur := abs; ; {
-		if real, err := filepath.EvalSymlinks(cur); err == nil {
+		if real, err := realpath.Eval(cur); err == nil {
 			return filepath.Join(append([]string{real}, rest...)...), true
 		}
 		parent := filepath.Dir(cur)

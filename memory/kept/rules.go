@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/pathrule"
+	"github.com/ralph-dev/ralph/memory/realpath"
 )
 
 // Rule is one Read(…) deny rule of a Claude Code settings file, which
@@ -219,7 +220,7 @@ func walkRule(r pathrule.Rule, root, start string, seen *int, add func(string)) 
 }
 
 func evalOr(p string) string {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
+	if r, err := realpath.Eval(p); err == nil {
 		return r
 	}
 	return p

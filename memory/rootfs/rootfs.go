@@ -39,6 +39,8 @@ import (
 	"time"
 
 	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory/realpath"
 )
 
 // ErrOutsideRoot says a path given to a project's file system lies outside
@@ -69,7 +71,7 @@ func New(dir string) (*Fs, error) {
 	if err != nil {
 		return nil, fmt.Errorf("project root %s: %w", dir, err)
 	}
-	resolved, err := filepath.EvalSymlinks(abs)
+	resolved, err := realpath.Eval(abs)
 	if err != nil {
 		return nil, fmt.Errorf("project root %s: %w", dir, err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/realpath"
 	"github.com/ralph-dev/ralph/scripts/acp"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/sandbox"
@@ -61,6 +62,7 @@ func (c *cli) openACP(ctx context.Context, r acp.OpenRequest) (*project.Project,
 	f := c.f
 	release := sandbox.HoldHidden()
 	defer release()
+	defer realpath.Hold()()
 	ov := f.overrides()
 	if len(r.MCP) > 0 {
 		inner := ov.Apply

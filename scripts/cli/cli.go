@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/realpath"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
@@ -370,9 +371,11 @@ func (c *cli) open(ctx context.Context, mode string, resume bool, notify func(st
 	// Finding the project, checking it may be one and opening it read
 	// the person's secret paths four times; nothing can change them in
 	// between, so one reading serves all, let go of before the model is
-	// asked anything (sandbox.HoldHidden).
+	// asked anything (sandbox.HoldHidden). So do the directories above
+	// every path the bring-up resolves (realpath.Hold).
 	release := sandbox.HoldHidden()
 	defer release()
+	defer realpath.Hold()()
 	root, err := c.root()
 	if err != nil {
 		return nil, err

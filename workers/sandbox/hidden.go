@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/realpath"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
@@ -112,7 +113,7 @@ func hiddenPaths(homes, ralphConfigs []string, getenv func(string) string) (secr
 		if _, err := os.Lstat(p); err != nil {
 			continue
 		}
-		r, err := filepath.EvalSymlinks(p)
+		r, err := realpath.Eval(p)
 		if err != nil {
 			continue
 		}
@@ -158,7 +159,7 @@ func linkTargets(dir string, homes []string, ralphDir bool) []string {
 			p := filepath.Join(d, e.Name())
 			switch {
 			case e.Type()&fs.ModeSymlink != 0:
-				if t, err := filepath.EvalSymlinks(p); err == nil && !within(dir, t) && mayHide(t, homes) {
+				if t, err := realpath.Eval(p); err == nil && !within(dir, t) && mayHide(t, homes) {
 					out = append(out, t)
 				}
 			case e.IsDir() && depth < linkDepth:
@@ -294,7 +295,7 @@ func (p *Policy) AllowReadable(paths ...string) {
 			continue
 		}
 		allowed = append(allowed, filepath.Clean(a))
-		if r, err := filepath.EvalSymlinks(a); err == nil {
+		if r, err := realpath.Eval(a); err == nil {
 			allowed = append(allowed, r)
 		}
 	}
@@ -340,7 +341,7 @@ func (p *Policy) keep(paths []string, hide bool) {
 		}
 		k = filepath.Clean(k)
 		forms := []string{k}
-		if r, err := filepath.EvalSymlinks(k); err == nil && r != k {
+		if r, err := realpath.Eval(k); err == nil && r != k {
 			forms = append(forms, r)
 		}
 		for _, f := range forms {

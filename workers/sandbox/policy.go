@@ -21,6 +21,7 @@ import (
 
 	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/kept"
+	"github.com/ralph-dev/ralph/memory/realpath"
 )
 
 // Mode is how much a sandboxed command may change. The names are codex's.
@@ -163,7 +164,7 @@ func New(mode Mode, root string, network bool, extra ...string) (*Policy, error)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	real, err := filepath.EvalSymlinks(root)
+	real, err := realpath.Eval(root)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: project root: %w", err)
 	}
@@ -176,7 +177,7 @@ func New(mode Mode, root string, network bool, extra ...string) (*Policy, error)
 	}
 	if mode == WorkspaceWrite {
 		for i, d := range append(TempDirs(), extra...) {
-			if r, err := filepath.EvalSymlinks(d); err == nil && filepath.IsAbs(r) {
+			if r, err := realpath.Eval(d); err == nil && filepath.IsAbs(r) {
 				p.Writable = append(p.Writable, r)
 				if i < len(TempDirs()) {
 					p.tempDirs = append(p.tempDirs, r)
@@ -201,12 +202,12 @@ func TempDirs() []string { return []string{os.TempDir(), "/dev/shm"} }
 // model's commands may write in every project (the temporary directory,
 // /dev/shm): a file there is the model's as much as the project's are.
 func WritableByCommands(dir string) bool {
-	real, err := filepath.EvalSymlinks(dir)
+	real, err := realpath.Eval(dir)
 	if err != nil {
 		real = dir
 	}
 	for _, d := range TempDirs() {
-		if r, err := filepath.EvalSymlinks(d); err == nil {
+		if r, err := realpath.Eval(d); err == nil {
 			if rel, err := filepath.Rel(r, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 				return true
 			}
