@@ -442,12 +442,14 @@ func (c *Checkpoints) topPaths(written []string) []string {
 	return out
 }
 
-// Expect tells the next checkpoint what an undo's restores will make of
-// the tree, so that it need not count every file's lines after them (see
-// git.Checkpoints.Expect).
-func (c *Checkpoints) Expect(ctx context.Context, from string, rs []git.Restoration) {
+// Restore puts an undo's files back on top of the checkpoint from, and
+// tells the next checkpoint what it wrote, so that it takes those paths
+// by name rather than looking at the whole tree (see
+// git.Checkpoints.Restore); wrote is called as each restoration is
+// written.
+func (c *Checkpoints) Restore(ctx context.Context, from string, rs []git.Restoration, wrote func(git.Restoration)) error {
 	c.start()
-	c.cps.Expect(ctx, from, rs)
+	return c.cps.Restore(ctx, from, rs, wrote)
 }
 
 // Repo is the repository the checkpoints are taken in.

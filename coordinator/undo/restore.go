@@ -74,7 +74,11 @@ func undo(ctx context.Context, cps *checkpoint.Checkpoints, w undoWhere, log []g
 			byParent[first[p].Parent] = append(byParent[first[p].Parent], p)
 		}
 	}
-	if err := restoreFiles(ctx, cps, repo, now, byParent, res); err != nil {
+	var undone map[string]git.FileChange
+	if !force {
+		undone = undoneCounts(ch.Entries, first, last, changedSince)
+	}
+	if err := restoreFiles(ctx, cps, now, byParent, undone, res); err != nil {
 		return res, err
 	}
 	slices.Sort(res.Restored)
@@ -122,6 +126,9 @@ func filesChangedSince(ctx context.Context, repo *git.Repo, files []string, last
 		byLast[last[p].Commit] = append(byLast[last[p].Commit], p)
 	}
 	for commit, paths := range byLast {
+		if commit == now {
+			continue // nothing changed since the checkpoint that is now
+		}
 		changed, err := repo.Changed(ctx, commit, now, paths)
 		if err != nil {
 			return nil, err
@@ -157,21 +164,42 @@ func restoredAlready(ctx context.Context, repo *git.Repo, changedSince map[strin
 	return done, nil
 }
 
+// undoneCounts are the counts of the change each file's restore takes
+// back, for the files one selected entry alone changed and nothing
+// changed since: the restore's own counts are theirs reversed, which
+// spares git reading a file added or removed whole (see git's
+// Checkpoints.Restore).
+func undoneCounts(entries []git.Entry, first, last map[string]git.Entry, changedSince map[string]bool) map[string]git.FileChange {
+	counts := map[string]git.FileChange{}
+	for _, e := range entries {
+		for _, f := range e.Files {
+			if first[f.Path].Commit == e.Commit && last[f.Path].Commit == e.Commit && !changedSince[f.Path] {
+				counts[f.Path] = f
+			}
+		}
+	}
+	return counts
+}
+
 // restoreFiles puts each group of files back as it was in its parent
-// checkpoint, adding them to res.Restored as each group is written.
-func restoreFiles(ctx context.Context, cps *checkpoint.Checkpoints, repo *git.Repo, now string, byParent map[string][]string, res *Result) error {
-	// What the undo's checkpoint will hold is known now: git counts its
-	// lines beside the writes.
+// checkpoint, on top of now, adding them to res.Restored as each group
+// is written; the undo's checkpoint then takes the paths written by
+// name.
+func restoreFiles(ctx context.Context, cps *checkpoint.Checkpoints, now string, byParent map[string][]string, undone map[string]git.FileChange, res *Result) error {
 	plan := make([]git.Restoration, 0, len(byParent))
 	for parent, paths := range byParent {
-		plan = append(plan, git.Restoration{Commit: parent, Paths: paths})
-	}
-	cps.Expect(ctx, now, plan)
-	for parent, paths := range byParent {
-		if err := repo.Restore(ctx, parent, paths); err != nil {
-			return err
+		r := git.Restoration{Commit: parent, Paths: paths}
+		for _, p := range paths {
+			if fc, ok := undone[p]; ok {
+				if r.Undone == nil {
+					r.Undone = map[string]git.FileChange{}
+				}
+				r.Undone[p] = fc
+			}
 		}
-		res.Restored = append(res.Restored, paths...)
+		plan = append(plan, r)
 	}
-	return nil
+	return cps.Restore(ctx, now, plan, func(r git.Restoration) {
+		res.Restored = append(res.Restored, r.Paths...)
+	})
 }

@@ -1,12 +1,14 @@
 package git
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -194,28 +196,55 @@ func (b *beneath) remove(rel string) error {
 	return nil
 }
 
-// removeEmptyParents removes the directories of rel that a removed file
-// left empty, up to (not including) the root, as git does when it removes
-// files. A symlink on the way ends it.
-func (b *beneath) removeEmptyParents(rel string) {
-	for dir := filepath.Dir(filepath.FromSlash(rel)); dir != "."; dir = filepath.Dir(dir) {
-		parent, done, err := b.dir(filepath.Dir(dir), false)
-		if err != nil {
-			return
+// removeEmptyDirs removes the directories of the removed files that
+// they left empty, up to (not including) the root, as git does when it
+// removes files. Each directory is tried once, deepest first, after all
+// the removals: tried after each file, a directory of ten thousand was
+// ten thousand failed removals. A directory that stays (it holds more)
+// keeps its parents; a symlink on the way ends the climb.
+func (b *beneath) removeEmptyDirs(removed []string) {
+	dirs := map[string]bool{}
+	for _, p := range removed {
+		for d := filepath.Dir(filepath.FromSlash(p)); d != "." && !dirs[d]; d = filepath.Dir(d) {
+			dirs[d] = true
 		}
-		name := filepath.Base(dir)
-		fi, err := parent.Lstat(name)
-		if err == nil && fi.IsDir() {
-			err = parent.Remove(name)
-		} else if err == nil {
-			err = errLinkOnPath
-		}
-		done()
-		if err != nil {
-			return
-		}
-		b.forget(dir)
 	}
+	order := make([]string, 0, len(dirs))
+	for d := range dirs {
+		order = append(order, d)
+	}
+	levels := func(d string) int { return strings.Count(d, string(filepath.Separator)) }
+	slices.SortFunc(order, func(x, y string) int { return cmp.Or(levels(y)-levels(x), strings.Compare(x, y)) })
+	kept := map[string]bool{}
+	for _, d := range order {
+		if kept[d] || !b.removeEmptyDir(d) {
+			for x := filepath.Dir(d); x != "."; x = filepath.Dir(x) {
+				kept[x] = true
+			}
+		}
+	}
+}
+
+// removeEmptyDir removes the directory dir if it is empty and no link,
+// and says whether it did.
+func (b *beneath) removeEmptyDir(dir string) bool {
+	parent, done, err := b.dir(filepath.Dir(dir), false)
+	if err != nil {
+		return false
+	}
+	name := filepath.Base(dir)
+	fi, err := parent.Lstat(name)
+	if err == nil && fi.IsDir() {
+		err = parent.Remove(name)
+	} else if err == nil {
+		err = errLinkOnPath
+	}
+	done()
+	if err != nil {
+		return false
+	}
+	b.forget(dir)
+	return true
 }
 
 // forget closes a directory that was removed.

@@ -283,6 +283,16 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 	parent := c.last
 	// What an undo expects is for this checkpoint alone.
 	exp := c.takeExpected(parent)
+	if exp != nil && exp.restored != nil {
+		// An undo's restore says which paths it wrote.
+		if !unsure {
+			cp, err := c.recordRestored(ctx, env, name, message, parent, exp.restored, except)
+			if !errors.Is(err, errNotQuick) {
+				return cp, err
+			}
+		}
+		exp = nil
+	}
 	// A task that names the paths it wrote costs what it wrote, not what
 	// the tree holds (treewrite.go).
 	if len(only) > 0 && !unsure && exp == nil && parent != "" && c.lastTree != "" && c.quickOK(ctx) {

@@ -27,6 +27,12 @@ import (
 type Restoration struct {
 	Commit string
 	Paths  []string
+	// Undone are, by path, the counts of the one change a path's
+	// restore takes back, when the undo knows them (one checkpoint
+	// changed the path, and nothing since): reversed, they count a file
+	// the restore adds or removes whole without reading it (see
+	// restorequick.go).
+	Undone map[string]FileChange
 }
 
 // expectFrom is the fewest files worth an expectation: the three git
@@ -44,6 +50,9 @@ type expected struct {
 	tree    string
 	numstat []byte
 	err     error
+	// restored is what a quick restore wrote (restorequick.go), for
+	// the checkpoint to take by name; nil for a prediction.
+	restored *restored
 }
 
 // Expect has git work out, beside the restores, the tree the next

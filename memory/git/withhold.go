@@ -38,12 +38,21 @@ func (c *Checkpoints) withhold(paths []string) []string {
 	if c.door == nil || len(paths) == 0 {
 		return paths
 	}
+	// Each directory is resolved once: ten thousand files of one
+	// directory were ten thousand walks of an lstat per component.
+	resolved := map[string]string{}
 	return slices.DeleteFunc(paths, func(p string) bool {
 		abs := c.repo.Abs(strings.TrimSuffix(p, "/"))
 		// The path as the tree spells it, and as its directories'
 		// links resolve: a rule names the file where it lies.
 		forms := []string{abs}
-		if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		parent := filepath.Dir(abs)
+		dir, ok := resolved[parent]
+		if !ok {
+			dir, _ = filepath.EvalSymlinks(parent)
+			resolved[parent] = dir
+		}
+		if dir != "" {
 			forms = append(forms, filepath.Join(dir, filepath.Base(abs)))
 		}
 		return c.door.Refuses(forms...) != nil

@@ -26,6 +26,8 @@ var withholdRoutes = map[string]string{
 	"(*Checkpoints).take":       "the status's paths and the paths the tools named, staged into ralph's index (update, add)",
 	"(*Checkpoints).rawDiffers": "the files whose bytes on disk a raw tree keeps, hashed with hash-object -w (every tracked file, for a baseline)",
 	"(*Checkpoints).quickTake":  "the paths the tools named, hashed into a tree built from the latest one, their entries set in ralph's index later (behind.go)",
+	// A path the door refuses sends the checkpoint the status's way.
+	"(*Checkpoints).recordRestored": "the paths an undo's restore wrote, staged into ralph's index (update)",
 }
 
 // withholdForwarders stage only the paths their caller hands them; they

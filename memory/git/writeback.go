@@ -101,15 +101,22 @@ func (r *Repo) writeBack(ctx context.Context, commit string, paths []string) err
 			return fmt.Errorf("restore: %w", err)
 		}
 	}
-	var blobs, rawBlobs []string
+	return r.putBack(ctx, b, commit, paths, tree, raw)
+}
+
+// putBack writes paths beneath b as tree (and, for the files it holds,
+// raw) has them, and removes those tree lacks, for writeBack; commit is
+// the commit tree is of, for a file the batch cannot name.
+func (r *Repo) putBack(ctx context.Context, b *beneath, commit string, paths []string, tree, raw map[string]treeEntry) error {
+	var blobs, rawBlobs, removed []string
 	for _, p := range paths {
 		e, ok := tree[p]
 		switch {
 		case !ok:
-			if err := b.remove(p); err != nil {
+			if err := b.removeFile(p); err != nil {
 				return fmt.Errorf("restore: %w", err)
 			}
-			b.removeEmptyParents(p)
+			removed = append(removed, p)
 		case e.mode == "160000":
 			// A submodule's commit is not a file to write.
 		case strings.ContainsAny(p, "\n\r"):
@@ -125,6 +132,7 @@ func (r *Repo) writeBack(ctx context.Context, commit string, paths []string) err
 			}
 		}
 	}
+	b.removeEmptyDirs(removed)
 	b.removeLeftovers(append(blobs[:len(blobs):len(blobs)], rawBlobs...))
 	if len(blobs) > 0 {
 		if err := r.writeBlobs(ctx, b, tree, blobs, true); err != nil {
@@ -219,6 +227,12 @@ func (r *Repo) writeBlobs(ctx context.Context, b *beneath, tree map[string]treeE
 		if err != nil {
 			werr = fmt.Errorf("reading %s from git: %w", p, err)
 			break
+		}
+		if e := tree[p]; e.size != n {
+			// The size written, which the checkpoint after an undo
+			// holds to its bound (see restorequick.go).
+			e.size = n
+			tree[p] = e
 		}
 		if n <= pooledFile {
 			data := make([]byte, n)

@@ -8,3 +8,6 @@ import "bytes"
 func (b *beneath) writeData(path, mode string, data []byte) error {
 	return b.writeOne(path, mode, bytes.NewReader(data), int64(len(data)))
 }
+
+// removeFile removes the file rel (see remove).
+func (b *beneath) removeFile(rel string) error { return b.remove(rel) }
