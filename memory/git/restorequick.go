@@ -318,6 +318,11 @@ func (c *Checkpoints) recordRestored(ctx context.Context, env []string, name, me
 	if len(paths) == 0 {
 		return nil, nil
 	}
+	// ralph's index may lag the quick checkpoints (behind.go); the tree
+	// below is written from it.
+	if err := c.catchUp(ctx, env); err != nil {
+		return nil, errNotQuick
+	}
 	links := &linkCheck{repo: c.repo, seen: map[string]bool{}}
 	rest, err := c.forget(ctx, env, links, paths)
 	if err != nil {
