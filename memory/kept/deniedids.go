@@ -34,7 +34,7 @@ const maxDeniedIDs = 4096
 
 // deniedBy returns the rule that named the file id is, if any.
 func (d *Door) deniedBy(id identity) (Rule, bool) {
-	if !id.known {
+	if d == nil || !id.known {
 		return Rule{}, false
 	}
 	d.ids.mu.RLock()
@@ -47,6 +47,9 @@ func (d *Door) deniedBy(id identity) (Rule, bool) {
 // link is not followed, and judged by its own path) by what it is, if
 // any: the check Refuses adds to the rules' paths.
 func (d *Door) deniedAt(p string) (Rule, bool) {
+	if d == nil {
+		return Rule{}, false
+	}
 	d.ids.mu.RLock()
 	none := len(d.ids.ids) == 0
 	d.ids.mu.RUnlock()

@@ -81,6 +81,7 @@ var allowed = map[string]string{
 	"workers/proctree/freeze_linux.go:inClone":      "/proc/<pid>/task/<tid>/syscall",
 	"workers/proctree/freeze_linux.go:readStat":     "/proc/<pid>/stat",
 	"workers/proctree/freeze_linux.go:procNames":    "/proc and /proc/<pid>/task listed",
+	"workers/proctree/freeze_linux.go:noChildren":   "/proc/<pid>/task/<tid>/children and the thread's directory",
 	"workers/sandbox/kernel_linux.go:sysctl":        "/proc/sys",
 	"workers/sandbox/reaper_linux.go:childrenOf":    "/proc/<pid>/task/*/children",
 	"workers/sandbox/reaper_linux.go:statOf":        "/proc/<pid>/stat",
