@@ -323,12 +323,17 @@ func (b *beneath) writeOne(path, mode string, content io.Reader, n int64) error 
 // ones are streamed to disk as they are read.
 const pooledFile = 1 << 20
 
-// writerPool writes small files on a few goroutines at once.
+// writerPool writes small files on a few goroutines at once, handed to
+// them in batches: a file at a time, the hand-over woke a writer for
+// every file, and the scheduler's wake-ups were a system call and more a
+// file of an undo of ten thousand.
 type writerPool struct {
-	jobs chan writeJob
-	wg   sync.WaitGroup
-	mu   sync.Mutex
-	err  error
+	jobs    chan []writeJob
+	pending []writeJob
+	size    int // bytes in pending
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	err     error
 }
 
 type writeJob struct {
@@ -336,17 +341,27 @@ type writeJob struct {
 	data       []byte
 }
 
+// batchFiles and batchBytes bound a batch: enough to spare the hand-over,
+// few enough that the writers share the work of a small restore.
+const (
+	batchFiles = 32
+	batchBytes = 256 << 10
+)
+
 func newWriterPool(b *beneath) *writerPool {
-	w := &writerPool{jobs: make(chan writeJob, 64)}
+	w := &writerPool{jobs: make(chan []writeJob, 8)}
 	for range 4 {
 		w.wg.Go(func() {
-			for j := range w.jobs {
-				if err := b.writeData(j.path, j.mode, j.data); err != nil {
-					w.mu.Lock()
-					if w.err == nil {
-						w.err = fmt.Errorf("%s: %w", j.path, err)
+			for batch := range w.jobs {
+				for _, j := range batch {
+					if err := b.writeData(j.path, j.mode, j.data); err != nil {
+						w.mu.Lock()
+						if w.err == nil {
+							w.err = fmt.Errorf("%s: %w", j.path, err)
+						}
+						w.mu.Unlock()
+						break
 					}
-					w.mu.Unlock()
 				}
 			}
 		})
@@ -362,13 +377,25 @@ func (w *writerPool) write(path, mode string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	w.jobs <- writeJob{path: path, mode: mode, data: data}
+	w.pending = append(w.pending, writeJob{path: path, mode: mode, data: data})
+	if w.size += len(data); len(w.pending) >= batchFiles || w.size >= batchBytes {
+		w.flush()
+	}
 	return nil
+}
+
+// flush hands the pending files to a writer.
+func (w *writerPool) flush() {
+	if len(w.pending) > 0 {
+		w.jobs <- w.pending
+		w.pending, w.size = nil, 0
+	}
 }
 
 // wait ends the pool once every queued file is written, and returns the
 // first error.
 func (w *writerPool) wait() error {
+	w.flush()
 	close(w.jobs)
 	w.wg.Wait()
 	return w.err
