@@ -108,6 +108,9 @@ func (r *Repo) writeBack(ctx context.Context, commit string, paths []string) err
 // raw) has them, and removes those tree lacks, for writeBack; commit is
 // the commit tree is of, for a file the batch cannot name.
 func (r *Repo) putBack(ctx context.Context, b *beneath, commit string, paths []string, tree, raw map[string]treeEntry) error {
+	if err := b.refuseGitDirs(paths); err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
 	var blobs, rawBlobs, removed []string
 	for _, p := range paths {
 		e, ok := tree[p]
