@@ -139,10 +139,20 @@ func pickTarget(fs afero.Fs, root, named string, sel Selection, nothing error) (
 	live := liveSession(fs, root)
 	var best Target
 	var bestLog []git.Entry
-	for _, id := range ids {
-		if id == live {
+	for _, s := range byLastWrite(fs, root, ids) {
+		if s.id == live {
 			continue
 		}
+		// Every entry of a log was timed before it was written, so a log
+		// last written before the best change so far holds no newer one,
+		// nor does any log after it in this order: a project's undo reads
+		// the logs of the sessions it may take back from, not all of its
+		// history (a turn of ten thousand files is a megabyte of log).
+		// The margin covers file systems that keep whole seconds.
+		if best.ID != "" && !s.written.IsZero() && s.written.Add(lastWriteMargin).Before(best.Changed) {
+			break
+		}
+		id := s.id
 		log := readLog(fs, root, id)
 		picked := pickEntries(log, sel)
 		if len(picked) == 0 {
@@ -153,7 +163,7 @@ func pickTarget(fs afero.Fs, root, named string, sel Selection, nothing error) (
 			// What the latest undo skipped: the session of the newest undo.
 			at = u.Time
 		}
-		if best.ID == "" || !at.Before(best.Changed) {
+		if best.ID == "" || at.After(best.Changed) || at.Equal(best.Changed) && id > best.ID {
 			best, bestLog = Target{ID: id, Changed: at}, log
 		}
 	}
@@ -167,6 +177,39 @@ func pickTarget(fs afero.Fs, root, named string, sel Selection, nothing error) (
 	best.Words = firstWords(fs, root, best.ID)
 	best.RequestWords = requestWords(fs, root, best.ID, pickEntries(bestLog, sel))
 	return best, bestLog, sel, nil
+}
+
+// lastWriteMargin is how much earlier than an entry's time its log may
+// say it was last written: file systems that keep a modification time in
+// whole seconds (or two, as FAT does) round it down.
+const lastWriteMargin = 3 * time.Second
+
+// sessionWrite is a session and when its checkpoint log was last written
+// (zero when that cannot be told, which sorts it last and never stops
+// the search before it).
+type sessionWrite struct {
+	id      string
+	written time.Time
+}
+
+// byLastWrite is ids, the session whose checkpoint log was written last
+// first; sessions whose log cannot be looked at come after the others,
+// newest id first.
+func byLastWrite(fs afero.Fs, root string, ids []string) []sessionWrite {
+	out := make([]sessionWrite, len(ids))
+	for i, id := range ids {
+		out[i].id = id
+		if fi, err := fs.Stat(memory.LogPath(root, id, git.LogName)); err == nil {
+			out[i].written = fi.ModTime()
+		}
+	}
+	slices.SortStableFunc(out, func(a, b sessionWrite) int {
+		if c := b.written.Compare(a.written); c != 0 {
+			return c
+		}
+		return strings.Compare(b.id, a.id)
+	})
+	return out
 }
 
 // undoneRefs are the refs of the entries of log that an undo took back

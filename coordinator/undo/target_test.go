@@ -3,6 +3,8 @@ package undo
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -91,5 +93,70 @@ func TestPickTargetTakesTheNewestChangeInPlace(t *testing.T) {
 	// Named, a session's last change is its undo.
 	if tg, log, sel, err := pickTarget(fs, root, "s2", Selection{}, ErrNothingToUndo); err != nil || !tg.Named || pickEntries(log, sel)[0].Kind != git.KindUndo {
 		t.Fatalf("named s2: %+v, %v", tg, err)
+	}
+}
+
+// countingFs counts the files opened through it, by name.
+type countingFs struct {
+	afero.Fs
+	opened map[string]int
+}
+
+func (c countingFs) Open(name string) (afero.File, error) {
+	c.opened[name]++
+	return c.Fs.Open(name)
+}
+
+func (c countingFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
+	c.opened[name]++
+	return c.Fs.OpenFile(name, flag, perm)
+}
+
+// TestPickTargetReadsOnlyTheLogsItMayTakeFrom: with a long history, the
+// undo reads the logs written since the newest change in place (and a
+// few seconds before it), not every session's: a turn of ten thousand
+// files is a megabyte of log, and the history of a project hundreds of
+// sessions. A session resumed later than a newer one is still found.
+func TestPickTargetReadsOnlyTheLogsItMayTakeFrom(t *testing.T) {
+	fs := countingFs{afero.NewMemMapFs(), map[string]int{}}
+	root := "/p"
+	start := time.Now().UTC().Add(-time.Hour)
+	write := func(id string, at time.Time, es ...git.Entry) {
+		var b strings.Builder
+		for _, e := range es {
+			line, _ := json.Marshal(e)
+			b.Write(append(line, '\n'))
+		}
+		path := memory.LogPath(root, id, git.LogName)
+		if err := afero.WriteFile(fs, path, []byte(b.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := fs.Chtimes(path, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	change := func(ref string, at time.Time) git.Entry {
+		return git.Entry{Kind: git.KindTurn, Turn: 1, Request: 1, Time: at, Checkpoint: git.Checkpoint{Ref: ref, Commit: ref, Files: []git.FileChange{{Path: "f"}}}}
+	}
+	for i := range 50 {
+		at := start.Add(time.Duration(i) * time.Minute)
+		write(fmt.Sprintf("s%02d", i), at, change(fmt.Sprintf("c%02d", i), at))
+	}
+	// s10, resumed last, holds the newest change.
+	at := start.Add(55 * time.Minute)
+	write("s10", at, change("c10", start.Add(10*time.Minute)), change("late", at))
+	clear(fs.opened)
+	tg, log, _, err := pickTarget(fs, root, "", Selection{}, ErrNothingToUndo)
+	if err != nil || tg.ID != "s10" || log[len(log)-1].Ref != "late" {
+		t.Fatalf("picked %+v, %v; want s10, resumed and changed last", tg, err)
+	}
+	read := 0
+	for name := range fs.opened {
+		if strings.HasSuffix(name, git.LogName+".jsonl") {
+			read++
+		}
+	}
+	if read > 2 {
+		t.Fatalf("read %d sessions' logs to find the newest change, want at most 2: %v", read, fs.opened)
 	}
 }
