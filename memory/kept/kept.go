@@ -191,7 +191,9 @@ func (d *Door) Refuses(paths ...string) error {
 	if d == nil || len(paths) == 0 {
 		return nil
 	}
-	name := d.shown(paths[0])
+	// The name is for the refusal's sentence alone: a checkpoint asks
+	// of every path it takes, ten thousand at a time, and is refused none.
+	name := func() string { return d.shown(paths[0]) }
 	var clean []string
 	for _, p := range paths {
 		if p == "" || !filepath.IsAbs(p) {
@@ -202,7 +204,7 @@ func (d *Door) Refuses(paths ...string) error {
 	for _, p := range clean {
 		for _, k := range d.kept {
 			if within(k, p) {
-				return &KeptError{Name: name}
+				return &KeptError{Name: name()}
 			}
 		}
 	}
@@ -223,14 +225,14 @@ func (d *Door) Refuses(paths ...string) error {
 		}
 	}
 	if r, ok := rules.Match(d.root, forms...); ok {
-		return &DeniedError{Name: name, Rule: r}
+		return &DeniedError{Name: name(), Rule: r}
 	}
 	if len(clean) == 0 {
 		return nil
 	}
 	if r, ok := d.deniedAt(clean[0]); ok {
 		// A file a rule named, renamed since (deniedids.go).
-		return &DeniedError{Name: name, Rule: r}
+		return &DeniedError{Name: name(), Rule: r}
 	}
 	return nil
 }
@@ -265,7 +267,13 @@ func (d *Door) shown(p string) string {
 // within reports whether the clean absolute path p is dir or lies below
 // it.
 func within(dir, p string) bool {
-	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
+	if p == dir {
+		return true
+	}
+	// As HasPrefix(p, dir+"/"), without a string built for every path
+	// a checkpoint asks about.
+	d := strings.TrimSuffix(dir, string(filepath.Separator))
+	return len(p) > len(d) && p[len(d)] == filepath.Separator && strings.HasPrefix(p, d)
 }
 
 // MaskedNote is the one sentence a request holds after the text of a
