@@ -30,11 +30,13 @@ type target struct {
 // for the package initialisation of glamour's highlighter; that cost is
 // gone (docs/development.md, "Start-up budget"), and so is the allowance.
 var targets = []target{
-	{"StartupVersion", "median-ms", 5, "≤ 5 ms"},
+	// Issue 94: `--version` in 3 ms, a Go hello-world being 1–2 ms here.
+	{"StartupVersion", "median-ms", 3, "≤ 3 ms"},
 	{"OneShotSayHi", "median-ms", 15, "≤ 15 ms"},
 	{"OneShotSayHi", "own-median-ms", 8, "≤ 8 ms"},
 	{"OneShotSayHi", "peak-rss-MB", 16, "≤ 16 MB"},
-	{"OneShotVsCurl", "ralph/curl", 2, "≤ 2x"},
+	// Issue 94: the one-shot at 1.5× the floor, curl's same round trip.
+	{"OneShotVsCurl", "ralph/curl", 1.5, "≤ 1.5x"},
 	{"OneShotResponsesVsChat", "responses/chat", 1.05, "≤ 1.05x"},
 	{"Continue401", "long/short", 1.2, "≤ 1.2x"},
 	// Seven since issue 67: the session's start record is four (its
@@ -79,6 +81,10 @@ var targets = []target{
 	{"ApplyPatch50", "patch/write", 1.5, "< 1.5x"},
 	{"RunPlan/", "last/first", 1.2, "≤ 1.2"},
 	{"RunPlan/", "per-task/100-tasks", 1.2, "≤ 1.2"},
+	// Issue 94: the CPU of a task late in a plan of 10,000 tasks whose
+	// tasks each add a file (ralph's and its git's) within 1.3× of an
+	// early one's (1.2× at 3,000).
+	{"RunPlan/", "cpu-last/first", 1.3, "≤ 1.3"},
 	// An edit waits for a language server's diagnostics no longer than
 	// its bound (the defaults: lsp_first_wait 10 s for a cold server,
 	// lsp_wait 3 s after), and a second beside it for the edit itself.
