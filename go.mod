@@ -72,6 +72,7 @@ require (
 replace (
 	github.com/alecthomas/chroma/v2 => ./third_party/chroma
 	github.com/charmbracelet/glamour => ./third_party/glamour
+	github.com/google/jsonschema-go => ./third_party/jsonschema-go
 	github.com/yuin/goldmark => ./third_party/goldmark
 )
 

@@ -15,6 +15,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"sync"
 )
 
 // A Schema is a JSON schema object.
@@ -175,7 +176,7 @@ func (s *Schema) CloneSchemas() *Schema {
 	}
 	s2 := *s
 	v := reflect.ValueOf(&s2)
-	for _, info := range schemaFieldInfos {
+	for _, info := range schemaFieldInfos() {
 		fv := v.Elem().FieldByIndex(info.sf.Index)
 		switch info.sf.Type {
 		case schemaType:
@@ -550,7 +551,7 @@ func (s *Schema) every(f func(*Schema) bool) bool {
 // everyChild reports whether f is true for every immediate child schema of s.
 func (s *Schema) everyChild(f func(*Schema) bool) bool {
 	v := reflect.ValueOf(s)
-	for _, info := range schemaFieldInfos {
+	for _, info := range schemaFieldInfos() {
 		fv := v.Elem().FieldByIndex(info.sf.Index)
 		switch info.sf.Type {
 		case schemaType:
@@ -603,19 +604,25 @@ type structFieldInfo struct {
 	jsonName string
 }
 
-var (
-	// the visible fields of Schema that have a JSON name, sorted by that name
-	schemaFieldInfos []structFieldInfo
-	// map from JSON name to field
-	schemaFieldMap = map[string]reflect.StructField{}
-)
+// schemaFieldInfos are the visible fields of Schema that have a JSON name,
+// sorted by that name, and schemaFieldMap maps a JSON name to its field.
+// Both are built on first use rather than in package init (a patch of
+// this copy; see PATCH.md), so that a program that links this package
+// but validates nothing pays nothing for them at start-up.
+func schemaFieldInfos() []structFieldInfo { return schemaFields().infos }
 
-func init() {
+func schemaFieldMap() map[string]reflect.StructField { return schemaFields().byName }
+
+var schemaFields = sync.OnceValue(func() (f struct {
+	infos  []structFieldInfo
+	byName map[string]reflect.StructField
+}) {
+	f.byName = map[string]reflect.StructField{}
 	t := reflect.VisibleFields(reflect.TypeFor[Schema]())
 	for _, sf := range t {
 		info := fieldJSONInfo(sf)
 		if !info.omit {
-			schemaFieldInfos = append(schemaFieldInfos, structFieldInfo{sf, info.name})
+			f.infos = append(f.infos, structFieldInfo{sf, info.name})
 		} else {
 			// jsoninfo.name is used to build the info paths. The items and dependencies are ommited,
 			// since the original fields are separated to handle the union types supported in json and
@@ -624,19 +631,20 @@ func init() {
 			// so we manually create them and assign the jsonName to the original field json name.
 			switch sf.Name {
 			case "Items", "ItemsArray":
-				schemaFieldInfos = append(schemaFieldInfos, structFieldInfo{sf, "items"})
+				f.infos = append(f.infos, structFieldInfo{sf, "items"})
 			case "DependencySchemas", "DependencyStrings":
-				schemaFieldInfos = append(schemaFieldInfos, structFieldInfo{sf, "dependencies"})
+				f.infos = append(f.infos, structFieldInfo{sf, "dependencies"})
 			}
 		}
 	}
 	// The value of "dependencies" this sort of schemaFieldInfos.
 	// This sort is unstable and is comparing the json.names of DependencyStrings and DependencySchemas which are both "dependencies".
 	// Since the sort is unstable it cannot be guarantied that "dependencies" has the DependencySchemas value.
-	slices.SortFunc(schemaFieldInfos, func(i1, i2 structFieldInfo) int {
+	slices.SortFunc(f.infos, func(i1, i2 structFieldInfo) int {
 		return cmp.Compare(i1.jsonName, i2.jsonName)
 	})
-	for _, info := range schemaFieldInfos {
-		schemaFieldMap[info.jsonName] = info.sf
+	for _, info := range f.infos {
+		f.byName[info.jsonName] = info.sf
 	}
-}
+	return f
+})
