@@ -70,6 +70,7 @@ require (
 // init (each directory's PATCH.md says what changed; docs/development.md,
 // "Start-up budget").
 replace (
+	github.com/BurntSushi/toml => ./third_party/toml
 	github.com/alecthomas/chroma/v2 => ./third_party/chroma
 	github.com/charmbracelet/glamour => ./third_party/glamour
 	github.com/google/jsonschema-go => ./third_party/jsonschema-go

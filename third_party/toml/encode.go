@@ -219,17 +219,17 @@ func (enc *Encoder) eElement(rv reflect.Value) {
 	case time.Time: // Using TextMarshaler adds extra quotes, which we don't want.
 		format := time.RFC3339Nano
 		switch v.Location() {
-		case internal.LocalDatetime:
+		case internal.LocalDatetime():
 			format = "2006-01-02T15:04:05.999999999"
-		case internal.LocalDate:
+		case internal.LocalDate():
 			format = "2006-01-02"
-		case internal.LocalTime:
+		case internal.LocalTime():
 			format = "15:04:05.999999999"
 		}
 		switch v.Location() {
 		default:
 			enc.write(v.Format(format))
-		case internal.LocalDatetime, internal.LocalDate, internal.LocalTime:
+		case internal.LocalDatetime(), internal.LocalDate(), internal.LocalTime():
 			enc.write(v.In(time.UTC).Format(format))
 		}
 		return

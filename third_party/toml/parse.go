@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -342,18 +343,24 @@ func (p *parser) valueFloat(it item) (any, tomlType) {
 	return num, p.typeOfPrimitive(it)
 }
 
-var dtTypes = []struct {
+// dtTypes are made on first use: the local zones are (internal/tz.go).
+var dtTypes = sync.OnceValue(func() []struct {
 	fmt  string
 	zone *time.Location
-}{
-	{time.RFC3339Nano, time.Local},
-	{"2006-01-02T15:04:05.999999999", internal.LocalDatetime},
-	{"2006-01-02", internal.LocalDate},
-	{"15:04:05.999999999", internal.LocalTime},
-	{"2006-01-02T15:04Z07:00", time.Local},
-	{"2006-01-02T15:04", internal.LocalDatetime},
-	{"15:04", internal.LocalTime},
-}
+} {
+	return []struct {
+		fmt  string
+		zone *time.Location
+	}{
+		{time.RFC3339Nano, time.Local},
+		{"2006-01-02T15:04:05.999999999", internal.LocalDatetime()},
+		{"2006-01-02", internal.LocalDate()},
+		{"15:04:05.999999999", internal.LocalTime()},
+		{"2006-01-02T15:04Z07:00", time.Local},
+		{"2006-01-02T15:04", internal.LocalDatetime()},
+		{"15:04", internal.LocalTime()},
+	}
+})
 
 func (p *parser) valueDatetime(it item) (any, tomlType) {
 	it.val = datetimeRepl.Replace(it.val)
@@ -362,7 +369,7 @@ func (p *parser) valueDatetime(it item) (any, tomlType) {
 		ok  bool
 		err error
 	)
-	for _, dt := range dtTypes {
+	for _, dt := range dtTypes() {
 		t, err = time.ParseInLocation(dt.fmt, it.val, dt.zone)
 		if err == nil {
 			if missingLeadingZero(it.val, dt.fmt) {

@@ -1,6 +1,9 @@
 package internal
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
 // Timezones used for local datetime, date, and time TOML types.
 //
@@ -28,9 +31,24 @@ import "time"
 //
 // Note that this behaviour is valid according to the TOML spec as the exact
 // behaviour is left up to implementations.
-var (
-	localOffset   = func() int { _, o := time.Now().Zone(); return o }()
-	LocalDatetime = time.FixedZone("datetime-local", localOffset)
-	LocalDate     = time.FixedZone("date-local", localOffset)
-	LocalTime     = time.FixedZone("time-local", localOffset)
-)
+//
+// ralph's copy (see PATCH.md): the three zones are made on first use, not
+// in package init, where reading the computer's zone loaded and parsed
+// /etc/localtime at every start of a program that linked this package.
+// Each function returns the same *time.Location every time, as the
+// variables held one, since the encoder tells them apart by identity.
+func LocalDatetime() *time.Location { return localZones().datetime }
+
+// LocalDate is the zone of a local date (see LocalDatetime).
+func LocalDate() *time.Location { return localZones().date }
+
+// LocalTime is the zone of a local time (see LocalDatetime).
+func LocalTime() *time.Location { return localZones().time }
+
+var localZones = sync.OnceValue(func() (z struct{ datetime, date, time *time.Location }) {
+	_, localOffset := time.Now().Zone()
+	z.datetime = time.FixedZone("datetime-local", localOffset)
+	z.date = time.FixedZone("date-local", localOffset)
+	z.time = time.FixedZone("time-local", localOffset)
+	return z
+})
