@@ -75,6 +75,7 @@ replace (
 	github.com/charmbracelet/glamour => ./third_party/glamour
 	github.com/google/jsonschema-go => ./third_party/jsonschema-go
 	github.com/yuin/goldmark => ./third_party/goldmark
+	go.yaml.in/yaml/v3 => ./third_party/yaml
 )
 
 replace github.com/chzyer/readline => ./third_party/readline

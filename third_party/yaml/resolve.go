@@ -21,6 +21,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -29,11 +30,17 @@ type resolveMapItem struct {
 	tag   string
 }
 
-var resolveTable = make([]byte, 256)
-var resolveMap = make(map[string]resolveMapItem)
+// resolveTable and resolveMap are made on first use rather than in
+// package init (ralph's copy; see PATCH.md), as are the tag maps below.
+type resolveTables struct {
+	table []byte
+	m     map[string]resolveMapItem
+}
 
-func init() {
-	t := resolveTable
+var resolveOnce = sync.OnceValue(func() (r resolveTables) {
+	r.table = make([]byte, 256)
+	r.m = make(map[string]resolveMapItem)
+	t := r.table
 	t[int('+')] = 'S' // Sign
 	t[int('-')] = 'S'
 	for _, c := range "0123456789" {
@@ -59,13 +66,18 @@ func init() {
 		{"<<", mergeTag, []string{"<<"}},
 	}
 
-	m := resolveMap
+	m := r.m
 	for _, item := range resolveMapList {
 		for _, s := range item.l {
 			m[s] = resolveMapItem{item.v, item.tag}
 		}
 	}
-}
+	return r
+})
+
+func resolveTable() []byte { return resolveOnce().table }
+
+func resolveMap() map[string]resolveMapItem { return resolveOnce().m }
 
 const (
 	nullTag      = "!!null"
@@ -80,22 +92,25 @@ const (
 	mergeTag     = "!!merge"
 )
 
-var longTags = make(map[string]string)
-var shortTags = make(map[string]string)
+type tagMaps struct{ long, short map[string]string }
 
-func init() {
+var tagMapsOnce = sync.OnceValue(func() (t tagMaps) {
+	t.long, t.short = make(map[string]string), make(map[string]string)
 	for _, stag := range []string{nullTag, boolTag, strTag, intTag, floatTag, timestampTag, seqTag, mapTag, binaryTag, mergeTag} {
-		ltag := longTag(stag)
-		longTags[stag] = ltag
-		shortTags[ltag] = stag
+		// What longTag made of stag while the maps were empty (the
+		// maps cannot be read here as they are being made).
+		ltag := longTagPrefix + stag[2:]
+		t.long[stag] = ltag
+		t.short[ltag] = stag
 	}
-}
+	return t
+})
 
 const longTagPrefix = "tag:yaml.org,2002:"
 
 func shortTag(tag string) string {
 	if strings.HasPrefix(tag, longTagPrefix) {
-		if stag, ok := shortTags[tag]; ok {
+		if stag, ok := tagMapsOnce().short[tag]; ok {
 			return stag
 		}
 		return "!!" + tag[len(longTagPrefix):]
@@ -105,7 +120,7 @@ func shortTag(tag string) string {
 
 func longTag(tag string) string {
 	if strings.HasPrefix(tag, "!!") {
-		if ltag, ok := longTags[tag]; ok {
+		if ltag, ok := tagMapsOnce().long[tag]; ok {
 			return ltag
 		}
 		return longTagPrefix + tag[2:]
@@ -121,7 +136,10 @@ func resolvableTag(tag string) bool {
 	return false
 }
 
-var yamlStyleFloat = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+// yamlStyleFloat is compiled on first use (ralph's copy; see PATCH.md).
+var yamlStyleFloat = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+})
 
 func resolve(tag string, in string) (rtag string, out interface{}) {
 	tag = shortTag(tag)
@@ -154,11 +172,11 @@ func resolve(tag string, in string) (rtag string, out interface{}) {
 	// Otherwise, the prefix is enough of a hint about what it might be.
 	hint := byte('N')
 	if in != "" {
-		hint = resolveTable[in[0]]
+		hint = resolveTable()[in[0]]
 	}
 	if hint != 0 && tag != strTag && tag != binaryTag {
 		// Handle things we can lookup in a map.
-		if item, ok := resolveMap[in]; ok {
+		if item, ok := resolveMap()[in]; ok {
 			return item.tag, item.value
 		}
 
@@ -201,7 +219,7 @@ func resolve(tag string, in string) (rtag string, out interface{}) {
 			if err == nil {
 				return intTag, uintv
 			}
-			if yamlStyleFloat.MatchString(plain) {
+			if yamlStyleFloat().MatchString(plain) {
 				floatv, err := strconv.ParseFloat(plain, 64)
 				if err == nil {
 					return floatTag, floatv
