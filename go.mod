@@ -70,9 +70,12 @@ require (
 // init (each directory's PATCH.md says what changed; docs/development.md,
 // "Start-up budget").
 replace (
+	github.com/BurntSushi/toml => ./third_party/toml
 	github.com/alecthomas/chroma/v2 => ./third_party/chroma
 	github.com/charmbracelet/glamour => ./third_party/glamour
+	github.com/google/jsonschema-go => ./third_party/jsonschema-go
 	github.com/yuin/goldmark => ./third_party/goldmark
+	go.yaml.in/yaml/v3 => ./third_party/yaml
 )
 
 replace github.com/chzyer/readline => ./third_party/readline

@@ -286,6 +286,14 @@ func NewWorkspace(opts Options) (*Workspace, error) {
 
 // findShell prefers bash because models write bash syntax, and falls back to
 // sh so that minimal images still work.
+// WarmShell looks up, on a goroutine of its own, the shell NewWorkspace
+// looks up (findShell), so that a workspace made soon after finds it
+// remembered (childenv.Program), off the way to a session's first
+// request. The goroutine ends with its lookup, and nothing waits for it.
+func WarmShell() {
+	go findShell()
+}
+
 func findShell() string {
 	for _, name := range []string{"bash", "sh"} {
 		// Off the project's PATH entries: a command the person lets out

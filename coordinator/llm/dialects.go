@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ralph-dev/ralph/memory/providers"
 )
@@ -29,8 +30,8 @@ type servedDialect struct {
 	// its own window.
 	loaded, show string
 	// numCtx finds the context a model's own settings give it in show's
-	// parameters.
-	numCtx *regexp.Regexp
+	// parameters; compiled on first use, not at every start of ralph.
+	numCtx func() *regexp.Regexp
 	// defaultContext is what it serves a model that is not loaded and
 	// has no setting of its own, on most machines; ralph assumes it until
 	// the model is loaded and loaded says what it got.
@@ -54,7 +55,7 @@ var dialects = []servedDialect{{
 	// when set) and "model_info" ("<arch>.context_length"). It names
 	// "qwen2.5-coder" as "qwen2.5-coder:latest".
 	provider: "ollama", fingerprint: "fp_ollama", layer: "/v1", loaded: "/api/ps", show: "/api/show",
-	numCtx: regexp.MustCompile(`(?m)^\s*num_ctx\s+(\d+)`), defaultContext: 4096, tag: ":latest",
+	numCtx: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*num_ctx\s+(\d+)`) }), defaultContext: 4096, tag: ":latest",
 	fix: func(setByModel int, known bool) string {
 		switch {
 		case setByModel > 0:

@@ -131,7 +131,7 @@ func (c *Client) showModel(ctx context.Context, d *servedDialect, model string) 
 	if !c.getJSON(ctx, http.MethodPost, d.root(c.cfg.BaseURL)+d.show, body, &show) {
 		return 0, show, false
 	}
-	if m := d.numCtx.FindStringSubmatch(show.Parameters); m != nil {
+	if m := d.numCtx().FindStringSubmatch(show.Parameters); m != nil {
 		var n int
 		if _, err := fmt.Sscan(m[1], &n); err == nil && n > 0 {
 			return n, show, true

@@ -96,6 +96,22 @@ func warmUp(opts Options, cfg config.Config) error {
 	return nil
 }
 
+// warmProcessStart has Go make, beside finding the project and reading
+// its config, the one check it makes before the first process it starts:
+// whether this kernel's pidfds work, which starts a child that exits at
+// once and waits for it. Made by the first os/exec Start, it lay between
+// the first look's git status and the start of that git, the first
+// process a session starts, on the way to a one-shot's first request.
+// os.FindProcess makes the same check, once for the whole process; the
+// goroutine ends as soon as it has, and nothing waits for it.
+func warmProcessStart() {
+	go func() {
+		if p, err := os.FindProcess(os.Getpid()); err == nil {
+			_ = p.Release()
+		}
+	}()
+}
+
 // newProject is the project before its lock: its doors, its redactor,
 // its registry, the session's git and its instructions.
 func newProject(opts Options, root string, person afero.Fs, cfg config.Config, tracker *checkpoint.Tracker, door *notices) *Project {

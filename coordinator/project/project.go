@@ -44,6 +44,7 @@ import (
 	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/hooks"
+	"github.com/ralph-dev/ralph/workers/lsp"
 	"github.com/ralph-dev/ralph/workers/mcp"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
@@ -307,6 +308,9 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 }
 
 func open(ctx context.Context, opts Options) (*Project, error) {
+	if rootfs.IsReal(opts.Fs) {
+		warmProcessStart()
+	}
 	door := withNotices(&opts)
 	root, person, err := place(&opts)
 	if err != nil {
@@ -324,6 +328,13 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 	// a memory one have none of them.
 	real := rootfs.IsReal(opts.Fs)
 	tracker := checkpoint.New(root, opts.Fs, real)
+	if real {
+		// The programs the toolset looks up on PATH as it is made
+		// (wire) are looked up beside the lock, the recovery and the
+		// session record instead; the roots are all known by now.
+		lsp.Warm(cfg.LSP)
+		workers.WarmShell()
+	}
 	if err := warmUp(opts, cfg); err != nil {
 		return nil, err
 	}

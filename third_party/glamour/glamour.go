@@ -305,16 +305,19 @@ func getEnvironmentStyle() string {
 
 func getDefaultStyle(style string) (*ansi.StyleConfig, error) {
 	if style == styles.AutoStyle {
-		if !term.IsTerminal(int(os.Stdout.Fd())) {
-			return &styles.NoTTYStyleConfig, nil
+		var c ansi.StyleConfig
+		switch {
+		case !term.IsTerminal(int(os.Stdout.Fd())):
+			c = styles.NoTTYStyleConfig()
+		case termenv.HasDarkBackground():
+			c = styles.DarkStyleConfig()
+		default:
+			c = styles.LightStyleConfig()
 		}
-		if termenv.HasDarkBackground() {
-			return &styles.DarkStyleConfig, nil
-		}
-		return &styles.LightStyleConfig, nil
+		return &c, nil
 	}
 
-	styles, ok := styles.DefaultStyles[style]
+	styles, ok := styles.DefaultStyles()[style]
 	if !ok {
 		return nil, fmt.Errorf("%s: style not found", style)
 	}

@@ -97,7 +97,7 @@ type entry struct {
 // a file needs a server.
 func New(opts Options) *Set {
 	if opts.OnPath == nil {
-		opts.OnPath = func(c string) bool { _, err := childenv.Program(c); return err == nil }
+		opts.OnPath = onPath
 	}
 	if opts.Command == nil {
 		opts.Command = workers.LanguageServerCommand
@@ -105,6 +105,21 @@ func New(opts Options) *Set {
 	s := &Set{opts: opts, servers: Resolve(opts.Config, opts.OnPath), running: map[key]*entry{}, approved: map[string]error{}}
 	s.wait, s.first = opts.Config.Waits()
 	return s
+}
+
+// onPath reports whether ralph finds command on PATH for itself
+// (childenv.Program), which remembers the answer.
+func onPath(command string) bool { _, err := childenv.Program(command); return err == nil }
+
+// Warm looks up, on a goroutine of its own, the commands New looks up for
+// l, so that a Set made soon after finds them remembered: a session's
+// toolset is made on the way to its first request, and the built-in
+// servers' commands were looked up there one after another, a stat of
+// each PATH entry for each. What it finds is what New would: the answers
+// are childenv.Program's, which forgets one that a root added later makes
+// wrong. The goroutine ends with its lookups, and nothing waits for it.
+func Warm(l config.LSP) {
+	go Resolve(l, onPath)
 }
 
 // Available reports whether any server may start: the diagnostics tool

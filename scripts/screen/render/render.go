@@ -215,12 +215,12 @@ const glamourPriority = 1000
 // timeout. ralph decides the style once (scripts/screen/terminal). 256 colours
 // is what chroma's terminal formatter writes for code anyway.
 func newRenderer(style string, width int) goldmark.Markdown {
-	cfg := styles.DarkStyleConfig
+	cfg := styles.DarkStyleConfig()
 	switch style {
 	case StyleLight:
-		cfg = styles.LightStyleConfig
+		cfg = styles.LightStyleConfig()
 	case StyleNoTTY:
-		cfg = styles.NoTTYStyleConfig
+		cfg = styles.NoTTYStyleConfig()
 	}
 	md := goldmark.New(
 		goldmark.WithExtensions(extension.GFM, extension.DefinitionList),
