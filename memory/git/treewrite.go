@@ -499,7 +499,10 @@ func (c *Checkpoints) recordQuick(ctx context.Context, env []string, name, messa
 	c.written = nil
 	c.quickRecorded++
 	c.recorded++
-	if c.quickBytes >= packBytes {
+	// The quick checkpoints' objects are packed every packEvery of them,
+	// whatever git's count of loose objects says, so that each pack costs
+	// what packEvery tasks wrote (see pack).
+	if c.quickBytes >= packBytes || c.quickRecorded%c.packEvery == 0 {
 		c.quickBytes = 0
 		c.pack(true)
 	} else if c.recorded%c.packEvery == 0 {
