@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ralph-dev/ralph/workers/proctree"
 )
 
 // packEvery is how many checkpoints a session records between asking git
@@ -114,6 +116,13 @@ func (c *Checkpoints) pack(byBytes bool) {
 }
 
 // packNow is one pack, stopped early when ctx ends.
+//
+// Its processes start only while no checkpoint holds ralph's processes
+// still (proctree.Starting): a checkpoint's freeze that came upon one of
+// them between its fork and its exec stopped it there, and nothing
+// continued it; the thread of ralph that forked it waited on it, and the
+// run with it (once in a 3,000-task run, when a pack started every 100
+// tasks).
 func (c *Checkpoints) packNow(ctx context.Context, byBytes bool) {
 	common := c.repo.common()
 	threshold, threads, ok := c.packConfig(ctx)
@@ -135,6 +144,8 @@ func (c *Checkpoints) packNow(ctx context.Context, byBytes bool) {
 	if err != nil || ctx.Err() != nil || linkInGitDir(common) {
 		return
 	}
+	started := proctree.Starting()
+	defer started()
 	_, _ = c.repo.Git(context.WithoutCancel(ctx), nil, "pack-refs", "--all", "--prune")
 }
 
@@ -162,7 +173,9 @@ func (c *Checkpoints) repack(ctx context.Context, common string, threads, geomet
 		temps = groupTemps(cmd.Process.Pid, filepath.Join(common, "objects", "pack"))
 	})
 	cmd.WaitDelay = packStopWait
+	started := proctree.Starting()
 	w, err := startWatched(cmd)
+	started()
 	if err != nil {
 		return fmt.Errorf("repack: %w", err)
 	}
@@ -186,7 +199,9 @@ func (c *Checkpoints) repack(ctx context.Context, common string, threads, geomet
 // and whether they set pack.threads; ok is false for a gc.auto gc itself
 // would refuse, or when git could not tell.
 func (c *Checkpoints) packConfig(ctx context.Context) (threshold int, threads, ok bool) {
+	started := proctree.Starting() // see packNow
 	out, err := c.repo.Git(ctx, nil, "config", "--get-regexp", `^(gc\.auto|pack\.threads)$`)
+	started()
 	if err != nil && exitCode(err) != 1 { // 1: neither is set
 		return 0, false, false
 	}
