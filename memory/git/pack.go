@@ -2,6 +2,7 @@ package git
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ralph-dev/ralph/workers/proctree"
 )
 
 // packEvery is how many checkpoints a session records between asking git
@@ -27,7 +30,7 @@ const gcAutoDefault = 6700
 
 // packBytes is how many bytes of objects the quick checkpoints
 // (treewrite.go) write before they ask for a pack whatever the count of
-// loose objects (pack).
+// loose objects (pack), should packEvery of them write more than that.
 const packBytes = 64 << 20
 
 // packer is the one pack a session's checkpoints may have running.
@@ -38,6 +41,9 @@ type packer struct {
 	cancel  context.CancelFunc
 	stopped bool
 	started int // the latest repack's process id
+	// plain is set once git refused --geometric (a git before 2.32):
+	// the packs after it are the plain incremental ones.
+	plain bool
 }
 
 // pack packs the repository's loose objects once they pass git's own
@@ -72,11 +78,22 @@ type packer struct {
 // only while the git directory holds no link at all (linkInGitDir); where
 // one is, the objects stay loose, which costs only space.
 //
-// byBytes packs whatever the count: the checkpoints wrote packBytes of
+// byBytes packs whatever the count: the quick checkpoints ask for it
+// every packEvery of them, and sooner when they wrote packBytes of
 // objects since the last pack. In a tree of 10,000 files at its top each
 // task writes a root tree of 80 to 370 KB, and 6,700 loose objects were
 // 1 to 3 GB of .git before the count called for a pack; packed, a root
 // tree is a delta of the one before, a few hundred bytes.
+//
+// A pack's cost is what it packs, so that a long run's tasks each pay the
+// same share: packing by bytes alone packed the objects of 600 tasks at
+// once at 3,000 files (0.6 s of CPU, a fifth of the 3,000th task's cost
+// over the hundreds of tasks around it), more often as the tree grew. The
+// loose objects of packEvery checkpoints go into a pack of their own, and
+// the packs roll up geometrically (repack --geometric=2: a pack is merged
+// only once the smaller ones add up to half of it), which keeps their
+// count near the logarithm of the objects and never repacks everything,
+// as -a would at a cost that grows with the repository.
 func (c *Checkpoints) pack(byBytes bool) {
 	p := &c.packing
 	p.mu.Lock()
@@ -99,13 +116,47 @@ func (c *Checkpoints) pack(byBytes bool) {
 }
 
 // packNow is one pack, stopped early when ctx ends.
+//
+// Its processes start only while no checkpoint holds ralph's processes
+// still (proctree.Starting): a checkpoint's freeze that came upon one of
+// them between its fork and its exec stopped it there, and nothing
+// continued it; the thread of ralph that forked it waited on it, and the
+// run with it (once in a 3,000-task run, when a pack started every 100
+// tasks).
 func (c *Checkpoints) packNow(ctx context.Context, byBytes bool) {
 	common := c.repo.common()
 	threshold, threads, ok := c.packConfig(ctx)
 	if !ok || threshold <= 0 || (!byBytes && !tooManyLoose(common, threshold)) || linkInGitDir(common) {
 		return
 	}
+	c.packing.mu.Lock()
+	geometric := !c.packing.plain
+	c.packing.mu.Unlock()
+	err := c.repack(ctx, common, threads, geometric)
+	if err != nil && geometric && ctx.Err() == nil && exitCode(err) == 129 {
+		// 129 is git's word for an option it does not know: a git too
+		// old for --geometric packs the plain way, from now on.
+		c.packing.mu.Lock()
+		c.packing.plain = true
+		c.packing.mu.Unlock()
+		err = c.repack(ctx, common, threads, false)
+	}
+	if err != nil || ctx.Err() != nil || linkInGitDir(common) {
+		return
+	}
+	started := proctree.Starting()
+	defer started()
+	_, _ = c.repo.Git(context.WithoutCancel(ctx), nil, "pack-refs", "--all", "--prune")
+}
+
+// repack runs one git repack of the loose objects, rolling the packs up
+// geometrically when geometric is set; a repack stopped (ctx) is waited
+// for and its temporary files removed.
+func (c *Checkpoints) repack(ctx context.Context, common string, threads, geometric bool) error {
 	args := []string{"repack", "-d", "-l", "-q", "--no-write-bitmap-index"}
+	if geometric {
+		args = append(args, "--geometric=2")
+	}
 	if !threads {
 		// One thread, where the person set none: the loop beside it has
 		// the other cores. On two, a repack of both slowed the tasks
@@ -122,32 +173,35 @@ func (c *Checkpoints) packNow(ctx context.Context, byBytes bool) {
 		temps = groupTemps(cmd.Process.Pid, filepath.Join(common, "objects", "pack"))
 	})
 	cmd.WaitDelay = packStopWait
+	started := proctree.Starting()
 	w, err := startWatched(cmd)
+	started()
 	if err != nil {
-		return
+		return fmt.Errorf("repack: %w", err)
 	}
 	pid := cmd.Process.Pid
 	c.packing.mu.Lock()
 	c.packing.started = pid
 	c.packing.mu.Unlock()
-	if err := w.finish(); err != nil || ctx.Err() != nil {
-		if ctx.Err() != nil {
-			awaitGroup(pid, packStopWait)
-			removeTemps(common, temps)
-		}
-		return
+	err = w.finish()
+	if ctx.Err() != nil {
+		awaitGroup(pid, packStopWait)
+		removeTemps(common, temps)
+		return fmt.Errorf("repack: %w", ctx.Err())
 	}
-	if linkInGitDir(common) {
-		return
+	if err != nil {
+		return fmt.Errorf("repack: %w", err)
 	}
-	_, _ = c.repo.Git(context.WithoutCancel(ctx), nil, "pack-refs", "--all", "--prune")
+	return nil
 }
 
 // packConfig reads the person's gc.auto (git's default when not set)
 // and whether they set pack.threads; ok is false for a gc.auto gc itself
 // would refuse, or when git could not tell.
 func (c *Checkpoints) packConfig(ctx context.Context) (threshold int, threads, ok bool) {
+	started := proctree.Starting() // see packNow
 	out, err := c.repo.Git(ctx, nil, "config", "--get-regexp", `^(gc\.auto|pack\.threads)$`)
+	started()
 	if err != nil && exitCode(err) != 1 { // 1: neither is set
 		return 0, false, false
 	}

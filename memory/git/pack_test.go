@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ralph-dev/ralph/workers/proctree"
 )
 
 // TestWritesGoOnBesideAGC: ralph's own writes of checkpoint commits and
@@ -98,5 +100,33 @@ func TestRefLockReleasedSoonIsWaitedFor(t *testing.T) {
 	time.AfterFunc(100*time.Millisecond, func() { _ = os.Remove(lock) })
 	if err := s.writeRef("refs/ralph/s/1", r.Head); err != nil {
 		t.Fatalf("a lock held for 100 ms: %v", err)
+	}
+}
+
+// TestPackWaitsForAFreeze: the pack beside the checkpoints starts no
+// process while a checkpoint holds ralph's processes still
+// (proctree.Freeze): a freeze that stopped one between its fork and its
+// exec left it stopped, and ralph's forking thread waiting on it. Once the
+// freeze ends, the pack runs. Not parallel: a freeze stops every process
+// the test binary started.
+func TestPackWaitsForAFreeze(t *testing.T) {
+	dir := repo(t)
+	sh(t, dir, "git config --unset gc.auto")
+	r := open(t, dir)
+	cps := NewCheckpoints(r, "s", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	h, err := proctree.Freeze()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cps.pack(true)
+	time.Sleep(300 * time.Millisecond)
+	during := cps.packing.pid()
+	h.Thaw()
+	if during != 0 {
+		t.Fatalf("a repack (%d) started during the freeze", during)
+	}
+	cps.waitPacked()
+	if cps.packing.pid() == 0 {
+		t.Fatal("no repack after the freeze ended")
 	}
 }

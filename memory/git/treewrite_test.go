@@ -103,3 +103,101 @@ func TestQuickCheckpointIsGitsTree(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// findEntry finds an entry by its name in git's order, where a tree sorts
+// as its name and a slash (after "a.txt" and "a-b", before "a0"); a tree
+// out of that order, or with a name twice, is not searched (inGitOrder).
+func TestFindEntryInGitsOrder(t *testing.T) {
+	t.Parallel()
+	var entries []dirEntry
+	for _, e := range []dirEntry{{mode: "100644", name: "a0"}, {mode: "40000", name: "a"}, {mode: "100644", name: "a.txt"}, {mode: "100644", name: "a-b"}, {mode: "100644", name: "b"}} {
+		entries = setEntry(entries, e.name, false, e.mode, e.id)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.name)
+	}
+	if want := []string{"a-b", "a.txt", "a", "a0", "b"}; !slices.Equal(names, want) {
+		t.Fatalf("order %q, want %q", names, want)
+	}
+	if !inGitOrder(entries) {
+		t.Fatal("setEntry's tree is out of git's order")
+	}
+	for i, e := range entries {
+		if got := findEntry(entries, e.name); got != i {
+			t.Fatalf("findEntry(%q) = %d, want %d", e.name, got, i)
+		}
+	}
+	for _, missing := range []string{"", "a/", "a.", "c", "0"} {
+		if got := findEntry(entries, missing); got != -1 {
+			t.Fatalf("findEntry(%q) = %d, want -1", missing, got)
+		}
+	}
+	// The directory a becomes a file a: one entry a, in a file's place.
+	entries = setEntry(entries, "a", false, "100644", [20]byte{1})
+	if i := findEntry(entries, "a"); i != 0 || entries[i].mode != "100644" || len(entries) != 5 || !inGitOrder(entries) {
+		t.Fatalf("after a file replaced the directory: %+v", entries)
+	}
+	entries = setEntry(entries, "a", true, "", [20]byte{})
+	if findEntry(entries, "a") != -1 || len(entries) != 4 {
+		t.Fatalf("after removing a: %+v", entries)
+	}
+	if inGitOrder([]dirEntry{{name: "b"}, {name: "a"}}) || inGitOrder([]dirEntry{{name: "a"}, {name: "a"}}) || inGitOrder([]dirEntry{{name: "a"}, {name: "a", mode: "40000"}}) {
+		t.Fatal("a tree out of order, or with a name twice, passed for one in order")
+	}
+}
+
+// TestQuickCheckpointsPackAsTheyGo: quick checkpoints pack their loose
+// objects every packEvery of them, far below git's own count (gc.auto's
+// 6,700), and the packs roll up as they come (--geometric), so a long run
+// has few packs and no loose objects it wrote long ago.
+func TestQuickCheckpointsPackAsTheyGo(t *testing.T) {
+	t.Parallel()
+	dir := repo(t)
+	// git's own threshold, which a repository that sets none has.
+	sh(t, dir, "git config --unset gc.auto")
+	r := open(t, dir)
+	ctx := context.Background()
+	cps := NewCheckpoints(r, "s", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	cps.packEvery = 3
+	if _, err := cps.Record(ctx, "0", "baseline"); err != nil {
+		t.Fatal(err)
+	}
+	const n = 48
+	for i := 1; i <= n; i++ {
+		name := fmt.Sprintf("t%d.txt", i)
+		write(t, filepath.Join(dir, name), fmt.Sprintf("task %d\n", i))
+		if cp, err := cps.RecordExcept(ctx, fmt.Sprint(i), "task", nil, name); err != nil || cp == nil {
+			t.Fatalf("checkpoint %d: %+v, %v", i, cp, err)
+		}
+		// One pack at a time: each waits for the one before, as a
+		// run's tasks take longer than a small pack does.
+		cps.waitPacked()
+	}
+	if cps.quickRecorded < n {
+		t.Fatalf("%d quick checkpoints of %d: the test needs the quick way", cps.quickRecorded, n)
+	}
+	packs, _ := filepath.Glob(filepath.Join(r.GitDir, "objects", "pack", "*.pack"))
+	if len(packs) == 0 || len(packs) > 6 {
+		t.Fatalf("%d packs after %d packings, want a few rolled up", len(packs), n/cps.packEvery)
+	}
+	var loose []string
+	dirs, _ := filepath.Glob(filepath.Join(r.GitDir, "objects", "[0-9a-f][0-9a-f]"))
+	for _, d := range dirs {
+		files, _ := os.ReadDir(d)
+		for _, f := range files {
+			loose = append(loose, filepath.Base(d)+f.Name())
+		}
+	}
+	// What the last packEvery-1 checkpoints wrote may be loose yet: a
+	// blob, a tree and a commit each.
+	if len(loose) > 3*cps.packEvery {
+		t.Fatalf("%d loose objects after %d checkpoints packed every %d", len(loose), n, cps.packEvery)
+	}
+	if got := sh(t, dir, "git fsck --full --strict --no-dangling 2>&1"); got != "" {
+		t.Fatalf("git fsck:\n%s", got)
+	}
+	if got := strings.Count(sh(t, dir, "git ls-tree "+cps.last), "\n"); got < n {
+		t.Fatalf("the latest checkpoint holds %d entries, want at least %d", got, n)
+	}
+}
