@@ -15,6 +15,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
+	"github.com/ralph-dev/ralph/workers/proctree"
 )
 
 // indexName is ralph's own git index for a session's checkpoints, in the
@@ -93,6 +94,9 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, lastEntr
 	}
 	c.cps.SetMaxFile(maxFile)
 	c.cps.SetWarn(tell)
+	// The pack beside the checkpoints starts nothing while one of them
+	// holds ralph's processes still (stillWhile).
+	c.cps.SetStartGate(proctree.Starting)
 	// No checkpoint takes in a file the session's door refuses: the
 	// model's commands may read refs/ralph/ with git show.
 	c.cps.SetDoor(door)
@@ -476,6 +480,7 @@ func SessionCheckpoints(repo *git.Repo, s *memory.Session, root, last string, do
 	}
 	// A later session's commands may read these checkpoints too.
 	c.cps.SetDoor(door)
+	c.cps.SetStartGate(proctree.Starting)
 	close(c.ready)
 	return c
 }

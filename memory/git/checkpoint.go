@@ -106,6 +106,8 @@ type Checkpoints struct {
 	recorded, packEvery int
 	// packing is the gc running beside the checkpoints (pack.go).
 	packing packer
+	// gate is what a pack's process starts inside (SetStartGate).
+	gate func() (done func())
 	// expect is what an undo expects the next checkpoint to hold
 	// (expect.go), nil when none does.
 	expect *expected

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/ralph-dev/ralph/workers/proctree"
 )
 
 // packEvery is how many checkpoints a session records between asking git
@@ -115,10 +113,26 @@ func (c *Checkpoints) pack(byBytes bool) {
 	}()
 }
 
+// SetStartGate makes the packs beside the checkpoints start each of their
+// git processes inside gate, which returns when a process may start and
+// gives the func that ends the start: the coordinator passes
+// proctree.Starting, which waits while a checkpoint holds ralph's
+// processes still (memory stands below the workers, so it is handed in).
+// Call it before the first checkpoint.
+func (c *Checkpoints) SetStartGate(gate func() (done func())) { c.gate = gate }
+
+// starting is the start gate's, or nothing to wait for without one.
+func (c *Checkpoints) starting() (done func()) {
+	if c.gate == nil {
+		return func() {}
+	}
+	return c.gate()
+}
+
 // packNow is one pack, stopped early when ctx ends.
 //
 // Its processes start only while no checkpoint holds ralph's processes
-// still (proctree.Starting): a checkpoint's freeze that came upon one of
+// still (SetStartGate): a checkpoint's freeze that came upon one of
 // them between its fork and its exec stopped it there, and nothing
 // continued it; the thread of ralph that forked it waited on it, and the
 // run with it (once in a 3,000-task run, when a pack started every 100
@@ -144,7 +158,7 @@ func (c *Checkpoints) packNow(ctx context.Context, byBytes bool) {
 	if err != nil || ctx.Err() != nil || linkInGitDir(common) {
 		return
 	}
-	started := proctree.Starting()
+	started := c.starting()
 	defer started()
 	_, _ = c.repo.Git(context.WithoutCancel(ctx), nil, "pack-refs", "--all", "--prune")
 }
@@ -173,7 +187,7 @@ func (c *Checkpoints) repack(ctx context.Context, common string, threads, geomet
 		temps = groupTemps(cmd.Process.Pid, filepath.Join(common, "objects", "pack"))
 	})
 	cmd.WaitDelay = packStopWait
-	started := proctree.Starting()
+	started := c.starting()
 	w, err := startWatched(cmd)
 	started()
 	if err != nil {
@@ -199,7 +213,7 @@ func (c *Checkpoints) repack(ctx context.Context, common string, threads, geomet
 // and whether they set pack.threads; ok is false for a gc.auto gc itself
 // would refuse, or when git could not tell.
 func (c *Checkpoints) packConfig(ctx context.Context) (threshold int, threads, ok bool) {
-	started := proctree.Starting() // see packNow
+	started := c.starting() // see packNow
 	out, err := c.repo.Git(ctx, nil, "config", "--get-regexp", `^(gc\.auto|pack\.threads)$`)
 	started()
 	if err != nil && exitCode(err) != 1 { // 1: neither is set

@@ -114,6 +114,7 @@ func TestPackWaitsForAFreeze(t *testing.T) {
 	sh(t, dir, "git config --unset gc.auto")
 	r := open(t, dir)
 	cps := NewCheckpoints(r, "s", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	cps.SetStartGate(proctree.Starting)
 	h, err := proctree.Freeze()
 	if err != nil {
 		t.Fatal(err)
