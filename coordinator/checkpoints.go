@@ -102,11 +102,24 @@ func (c *Coordinator) checkpointAfter(calls []conversation.ToolCall, turn int) {
 	})
 }
 
+// aroundTools are the hooks that may fire while a turn's tools run, each
+// a program that may change files: before and after a call (a PostToolUse
+// hook may format or stage a file after a call that itself changed
+// nothing), when a call asks for or is denied permission, and around a
+// child agent.
+var aroundTools = []hooks.Event{hooks.PreToolUse, hooks.PostToolUse, hooks.PostToolUseFailure,
+	hooks.PermissionRequest, hooks.PermissionDenied, hooks.Notification, hooks.SubagentStart, hooks.SubagentStop}
+
 // mayChangeFiles reports whether a turn's calls, or the hooks that fire
-// around them, may have changed files: a PostToolUse hook may format or
-// stage a file after a call that itself changed nothing.
+// around them, may change files. Such a turn waits for the session's
+// first checkpoint (Before): a PreToolUse hook on read_file that ran
+// beside it was taken into the baseline, and undo could not take its
+// change back.
 func (c *Coordinator) mayChangeFiles(calls []conversation.ToolCall) bool {
-	return mayChangeFiles(callNames(calls)) || c.opts.Hooks.Has(hooks.PostToolUse) || c.opts.Hooks.Has(hooks.PostToolUseFailure)
+	if mayChangeFiles(callNames(calls)) {
+		return true
+	}
+	return slices.ContainsFunc(aroundTools, c.opts.Hooks.Has)
 }
 
 // takeChanged returns the files this turn's file tools changed, each
