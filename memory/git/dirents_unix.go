@@ -5,7 +5,8 @@ package git
 import (
 	"io/fs"
 	"os"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // readDirTyped lists the directory f, which was opened in an os.Root,
@@ -27,15 +28,18 @@ func readDirTyped(f *os.File) ([]fs.DirEntry, error) {
 	return d.ReadDir(-1)
 }
 
-// dupCloexec duplicates fd with close-on-exec set, so that no git ralph
-// starts meanwhile inherits it.
+// dupCloexec duplicates fd with close-on-exec set in the same system
+// call (F_DUPFD_CLOEXEC), so that no git ralph starts meanwhile inherits
+// it. It takes no lock: a dup then a CloseOnExec needed syscall.ForkLock
+// for reading, and a reader waiting on it while a fork of ralph's held it
+// kept every later fork waiting too, the checkpoint's own git among them
+// (a checkpoint that had stopped that fork's child never ended).
 func dupCloexec(fd int) (int, error) {
-	syscall.ForkLock.RLock()
-	defer syscall.ForkLock.RUnlock()
-	nfd, err := syscall.Dup(fd)
-	if err != nil {
-		return -1, err
+	for {
+		nfd, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		return nfd, err
 	}
-	syscall.CloseOnExec(nfd)
-	return nfd, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -50,6 +51,18 @@ type Held struct {
 // editor that started ralph) or anything else that is not a descendant.
 func Freeze() (*Held, error) {
 	gate.Lock()
+	// No goroutine of ralph's is between a fork and its exec while the
+	// walks stop what they find: a child stopped there held its parent's
+	// thread in the fork and, with it, Go's fork lock, so that every
+	// later start of a process in ralph waited, the checkpoint's own git
+	// among them, and the freeze was never thawed (a pack beside a long
+	// run's checkpoints hung it). Go forks holding ForkLock for writing
+	// and releases it once the child has exec'd; holding it here waits
+	// for a fork under way, and holds the next until the walks are done.
+	// The model's processes start inside the gate, ralph's own git
+	// outside it.
+	syscall.ForkLock.Lock()
+	defer syscall.ForkLock.Unlock()
 	h := &Held{stopped: map[int]uint64{}}
 	self := os.Getpid()
 	if noChildren(self) {

@@ -3,7 +3,10 @@ package proctree
 import (
 	"os"
 	"os/exec"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestFreezeHoldsAForkingTreeStill: a shell that forks without pause is
@@ -74,4 +77,74 @@ func TestNoChildrenSeesAChild(t *testing.T) {
 	if !noChildren(self) {
 		t.Error("a reaped child is still seen")
 	}
+}
+
+// TestFreezeBesideRalphsOwnForks: ralph starts its own git processes
+// outside the gate (a pack beside a long run's checkpoints), and reads
+// directories through a descriptor it dups under syscall.ForkLock for
+// reading. A freeze that stopped one of those children between its fork
+// and its exec held Go's fork lock with it: the reader waited on it, every
+// later start waited behind the reader, the checkpoint's own git among
+// them, and the freeze was never thawed. Freezes taken while other
+// goroutines start processes and take the lock for reading all end.
+func TestFreezeBesideRalphsOwnForks(t *testing.T) {
+	trueBin, err := exec.LookPath("true")
+	if err != nil {
+		t.Skip("no true on PATH")
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				_ = exec.Command(trueBin).Run()
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			syscall.ForkLock.RLock()
+			time.Sleep(50 * time.Microsecond)
+			syscall.ForkLock.RUnlock()
+		}
+	}()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		deadline := time.Now().Add(3 * time.Second)
+		for time.Now().Before(deadline) {
+			h, err := Freeze()
+			if err != nil {
+				continue
+			}
+			// The checkpoint's own git, started while the freeze holds.
+			_ = exec.Command(trueBin).Run()
+			h.Thaw()
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		// Let the stopped children go before failing.
+		for _, pid := range Descendants(os.Getpid()) {
+			_ = syscall.Kill(pid, syscall.SIGCONT)
+		}
+		t.Fatal("a freeze beside ralph's own forks never ended: a child stopped between its fork and its exec holds Go's fork lock")
+	}
+	close(stop)
+	wg.Wait()
 }
