@@ -94,7 +94,8 @@ func TestFreezeBesideRalphsOwnForks(t *testing.T) {
 	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	for range 2 {
+	// again runs fn on a goroutine of its own until stop closes.
+	again := func(fn func()) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -103,25 +104,19 @@ func TestFreezeBesideRalphsOwnForks(t *testing.T) {
 				case <-stop:
 					return
 				default:
+					fn()
 				}
-				_ = exec.Command(trueBin).Run()
 			}
 		}()
 	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			syscall.ForkLock.RLock()
-			time.Sleep(50 * time.Microsecond)
-			syscall.ForkLock.RUnlock()
-		}
-	}()
+	for range 2 {
+		again(func() { _ = exec.Command(trueBin).Run() })
+	}
+	again(func() {
+		syscall.ForkLock.RLock()
+		time.Sleep(50 * time.Microsecond)
+		syscall.ForkLock.RUnlock()
+	})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
