@@ -77,11 +77,12 @@ func (c *Coordinator) checkpointAfter(calls []conversation.ToolCall, turn int) {
 		c.emit(event.Event{Type: event.FilesChanged, Turn: turn, Files: files, Text: FilesSummary(files)})
 	}
 	c.stepOpen = false
-	if !c.mayChangeFiles(calls) {
+	hooked := c.hooksRan.Swap(false)
+	if !c.mayChangeFiles(calls) && !hooked {
 		return
 	}
 	written := writtenPaths(calls, c.opts.claims)
-	if tools.HasToolHooks(c.opts.Hooks) {
+	if hooked || tools.HasToolHooks(c.opts.Hooks) {
 		// A hook may have rewritten a call's path (updatedInput) or
 		// changed files itself (a formatter, git add): the checkpoint
 		// looks at the whole work tree, so undo covers what they did.
@@ -92,6 +93,12 @@ func (c *Coordinator) checkpointAfter(calls []conversation.ToolCall, turn int) {
 	} else {
 		c.written = append(c.written, written...)
 	}
+	c.checkpoint(turn, written)
+}
+
+// checkpoint has the work tree recorded for the run's request after turn,
+// in the background (Checkpointer.After); written as there.
+func (c *Coordinator) checkpoint(turn int, written []string) {
 	if c.opts.Checkpoints == nil {
 		return
 	}
@@ -100,6 +107,18 @@ func (c *Coordinator) checkpointAfter(calls []conversation.ToolCall, turn int) {
 			c.emit(event.Event{Type: event.FilesChanged, Turn: turn, Files: files, Text: FilesSummary(files)})
 		}
 	})
+}
+
+// betweenTurns are the hooks that fire outside a turn's tools: at the
+// session's start, at a prompt, when the model stops, around a
+// compaction, when instructions load, and at the session's end. Each runs
+// a program that may change files, so fire has it wait for every earlier
+// checkpoint first, the session's baseline above all (a SessionStart hook
+// that ran beside the baseline had its change taken into it, and undo
+// could not take it back), and has the run's next checkpoint look at the
+// whole work tree (hooksRan) so that its change is the request's.
+func betweenTurns(event hooks.Event) bool {
+	return !slices.Contains(aroundTools, event)
 }
 
 // aroundTools are the hooks that may fire while a turn's tools run, each

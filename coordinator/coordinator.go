@@ -194,6 +194,10 @@ type Coordinator struct {
 	written        []string
 	writtenUnknown bool
 	stepOpen       bool
+	// hooksRan says a hook fired between turns since the last checkpoint
+	// (betweenTurns): the next one looks at the whole work tree, and a
+	// run that ends before another turn's takes one for it.
+	hooksRan atomic.Bool
 	storeErr       error
 	// unrecorded is the first message of the conversation that could not
 	// be written to the session's record: no request goes to the model
@@ -462,6 +466,11 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) event.Result {
 	}
 	res := c.runSafely(ctx, prompt)
 	if c.opts.Checkpoints != nil {
+		if c.hooksRan.Swap(false) {
+			// A hook since the last turn's checkpoint (a Stop hook's
+			// formatter) changed files for this request.
+			c.checkpoint(c.turns, nil)
+		}
 		// The last turn's changes are part of this run's record: its
 		// files_changed event comes before the result.
 		c.opts.Checkpoints.Wait()

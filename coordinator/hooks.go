@@ -94,6 +94,13 @@ func (c *Coordinator) hookWarn(text string) { c.warn("hook", text) }
 // fire runs event's hooks with in, saying their trouble, and returns
 // what they answered; the zero Result when event has none.
 func (c *Coordinator) fire(ctx context.Context, event hooks.Event, in hooks.Input) hooks.Result {
+	// The hooks around a turn's tools wait with the turn (toolTurn); the
+	// others wait here (betweenTurns).
+	between := c.opts.Checkpoints != nil && betweenTurns(event) && c.opts.Hooks.Has(event)
+	if between {
+		c.opts.Checkpoints.Before(ctx)
+		c.hooksRan.Store(true)
+	}
 	res := c.opts.Hooks.Fire(ctx, event, in)
 	for _, m := range res.Errors {
 		c.hookWarn(m)

@@ -342,3 +342,43 @@ func TestADefinitionsHookBeforeTheFirstWriteIsTheSessions(t *testing.T) {
 		t.Errorf("undo left the hook's change to c.txt: it was taken as the baseline: %q", c)
 	}
 }
+
+// TestAHookBetweenTurnsIsTheRequests: the session's own hooks that fire
+// outside a turn's tools (at the session's start, at the prompt, when the
+// model stops) change a tracked file, and the model only answers, so no
+// tool turn is checkpointed. Each hook waits for the baseline, which the
+// session's hooks have taken beside the first request, and the run takes
+// a checkpoint for it at its end: the change is the request's, and undo
+// takes it back. Before, a SessionStart hook ran beside the baseline, and
+// on a busy machine its change was taken into it.
+func TestAHookBetweenTurnsIsTheRequests(t *testing.T) {
+	t.Parallel()
+	for _, event := range []string{"SessionStart", "UserPromptSubmit", "Stop"} {
+		t.Run(event, func(t *testing.T) {
+			t.Parallel()
+			dir := gitProjectDir(t)
+			if err := os.MkdirAll(filepath.Join(dir, ".claude"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			writeFileT(t, filepath.Join(dir, ".claude", "settings.json"), fmt.Sprintf(
+				`{"hooks":{%q:[{"hooks":[{"type":"command","command":"printf 'HOOKED\\n' >> c.txt","timeout":30}]}]}}`, event))
+			srv := inlineServer(t, `{"name":"answer","loop":true,"responses":[{"text":"done"}]}`)
+			env := cleanEnv(t, "OPENAI_BASE_URL="+srv.URL)
+			if r := ralph(t, dir, env, nil, "hooks", "approve"); r.code != 0 {
+				t.Fatalf("approve: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			if r := ralph(t, dir, env, nil, "-y", "say done"); r.code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			if c, _ := os.ReadFile(filepath.Join(dir, "c.txt")); !strings.Contains(string(c), "HOOKED") {
+				t.Fatalf("the hook did not run: %q", c)
+			}
+			if u := ralph(t, dir, env, nil, "undo"); u.code != 0 {
+				t.Fatalf("undo: exit %d\n%s%s", u.code, u.stdout, u.stderr)
+			}
+			if c, _ := os.ReadFile(filepath.Join(dir, "c.txt")); string(c) != "c\n" {
+				t.Errorf("undo left the %s hook's change to c.txt: %q", event, c)
+			}
+		})
+	}
+}
