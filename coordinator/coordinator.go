@@ -198,7 +198,7 @@ type Coordinator struct {
 	// (betweenTurns): the next one looks at the whole work tree, and a
 	// run that ends before another turn's takes one for it.
 	hooksRan atomic.Bool
-	storeErr       error
+	storeErr error
 	// unrecorded is the first message of the conversation that could not
 	// be written to the session's record: no request goes to the model
 	// after it (checkRecorded). Guarded by statsMu.
