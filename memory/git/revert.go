@@ -191,6 +191,11 @@ func (r *Repo) RevertCommit(ctx context.Context, commit, message string) (*Merge
 	} else if len(dirty) > 0 {
 		return nil, &RevertError{Commit: commit, Files: dirty, Dirty: true}
 	}
+	// The files are written from the revert's objects: each is checked
+	// against its name first, as undo's are (checkBlobs).
+	if err := r.checkCommitBlobs(ctx, res.Commit, res.Files); err != nil {
+		return nil, fmt.Errorf("revert: %w", err)
+	}
 	if err := r.recordIntent(intent{Op: opRevert, Ref: ref, Old: old, New: res.Commit, Branch: short(commit)}); err != nil {
 		return nil, fmt.Errorf("revert: %w", err)
 	}

@@ -123,7 +123,11 @@ func (r *Repo) putBack(ctx context.Context, b *beneath, commit string, paths []s
 		case e.mode == "160000":
 			// A submodule's commit is not a file to write.
 		case strings.ContainsAny(p, "\n\r"):
-			// A batch line cannot name it; git restore can.
+			// A batch line cannot name it; git restore can. Its object
+			// is checked first, as writeBlobs checks the others'.
+			if err := r.checkBlobs(ctx, tree, []string{p}); err != nil {
+				return err
+			}
 			if err := r.restoreOne(ctx, commit, p); err != nil {
 				return err
 			}
@@ -173,8 +177,90 @@ func (r *Repo) restoreOne(ctx context.Context, commit, path string) error {
 
 // writeBlobs streams the blobs of paths out of one `git cat-file --batch`
 // and writes each in place; filters says whether git converts them for the
-// work tree (not for a raw tree's, which are the bytes themselves).
+// work tree (not for a raw tree's, which are the bytes themselves). Every
+// blob is first read once as stored and checked against its name
+// (checkBlobs): a command of the model's may write `.git/objects`, and git
+// does not check a loose object's name as it reads it, so undo would
+// otherwise put back whatever bytes the model left under the name of your
+// file's content.
 func (r *Repo) writeBlobs(ctx context.Context, b *beneath, tree map[string]treeEntry, paths []string, filters bool) error {
+	if err := r.checkBlobs(ctx, tree, paths); err != nil {
+		return err
+	}
+	// Small files are handed to a few writers, which make their system
+	// calls side by side; a big one is written here, streamed, so that
+	// memory stays small whatever the sizes.
+	w := newWriterPool(b)
+	err := r.catBlobs(ctx, tree, paths, filters, func(p string, n int64, br *bufio.Reader) error {
+		var content io.Reader = io.LimitReader(br, n)
+		var checked *blobReader
+		if !filters {
+			// The bytes themselves: checked again as they are written,
+			// so that an object swapped since checkBlobs read it fails
+			// before the file is renamed into place.
+			checked = checkedBlob(content, tree[p].object, n, p)
+			content = checked
+		}
+		if n <= pooledFile {
+			data := make([]byte, n)
+			if _, err := io.ReadFull(content, data); err != nil {
+				return fmt.Errorf("reading %s from git: %w", p, err)
+			}
+			if checked != nil && checked.Err() != nil {
+				return checked.Err()
+			}
+			return w.write(p, tree[p].mode, data)
+		}
+		return b.writeOne(p, tree[p].mode, content, n)
+	})
+	if werr := w.wait(); err == nil && werr != nil {
+		err = fmt.Errorf("restore: %w", werr)
+	}
+	return err
+}
+
+// checkCommitBlobs checks the blobs commit has for paths (checkBlobs),
+// for a restore that git writes itself; paths commit lacks and
+// submodules have no blob to check.
+func (r *Repo) checkCommitBlobs(ctx context.Context, commit string, paths []string) error {
+	wanted := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		wanted[p] = true
+	}
+	tree, err := r.listTree(ctx, commit, wanted)
+	if err != nil {
+		return err
+	}
+	var blobs []string
+	for _, p := range paths {
+		if e, ok := tree[p]; ok && e.mode != "160000" {
+			blobs = append(blobs, p)
+		}
+	}
+	if len(blobs) == 0 {
+		return nil
+	}
+	return r.checkBlobs(ctx, tree, blobs)
+}
+
+// checkBlobs reads the blobs of paths as git stores them, in one `git
+// cat-file --batch`, and fails the restore before anything is written
+// when one does not hash to its name (ErrObjectChanged).
+func (r *Repo) checkBlobs(ctx context.Context, tree map[string]treeEntry, paths []string) error {
+	return r.catBlobs(ctx, tree, paths, false, func(p string, n int64, br *bufio.Reader) error {
+		_, err := io.Copy(io.Discard, checkedBlob(io.LimitReader(br, n), tree[p].object, n, p))
+		if errors.Is(err, ErrObjectChanged) {
+			return fmt.Errorf("%w; nothing was restored", err)
+		}
+		return err
+	})
+}
+
+// catBlobs runs one `git cat-file --batch` for the objects tree has for
+// paths (with --filters, converted for the work tree as each path's
+// attributes say) and hands each path's content to each, as n bytes of
+// br, which each must read whole. Its errors are the restore's.
+func (r *Repo) catBlobs(ctx context.Context, tree map[string]treeEntry, paths []string, filters bool, each func(p string, n int64, br *bufio.Reader) error) error {
 	var size int64
 	var in bytes.Buffer
 	// Every line is written before git starts, so git may fill its
@@ -210,10 +296,6 @@ func (r *Repo) writeBlobs(ctx context.Context, b *beneath, tree map[string]treeE
 		return fmt.Errorf("restore: %w", err)
 	}
 	br := bufio.NewReaderSize(out, 256<<10)
-	// Small files are handed to a few writers, which make their system
-	// calls side by side; a big one is written here, streamed, so that
-	// memory stays small whatever the sizes.
-	w := newWriterPool(b)
 	var werr error
 	for _, p := range paths {
 		header, err := br.ReadString('\n')
@@ -237,25 +319,13 @@ func (r *Repo) writeBlobs(ctx context.Context, b *beneath, tree map[string]treeE
 			e.size = n
 			tree[p] = e
 		}
-		if n <= pooledFile {
-			data := make([]byte, n)
-			if _, err := io.ReadFull(br, data); err != nil {
-				werr = fmt.Errorf("reading %s from git: %w", p, err)
-				break
-			}
-			if werr = w.write(p, tree[p].mode, data); werr != nil {
-				break
-			}
-		} else if werr = b.writeOne(p, tree[p].mode, io.LimitReader(br, n), n); werr != nil {
+		if werr = each(p, n, br); werr != nil {
 			break
 		}
 		if _, err := br.Discard(1); err != nil { // the newline after the content
 			werr = fmt.Errorf("reading %s from git: %w", p, err)
 			break
 		}
-	}
-	if err := w.wait(); werr == nil {
-		werr = err
 	}
 	if werr != nil {
 		if ctx.Err() == context.DeadlineExceeded {

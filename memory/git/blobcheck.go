@@ -1,0 +1,66 @@
+package git
+
+import (
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+)
+
+// ErrObjectChanged marks a checkpoint's object whose bytes no longer hash
+// to its name: something wrote `.git/objects` after the checkpoint took it
+// (a command of the model's may), and ralph will not put those bytes back
+// as yours.
+var ErrObjectChanged = errors.New("the checkpoint's copy was changed after the checkpoint was taken: its bytes do not hash to its name")
+
+// checkedBlob reads the n bytes of the blob named object from r and fails
+// with ErrObjectChanged, with its last bytes, when they do not hash to
+// that name; path names the file in the error. A name of 64 hex digits is
+// a SHA-256 repository's. io.ReadFull drops an error that comes with the
+// last bytes, so a reader of it that way asks Err after.
+func checkedBlob(r io.Reader, object string, n int64, path string) *blobReader {
+	var h hash.Hash = sha1.New()
+	if len(object) == 2*sha256.Size {
+		h = sha256.New()
+	}
+	fmt.Fprintf(h, "blob %d\x00", n)
+	return &blobReader{r: r, h: h, want: object, left: n, path: path}
+}
+
+type blobReader struct {
+	r    io.Reader
+	h    hash.Hash
+	want string
+	left int64
+	path string
+	err  error
+}
+
+// Err is the error the last bytes came with: ErrObjectChanged, or nil.
+func (b *blobReader) Err() error { return b.err }
+
+func (b *blobReader) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.h.Write(p[:n])
+	b.left -= int64(n)
+	if b.left == 0 {
+		if got := hex.EncodeToString(b.h.Sum(nil)); got != b.want {
+			b.err = fmt.Errorf("%s (object %s): %w", b.path, b.want, ErrObjectChanged)
+			return n, b.err
+		}
+		return n, io.EOF
+	}
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}

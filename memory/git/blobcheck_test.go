@@ -1,0 +1,98 @@
+package git
+
+import (
+	"bytes"
+	"compress/zlib"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRestoreRefusesAnObjectChangedSinceItsCheckpoint: a command of the
+// model's may write .git/objects, and git reads a loose object without
+// checking its name. The model changes b.txt, then puts its own bytes in
+// the loose object that holds your b.txt, under that object's name: undo
+// must not write them back as yours. The restore fails, naming the file,
+// and writes nothing.
+func TestRestoreRefusesAnObjectChangedSinceItsCheckpoint(t *testing.T) {
+	t.Parallel()
+	dir := repo(t)
+	r := open(t, dir)
+	cps := NewCheckpoints(r, "s", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	ctx := context.Background()
+	base, err := cps.Record(ctx, "0", "baseline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh(t, dir, "printf 'model\\n' > b.txt && printf 'model too\\n' > README.md")
+	object := strings.TrimSpace(sh(t, dir, "git rev-parse HEAD:b.txt"))
+	plant(t, dir, object, "blob 9\x00backdoor\n")
+	if got := sh(t, dir, "git cat-file blob "+object); got != "backdoor\n" {
+		t.Fatalf("git itself should read the planted bytes: %q", got)
+	}
+	err = r.Restore(ctx, base.Commit, []string{"README.md", "b.txt"})
+	if !errors.Is(err, ErrObjectChanged) || !strings.Contains(err.Error(), "b.txt") {
+		t.Fatalf("Restore = %v, want ErrObjectChanged naming b.txt", err)
+	}
+	if got := sh(t, dir, "cat b.txt README.md"); got != "model\nmodel too\n" {
+		t.Fatalf("the failed restore wrote: %q", got)
+	}
+	// The checked reader passes an object whose bytes are its own, of
+	// either hash.
+	for _, tc := range []struct{ object, body string }{
+		{"ce013625030ba8dba906f756967f9e9ca394464a", "hello\n"},
+		{"2cf8d83d9ee29543b34a87727421fdecb7e3f3a183d337639025de576db9ebb4", "hello\n"},
+	} {
+		cb := checkedBlob(strings.NewReader(tc.body), tc.object, int64(len(tc.body)), "x")
+		data := make([]byte, len(tc.body))
+		if _, err := cb.Read(data); err != nil && err.Error() != "EOF" || cb.Err() != nil {
+			t.Errorf("%s: %v %v", tc.object, err, cb.Err())
+		}
+	}
+}
+
+// TestRevertRefusesAnObjectChangedSinceItsCommit: undo of a committed
+// task writes the files back from the parent's objects through git
+// restore; one the model replaced under its own name fails the revert
+// before the branch moves or a file is written.
+func TestRevertRefusesAnObjectChangedSinceItsCommit(t *testing.T) {
+	t.Parallel()
+	dir := repo(t)
+	ctx := context.Background()
+	r := open(t, dir)
+	sh(t, dir, "printf 'yours\\n' > kept.txt && git add kept.txt && git commit -qm yours")
+	c := strings.TrimSpace(sh(t, dir, "printf 'task\\n' > kept.txt && git commit -qam 'task' && git rev-parse HEAD"))
+	object := strings.TrimSpace(sh(t, dir, "git rev-parse HEAD^:kept.txt"))
+	plant(t, dir, object, "blob 9\x00backdoor\n")
+	_, err := r.RevertCommit(ctx, c, RevertMessage(c, r.Subject(ctx, c), "t1"))
+	if !errors.Is(err, ErrObjectChanged) || !strings.Contains(err.Error(), "kept.txt") {
+		t.Fatalf("RevertCommit = %v, want ErrObjectChanged naming kept.txt", err)
+	}
+	if r.HeadNow(ctx) != c {
+		t.Error("the refused revert moved the branch")
+	}
+	if got := sh(t, dir, "cat kept.txt"); got != "task\n" {
+		t.Errorf("the refused revert wrote kept.txt: %q", got)
+	}
+}
+
+// plant replaces the loose object named object with a zlib stream of raw
+// (a header and a body of the attacker's choosing), as a command that may
+// write .git/objects can.
+func plant(t *testing.T, dir, object, raw string) {
+	t.Helper()
+	loose := filepath.Join(dir, ".git", "objects", object[:2], object[2:])
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	zw.Write([]byte(raw))
+	zw.Close()
+	if err := os.Remove(loose); err != nil {
+		t.Fatalf("the object is not loose: %v", err)
+	}
+	if err := os.WriteFile(loose, z.Bytes(), 0o444); err != nil {
+		t.Fatal(err)
+	}
+}
