@@ -1,8 +1,6 @@
 package git
 
 import (
-	"crypto/sha1"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -22,12 +20,7 @@ var ErrObjectChanged = errors.New("the checkpoint's copy was changed after the c
 // a SHA-256 repository's. io.ReadFull drops an error that comes with the
 // last bytes, so a reader of it that way asks Err after.
 func checkedBlob(r io.Reader, object string, n int64, path string) *blobReader {
-	var h hash.Hash = sha1.New()
-	if len(object) == 2*sha256.Size {
-		h = sha256.New()
-	}
-	fmt.Fprintf(h, "blob %d\x00", n)
-	return &blobReader{r: r, h: h, want: object, left: n, path: path}
+	return &blobReader{r: r, h: objectHash("blob", n, len(object)), want: object, left: n, path: path}
 }
 
 type blobReader struct {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -94,5 +95,47 @@ func plant(t *testing.T, dir, object, raw string) {
 	}
 	if err := os.WriteFile(loose, z.Bytes(), 0o444); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRestoreRefusesATreeChangedSinceItsCheckpoint: the model plants,
+// under the name of the checkpoint's tree, a tree whose b.txt is a blob
+// of its own (a sound object of its own name, which checkBlobs passes).
+// The restore reads the commit and the trees on each path's way as
+// stored, and fails before anything is written.
+func TestRestoreRefusesATreeChangedSinceItsCheckpoint(t *testing.T) {
+	t.Parallel()
+	for _, where := range []string{"", "sub/"} {
+		t.Run("at "+where, func(t *testing.T) {
+			t.Parallel()
+			dir := repo(t)
+			sh(t, dir, "mkdir -p sub && printf 'yours\\n' > sub/b.txt && git add sub && git commit -qm sub")
+			r := open(t, dir)
+			cps := NewCheckpoints(r, "s", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+			ctx := context.Background()
+			base, err := cps.Record(ctx, "0", "baseline")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sh(t, dir, "printf 'model\\n' > "+where+"b.txt")
+			// A tree like the checkpoint's, but for b.txt's blob.
+			treeName := strings.TrimSpace(sh(t, dir, "git rev-parse "+base.Commit+":"+strings.TrimSuffix(where, "/")))
+			evil := strings.TrimSpace(sh(t, dir, "printf 'backdoor\\n' | git hash-object -w --stdin"))
+			forged := strings.TrimSpace(sh(t, dir, "git ls-tree "+treeName+" | sed 's/[0-9a-f]\\{40\\}\\tb.txt$/"+evil+"\\tb.txt/' | git mktree"))
+			body := sh(t, dir, "git cat-file tree "+forged)
+			plant(t, dir, treeName, "tree "+strconv.Itoa(len(body))+"\x00"+body)
+			if got := sh(t, dir, "git cat-file -p "+base.Commit+":"+where+"b.txt"); got != "backdoor\n" {
+				t.Fatalf("git itself should read the forged tree: %q", got)
+			}
+			err = r.Restore(ctx, base.Commit, []string{where + "b.txt"})
+			// git checks a root tree it reaches from a commit itself
+			// (its hash mismatch), not the trees below it.
+			if !errors.Is(err, ErrObjectChanged) && (where != "" || err == nil || !strings.Contains(err.Error(), "hash mismatch")) {
+				t.Fatalf("Restore = %v, want ErrObjectChanged", err)
+			}
+			if got := sh(t, dir, "cat "+where+"b.txt"); got != "model\n" {
+				t.Fatalf("the failed restore wrote: %q", got)
+			}
+		})
 	}
 }

@@ -359,10 +359,13 @@ func (r *Repo) rawTreeOf(ctx context.Context, commit string) string {
 	}
 	out, ok := looseCommit(r.common(), commit)
 	if !ok {
-		var err error
-		if out, err = r.Git(ctx, nil, "cat-file", "commit", commit); err != nil {
+		// Read as stored and checked against its name, as looseCommit
+		// reads (verified.go): the raw tree it names is written back.
+		bodies, err := r.readObjects(ctx, commitKind, []string{commit})
+		if err != nil {
 			return ""
 		}
+		out = bodies[commit]
 	}
 	head, msg, _ := strings.Cut(string(out), "\n\n")
 	if !strings.Contains(head, "\nauthor ralph <ralph@localhost> ") {

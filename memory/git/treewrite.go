@@ -96,6 +96,12 @@ func (c *Checkpoints) treeOf(ctx context.Context, id string) ([]dirEntry, error)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
+	if storedName("tree", body, len(id)) != id {
+		// A tree planted under the name (verified.go) would carry its
+		// entries into every checkpoint built from it; ralph's index,
+		// which the model cannot write, builds this one instead.
+		return nil, errNotQuick
+	}
 	t, err := parseTree(body)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: tree %s: %w", id, err)

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -100,6 +102,12 @@ func (r *Repo) writeBack(ctx context.Context, commit string, paths []string) err
 		if raw, err = r.listTree(ctx, t, wanted); err != nil {
 			return fmt.Errorf("restore: %w", err)
 		}
+		// Only the raw tree's own entries stand for a path (checked,
+		// as putBack checks the commit's); one it lacks is the commit's.
+		held := slices.Collect(maps.Keys(raw))
+		if err := r.checkTreeEntries(ctx, t, held, raw); err != nil {
+			return err
+		}
 	}
 	return r.putBack(ctx, b, commit, paths, tree, raw)
 }
@@ -110,6 +118,10 @@ func (r *Repo) writeBack(ctx context.Context, commit string, paths []string) err
 func (r *Repo) putBack(ctx context.Context, b *beneath, commit string, paths []string, tree, raw map[string]treeEntry) error {
 	if err := b.refuseGitDirs(paths); err != nil {
 		return fmt.Errorf("restore: %w", err)
+	}
+	// What git read of commit's trees is what they hold (verified.go).
+	if err := r.checkEntries(ctx, commit, paths, tree); err != nil {
+		return err
 	}
 	var blobs, rawBlobs, removed []string
 	for _, p := range paths {
