@@ -207,6 +207,12 @@ func nativeDoor(common string) *rootfs.Fs {
 // reads a pack before a loose object, so a loose copy planted at a packed
 // commit's name would otherwise be read in its place.
 func readLooseCommit(door *rootfs.Fs, name string) (body []byte, ok bool) {
+	return readLoose(door, name, commitKind, maxLooseCommit)
+}
+
+// readLoose reads the loose object name of kind, of at most max bytes
+// stored and inflated, as readLooseCommit reads a commit.
+func readLoose(door *rootfs.Fs, name, kind string, max int64) (body []byte, ok bool) {
 	if len(name) != 40 || !isObjectName(name) {
 		return nil, false
 	}
@@ -215,13 +221,13 @@ func readLooseCommit(door *rootfs.Fs, name string) (body []byte, ok bool) {
 		return nil, false
 	}
 	defer f.Close()
-	in := bufio.NewReader(io.LimitReader(f, maxLooseCommit+1))
+	in := bufio.NewReader(io.LimitReader(f, max+1))
 	zr, err := zlib.NewReader(in)
 	if err != nil {
 		return nil, false
 	}
 	defer zr.Close()
-	raw, err := io.ReadAll(io.LimitReader(zr, maxLooseCommit+64))
+	raw, err := io.ReadAll(io.LimitReader(zr, max+64))
 	if err != nil || zr.Close() != nil {
 		return nil, false
 	}
@@ -232,8 +238,8 @@ func readLooseCommit(door *rootfs.Fs, name string) (body []byte, ok bool) {
 		return nil, false
 	}
 	header, body, found := bytes.Cut(raw, []byte{0})
-	size, isCommit := strings.CutPrefix(string(header), "commit ")
-	if !found || !isCommit || size != strconv.Itoa(len(body)) || len(body) > maxLooseCommit {
+	size, isKind := strings.CutPrefix(string(header), kind+" ")
+	if !found || !isKind || size != strconv.Itoa(len(body)) || int64(len(body)) > max {
 		return nil, false
 	}
 	return body, true

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"maps"
 	"path"
 	"strconv"
 	"strings"
@@ -45,7 +46,7 @@ func (r *Repo) checkTreeEntries(ctx context.Context, root string, paths []string
 		for _, id := range want {
 			ids = append(ids, id)
 		}
-		bodies, err := r.readObjects(ctx, "tree", ids)
+		bodies, err := r.readTrees(ctx, ids)
 		if err != nil {
 			return err
 		}
@@ -92,6 +93,42 @@ func (r *Repo) checkTreeEntries(ctx context.Context, root string, paths []string
 		}
 	}
 	return nil
+}
+
+// maxLooseTree bounds a tree read without git: a root tree of 10,000
+// files is some 370 KB.
+const maxLooseTree = 16 << 20
+
+// readTrees reads the trees ids, each checked against its name: the loose
+// ones without git (readLoose checks them), the others in one git.
+func (r *Repo) readTrees(ctx context.Context, ids []string) (map[string][]byte, error) {
+	bodies := make(map[string][]byte, len(ids))
+	var packed []string
+	door := nativeDoor(r.common())
+	for _, id := range ids {
+		var body []byte
+		ok := false
+		if door != nil {
+			body, ok = readLoose(door, id, "tree", maxLooseTree)
+		}
+		if ok {
+			bodies[id] = body
+		} else {
+			packed = append(packed, id)
+		}
+	}
+	if door != nil {
+		door.Close()
+	}
+	if len(packed) == 0 {
+		return bodies, nil
+	}
+	more, err := r.readObjects(ctx, "tree", packed)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(bodies, more)
+	return bodies, nil
 }
 
 // commitTree is the tree commit names, commit read as stored and checked
