@@ -76,6 +76,7 @@ replace (
 	github.com/google/jsonschema-go => ./third_party/jsonschema-go
 	github.com/yuin/goldmark => ./third_party/goldmark
 	go.yaml.in/yaml/v3 => ./third_party/yaml
+	golang.org/x/net => ./third_party/xnet
 )
 
 replace github.com/chzyer/readline => ./third_party/readline
