@@ -342,7 +342,21 @@ func (s *Session) place(pl *placement, logs chan<- map[string]*appendFile, data 
 		// the machine before it is durable loses a session that had
 		// changed nothing yet, and every later save, and Close, waits
 		// for it first, so nothing the model does can come before it.
+		//
+		// The summary's spare is made meanwhile: the summary's first
+		// save above, with no record yet to exchange with, renamed its
+		// spare into place, and the next save would make a new file
+		// (writeAtomicSpare), which on a busy file system cost a
+		// one-shot's only save, after its answer, a fifth of a
+		// millisecond or more. Every save waits for this goroutine's
+		// end (durable), so none meets the spare half made.
+		spared := make(chan struct{})
+		go func() {
+			defer close(spared)
+			makeSpare(fs, filepath.Join(s.Root, SessionFile))
+		}()
 		syncDir(fs, parent)
+		<-spared
 	}
 }
 
