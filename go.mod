@@ -74,8 +74,10 @@ replace (
 	github.com/alecthomas/chroma/v2 => ./third_party/chroma
 	github.com/charmbracelet/glamour => ./third_party/glamour
 	github.com/google/jsonschema-go => ./third_party/jsonschema-go
+	github.com/modelcontextprotocol/go-sdk => ./third_party/mcp-go-sdk
 	github.com/yuin/goldmark => ./third_party/goldmark
 	go.yaml.in/yaml/v3 => ./third_party/yaml
+	golang.org/x/net => ./third_party/xnet
 )
 
 replace github.com/chzyer/readline => ./third_party/readline

@@ -298,8 +298,11 @@ func (s *Session) place(pl *placement, logs chan<- map[string]*appendFile, data 
 		syncDir(fs, building)
 		// The spare the saves of session.json write through
 		// (writeAtomicSpare) is made while session.json's fsync
-		// runs, not by a one-shot's only save, after its answer.
+		// runs, not by a one-shot's only save, after its answer;
+		// so is the summary's, which a project's first summary,
+		// below, leaves in place.
 		makeSpare(fs, filepath.Join(building, "session.json"))
+		makeSpare(fs, filepath.Join(s.Root, SessionFile))
 	}()
 	serr := syncFile(fs, filepath.Join(building, "session.json"))
 	<-synced
@@ -332,7 +335,7 @@ func (s *Session) place(pl *placement, logs chan<- map[string]*appendFile, data 
 		// The summary is derived from the sessions' own records, and
 		// every save writes it again (and reports its failure): a
 		// session whose directory is in place is recorded without it.
-		_ = writeAtomicSpare(fs, filepath.Join(s.Root, SessionFile), data, 0o644, false, nil)
+		writeSummary(fs, filepath.Join(s.Root, SessionFile), data)
 	}
 	close(pl.inPlace)
 	if serr == nil {
@@ -344,6 +347,23 @@ func (s *Session) place(pl *placement, logs chan<- map[string]*appendFile, data 
 		// for it first, so nothing the model does can come before it.
 		syncDir(fs, parent)
 	}
+}
+
+// writeSummary writes a new session's first summary (.ralph/session.json)
+// as every save writes it, through its spare (writeAtomicSpare), but for a
+// project's first, which has no record yet for the spare to be exchanged
+// with: that one is written through a temporary file, so that the spare
+// made beside session.json's fsync (place) stays for the next save. A
+// save through the spare renames it into place then, and the next save,
+// a one-shot's only one, after its answer, made a new file on its way to
+// printing the answer: on this machine's busy disk a fifth of a
+// millisecond or more.
+func writeSummary(fsys afero.Fs, path string, data []byte) {
+	if _, err := fsys.Stat(path); errors.Is(err, os.ErrNotExist) {
+		_ = writeAtomicAfter(fsys, path, data, 0o644, false, nil)
+		return
+	}
+	_ = writeAtomicSpare(fsys, path, data, 0o644, false, nil)
 }
 
 // Place lets a new session's directory take its final name now, with or
