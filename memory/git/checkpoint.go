@@ -116,6 +116,10 @@ type Checkpoints struct {
 	// left was read.
 	held     []string
 	heldRead bool
+	// indexMoved says the named paths' add failed after it may have
+	// written ralph's index (take): the record compares the tree with
+	// the last checkpoint even when the status lists nothing.
+	indexMoved bool
 	// uncached says the next status must not trust the untracked cache:
 	// ralph's index was written between two statuses (held.go).
 	uncached bool
@@ -320,7 +324,9 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 	if err != nil {
 		return nil, err
 	}
-	if len(changed) == 0 && parent != "" && !unsure {
+	moved := c.indexMoved
+	c.indexMoved = false
+	if len(changed) == 0 && parent != "" && !unsure && !moved {
 		return nil, nil
 	}
 	// A baseline of a tree that matches the index as seeded has not
@@ -503,9 +509,14 @@ func (c *Checkpoints) take(ctx context.Context, env []string, only, except []str
 		if len(changed) == 0 {
 			return changed, skipped, nil
 		}
-		if rest, err := c.forget(ctx, env, links, changed); err == nil && c.add(ctx, env, rest, size, beside) == nil {
+		if rest, err := c.forget(ctx, env, links, changed); err == nil && c.addNamed(ctx, env, rest, size, beside) == nil {
 			return changed, skipped, nil
 		}
+		// A git add that failed may have written the index all the
+		// same (it refuses an ignored path after taking the others), so
+		// a status against it may list nothing of what changed: the
+		// tree is compared with the last checkpoint whatever it lists.
+		c.indexMoved = true
 	}
 	for try := 1; ; try++ {
 		var size int64
