@@ -116,6 +116,10 @@ type Checkpoints struct {
 	// left was read.
 	held     []string
 	heldRead bool
+	// proven is what Unchanged proved of the latest checkpoint, nil
+	// when nothing: a restore of those paths alone goes the quick way
+	// even while unsure. Any record ends it.
+	proven *proof
 	// indexMoved says the named paths' add failed after it may have
 	// written ralph's index (take): the record compares the tree with
 	// the last checkpoint even when the status lists nothing.
@@ -275,7 +279,11 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 		only = nil
 	}
 	unsure := c.unsure
-	defer func() { c.unsure = err != nil }()
+	// A checkpoint built from the latest tree alone, without a look at
+	// ralph's index, leaves the index as unsure as it was.
+	stillUnsure := false
+	defer func() { c.unsure = err != nil || stillUnsure }()
+	c.proven = nil
 	if err := c.readyIndex(name); err != nil {
 		return nil, err
 	}
@@ -290,10 +298,13 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 	// What an undo expects is for this checkpoint alone.
 	exp := c.takeExpected(parent)
 	if exp != nil && exp.restored != nil {
-		// An undo's restore says which paths it wrote.
-		if !unsure {
-			cp, err := c.recordRestored(ctx, env, name, message, parent, exp.restored, except)
+		// An undo's restore says which paths it wrote; while ralph's
+		// index is unsure, only a restore Unchanged vouched for is
+		// taken, and from the trees alone.
+		if !unsure || exp.proven {
+			cp, err := c.recordRestored(ctx, env, name, message, parent, exp.restored, except, unsure)
 			if !errors.Is(err, errNotQuick) {
+				stillUnsure = unsure
 				return cp, err
 			}
 		}

@@ -89,7 +89,7 @@ func (c *Checkpoints) Restore(ctx context.Context, from string, rs []Restoration
 	defer c.mu.Unlock()
 	c.expect = nil
 	if quick {
-		e := &expected{from: from, done: make(chan struct{}), restored: done}
+		e := &expected{from: from, done: make(chan struct{}), restored: done, proven: c.unsure}
 		close(e.done)
 		c.expect = e
 	}
@@ -108,8 +108,9 @@ func (c *Checkpoints) quickRestoreOK(ctx context.Context, from string, rs []Rest
 	}
 	// After a checkpoint that failed, from may not be what the work tree
 	// holds, and a file the two commits agree on may still need writing.
+	// Unchanged may vouch for the paths instead.
 	c.mu.Lock()
-	unsure := c.unsure || c.last != from
+	unsure := (c.unsure && !c.proven.covers(from, rs)) || c.last != from
 	converts := !unsure && c.mayConvert(ctx)
 	c.mu.Unlock()
 	if unsure || converts {
@@ -316,7 +317,7 @@ func (r *Repo) numstatOf(ctx context.Context, from, to string, paths []string) (
 // (one left out, or withheld, or over the size bound) sends the
 // checkpoint the way through a status (errNotQuick), as does a failure
 // before ralph's index is written.
-func (c *Checkpoints) recordRestored(ctx context.Context, env []string, name, message, parent string, q *restored, except []string) (*Checkpoint, error) {
+func (c *Checkpoints) recordRestored(ctx context.Context, env []string, name, message, parent string, q *restored, except []string, treeOnly bool) (*Checkpoint, error) {
 	if c.store == nil {
 		return nil, errNotQuick
 	}
@@ -352,12 +353,16 @@ func (c *Checkpoints) recordRestored(ctx context.Context, env []string, name, me
 		return nil, nil
 	}
 	// Where ralph writes trees itself, the tree is the checkpoint's with
-	// the restored entries set, and ralph's index follows later.
+	// the restored entries set, and ralph's index follows later; an
+	// index not yet trusted (treeOnly) is not written from.
 	if c.quickOK(ctx) {
 		cp, err := c.recordRestoredTree(ctx, env, name, message, parent, paths, want, q.counts)
 		if !errors.Is(err, errNotQuick) {
 			return cp, err
 		}
+	}
+	if treeOnly {
+		return nil, errNotQuick
 	}
 	// ralph's index may lag the quick checkpoints (behind.go); the tree
 	// below is written from it.
