@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path"
 	"slices"
 	"strings"
@@ -457,9 +456,11 @@ func (c *Checkpoints) recordRestoredTree(ctx context.Context, env []string, name
 	}
 	found := make([]*quickFile, 0, len(paths))
 	links := &linkCheck{repo: c.repo, seen: map[string]bool{}}
+	stats := newStatter(c.repo.Top)
+	defer stats.close()
 	for _, p := range paths {
 		f := want[p]
-		if !quickPath(p) || !c.asRestored(links, f) {
+		if !quickPath(p) || !asRestored(links, stats, f) {
 			return nil, errNotQuick
 		}
 		q := &quickFile{path: p, gone: f.gone, mode: f.mode}
@@ -510,24 +511,13 @@ func (c *Checkpoints) recordRestoredTree(ctx context.Context, env []string, name
 // size written, executable as its mode says. A file the person wrote
 // since (an editor saving beside the undo) makes the checkpoint take the
 // paths from the work tree, as git reads them.
-func (c *Checkpoints) asRestored(links *linkCheck, f restoredFile) bool {
+func asRestored(links *linkCheck, stats *statter, f restoredFile) bool {
 	if links.beyond(f.path) {
 		return false
 	}
-	fi, err := os.Lstat(c.repo.Abs(f.path))
+	st, err := stats.lstat(f.path)
 	if f.gone {
 		return errors.Is(err, fs.ErrNotExist)
 	}
-	if err != nil || fi.Size() != f.size {
-		return false
-	}
-	switch f.mode {
-	case "120000":
-		return fi.Mode()&fs.ModeSymlink != 0
-	case "100755":
-		return fi.Mode().IsRegular() && fi.Mode()&0o100 != 0
-	case "100644":
-		return fi.Mode().IsRegular() && fi.Mode()&0o100 == 0
-	}
-	return false
+	return err == nil && st.size == f.size && sameMode(st.mode, f.mode)
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 	"time"
 )
@@ -304,6 +303,8 @@ func (c *Checkpoints) Unchanged(ctx context.Context, paths []string) bool {
 		tree = strings.TrimSpace(string(out))
 	}
 	links := &linkCheck{repo: c.repo, seen: map[string]bool{}}
+	stats := newStatter(c.repo.Top)
+	defer stats.close()
 	for p := range wanted {
 		if !quickPath(p) || links.beyond(p) || c.isState(p) {
 			return false
@@ -312,7 +313,7 @@ func (c *Checkpoints) Unchanged(ctx context.Context, paths []string) bool {
 		if err != nil {
 			return false
 		}
-		st, err := os.Lstat(c.repo.Abs(p))
+		st, err := stats.lstat(p)
 		if want == nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				return false
@@ -323,7 +324,7 @@ func (c *Checkpoints) Unchanged(ctx context.Context, paths []string) bool {
 		if err != nil || !ok || e.flags&0xb000 != 0 || e.extra&0x6000 != 0 || e.id != want.id || !sameMode(e.stat[6], want.mode) {
 			return false
 		}
-		if !statMatches(e, st) || racy(e, fi.ModTime()) {
+		if !st.exact || st.mode != e.stat[6] || !sameStat(e, st) || racy(e, fi.ModTime()) {
 			return false
 		}
 	}
@@ -351,6 +352,25 @@ func (p *proof) covers(from string, rs []Restoration) bool {
 		}
 	}
 	return true
+}
+
+// pathStat is a path's lstat as git's index keeps it: its mode as git
+// records one (0 for what git records no file as), its size, and where
+// exact, the ten stat fields of an index entry (the mode's left 0).
+type pathStat struct {
+	mode  uint32
+	size  int64
+	exact bool
+	data  [10]uint32
+}
+
+// sameStat reports whether an entry's stat data is the file's now: its
+// times, inode, owner and size, each as git keeps it (the low 32 bits);
+// the device is left out, as git leaves it out.
+func sameStat(e indexEntry, st pathStat) bool {
+	now, was := st.data, e.stat
+	now[4], now[6], was[4], was[6] = 0, 0, 0, 0
+	return now == was
 }
 
 // sameMode reports whether an index entry's mode is the tree entry's.
