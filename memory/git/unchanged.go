@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"path"
 	"strings"
 	"time"
 )
@@ -305,11 +306,12 @@ func (c *Checkpoints) Unchanged(ctx context.Context, paths []string) bool {
 	links := &linkCheck{repo: c.repo, seen: map[string]bool{}}
 	stats := newStatter(c.repo.Top)
 	defer stats.close()
+	dirs := &treeDirs{c: c, tree: tree, dirs: map[string][]dirEntry{}}
 	for p := range wanted {
 		if !quickPath(p) || links.beyond(p) || c.isState(p) {
 			return false
 		}
-		want, err := c.entryAt(ctx, tree, p)
+		want, err := dirs.entry(ctx, p)
 		if err != nil {
 			return false
 		}
@@ -330,6 +332,49 @@ func (c *Checkpoints) Unchanged(ctx context.Context, paths []string) bool {
 	}
 	c.proven = &proof{commit: c.last, paths: wanted}
 	return true
+}
+
+// treeDirs finds the entries of a checkpoint's tree by path, each
+// directory's tree looked up once: from the top for every one of ten
+// thousand paths, the lookups were a third of Unchanged's time.
+type treeDirs struct {
+	c    *Checkpoints
+	tree string
+	dirs map[string][]dirEntry // a directory's entries; nil when the tree has none
+}
+
+// entry is the tree's entry for p, nil when there is none; a file on the
+// way where p needs a directory is errNotQuick.
+func (t *treeDirs) entry(ctx context.Context, p string) (*dirEntry, error) {
+	dir, name := path.Split(p)
+	entries, ok := t.dirs[dir]
+	if !ok {
+		id := t.tree
+		if dir != "" {
+			e, err := t.c.entryAt(ctx, t.tree, strings.TrimSuffix(dir, "/"))
+			if err != nil {
+				return nil, err
+			}
+			if e != nil && !e.isTree() {
+				return nil, errNotQuick
+			}
+			id = ""
+			if e != nil {
+				id = hex.EncodeToString(e.id[:])
+			}
+		}
+		if id != "" {
+			var err error
+			if entries, err = t.c.treeOf(ctx, id); err != nil {
+				return nil, err
+			}
+		}
+		t.dirs[dir] = entries
+	}
+	if i := findEntry(entries, name); i >= 0 {
+		return &entries[i], nil
+	}
+	return nil, nil
 }
 
 // proof is what Unchanged proved: the work tree holds paths as the
