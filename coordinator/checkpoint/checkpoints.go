@@ -456,6 +456,25 @@ func (c *Checkpoints) Restore(ctx context.Context, from string, rs []git.Restora
 	return c.cps.Restore(ctx, from, rs, wrote)
 }
 
+// Unchanged reports whether the work tree provably holds paths (relative
+// to the top) as the latest checkpoint has them (git.Checkpoints.Unchanged),
+// looked at while ralph's processes stand still, as a checkpoint is: an
+// undo of those paths alone then needs no checkpoint before it.
+func (c *Checkpoints) Unchanged(ctx context.Context, paths []string) bool {
+	c.start()
+	if c.session.WaitInPlace() != nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	same := false
+	_, err := stillWhile(func() (*git.Checkpoint, error) {
+		same = c.cps.Unchanged(ctx, paths)
+		return nil, nil
+	})
+	return err == nil && same
+}
+
 // Repo is the repository the checkpoints are taken in.
 func (c *Checkpoints) Repo() *git.Repo { return c.cps.Repo() }
 

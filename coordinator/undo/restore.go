@@ -38,9 +38,13 @@ func undo(ctx context.Context, cps *checkpoint.Checkpoints, w undoWhere, log []g
 		}
 	}
 	// What the work tree holds now, recorded so that nothing of the
-	// person's is lost even when forced.
+	// person's is lost even when forced: no checkpoint is needed when the
+	// files the undo touches are provably as the latest one has them
+	// (the undo touches no other), which spares a look at the whole tree.
 	cps.Ready()
-	cps.Record(ctx, git.Entry{Kind: git.KindResume}, "before-undo")
+	if !cps.Unchanged(ctx, ch.Files) {
+		cps.Record(ctx, git.Entry{Kind: git.KindResume}, "before-undo")
+	}
 	now := cps.Last()
 	res := &Result{Session: w.target, What: ch.What, Request: ch.Request, Steps: ch.Steps, TooBig: ch.TooBig}
 	first, last := touchedBy(ch.Entries)

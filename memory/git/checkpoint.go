@@ -116,6 +116,14 @@ type Checkpoints struct {
 	// left was read.
 	held     []string
 	heldRead bool
+	// proven is what Unchanged proved of the latest checkpoint, nil
+	// when nothing: a restore of those paths alone goes the quick way
+	// even while unsure. Any record ends it.
+	proven *proof
+	// indexMoved says the named paths' add failed after it may have
+	// written ralph's index (take): the record compares the tree with
+	// the last checkpoint even when the status lists nothing.
+	indexMoved bool
 	// uncached says the next status must not trust the untracked cache:
 	// ralph's index was written between two statuses (held.go).
 	uncached bool
@@ -271,7 +279,11 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 		only = nil
 	}
 	unsure := c.unsure
-	defer func() { c.unsure = err != nil }()
+	// A checkpoint built from the latest tree alone, without a look at
+	// ralph's index, leaves the index as unsure as it was.
+	stillUnsure := false
+	defer func() { c.unsure = err != nil || stillUnsure }()
+	c.proven = nil
 	if err := c.readyIndex(name); err != nil {
 		return nil, err
 	}
@@ -286,10 +298,13 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 	// What an undo expects is for this checkpoint alone.
 	exp := c.takeExpected(parent)
 	if exp != nil && exp.restored != nil {
-		// An undo's restore says which paths it wrote.
-		if !unsure {
-			cp, err := c.recordRestored(ctx, env, name, message, parent, exp.restored, except)
+		// An undo's restore says which paths it wrote; while ralph's
+		// index is unsure, only a restore Unchanged vouched for is
+		// taken, and from the trees alone.
+		if !unsure || exp.proven {
+			cp, err := c.recordRestored(ctx, env, name, message, parent, exp.restored, except, unsure)
 			if !errors.Is(err, errNotQuick) {
+				stillUnsure = unsure
 				return cp, err
 			}
 		}
@@ -320,7 +335,9 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 	if err != nil {
 		return nil, err
 	}
-	if len(changed) == 0 && parent != "" && !unsure {
+	moved := c.indexMoved
+	c.indexMoved = false
+	if len(changed) == 0 && parent != "" && !unsure && !moved {
 		return nil, nil
 	}
 	// A baseline of a tree that matches the index as seeded has not
@@ -503,9 +520,14 @@ func (c *Checkpoints) take(ctx context.Context, env []string, only, except []str
 		if len(changed) == 0 {
 			return changed, skipped, nil
 		}
-		if rest, err := c.forget(ctx, env, links, changed); err == nil && c.add(ctx, env, rest, size, beside) == nil {
+		if rest, err := c.forget(ctx, env, links, changed); err == nil && c.addNamed(ctx, env, rest, size, beside) == nil {
 			return changed, skipped, nil
 		}
+		// A git add that failed may have written the index all the
+		// same (it refuses an ignored path after taking the others), so
+		// a status against it may list nothing of what changed: the
+		// tree is compared with the last checkpoint whatever it lists.
+		c.indexMoved = true
 	}
 	for try := 1; ; try++ {
 		var size int64

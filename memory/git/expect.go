@@ -53,6 +53,9 @@ type expected struct {
 	// restored is what a quick restore wrote (restorequick.go), for
 	// the checkpoint to take by name; nil for a prediction.
 	restored *restored
+	// proven says the restore went the quick way on Unchanged's word,
+	// while ralph's index was unsure.
+	proven bool
 }
 
 // Expect has git work out, beside the restores, the tree the next

@@ -3,8 +3,10 @@ package git
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"path"
 	"slices"
@@ -86,7 +88,7 @@ func (c *Checkpoints) Restore(ctx context.Context, from string, rs []Restoration
 	defer c.mu.Unlock()
 	c.expect = nil
 	if quick {
-		e := &expected{from: from, done: make(chan struct{}), restored: done}
+		e := &expected{from: from, done: make(chan struct{}), restored: done, proven: c.unsure}
 		close(e.done)
 		c.expect = e
 	}
@@ -105,8 +107,9 @@ func (c *Checkpoints) quickRestoreOK(ctx context.Context, from string, rs []Rest
 	}
 	// After a checkpoint that failed, from may not be what the work tree
 	// holds, and a file the two commits agree on may still need writing.
+	// Unchanged may vouch for the paths instead.
 	c.mu.Lock()
-	unsure := c.unsure || c.last != from
+	unsure := (c.unsure && !c.proven.covers(from, rs)) || c.last != from
 	converts := !unsure && c.mayConvert(ctx)
 	c.mu.Unlock()
 	if unsure || converts {
@@ -313,7 +316,7 @@ func (r *Repo) numstatOf(ctx context.Context, from, to string, paths []string) (
 // (one left out, or withheld, or over the size bound) sends the
 // checkpoint the way through a status (errNotQuick), as does a failure
 // before ralph's index is written.
-func (c *Checkpoints) recordRestored(ctx context.Context, env []string, name, message, parent string, q *restored, except []string) (*Checkpoint, error) {
+func (c *Checkpoints) recordRestored(ctx context.Context, env []string, name, message, parent string, q *restored, except []string, treeOnly bool) (*Checkpoint, error) {
 	if c.store == nil {
 		return nil, errNotQuick
 	}
@@ -347,6 +350,18 @@ func (c *Checkpoints) recordRestored(ctx context.Context, env []string, name, me
 	paths = slices.DeleteFunc(paths, func(p string) bool { return ignored[p] })
 	if len(paths) == 0 {
 		return nil, nil
+	}
+	// Where ralph writes trees itself, the tree is the checkpoint's with
+	// the restored entries set, and ralph's index follows later; an
+	// index not yet trusted (treeOnly) is not written from.
+	if c.quickOK(ctx) {
+		cp, err := c.recordRestoredTree(ctx, env, name, message, parent, paths, want, q.counts)
+		if !errors.Is(err, errNotQuick) {
+			return cp, err
+		}
+	}
+	if treeOnly {
+		return nil, errNotQuick
 	}
 	// ralph's index may lag the quick checkpoints (behind.go); the tree
 	// below is written from it.
@@ -415,4 +430,94 @@ func (c *Checkpoints) restoredNumstat(ctx context.Context, parent, tree string, 
 	}
 	slices.SortFunc(files, func(a, b FileChange) int { return strings.Compare(a.Path, b.Path) })
 	return files, nil
+}
+
+// recordRestoredTree is recordRestored's way where ralph writes trees
+// itself (treewrite.go): the checkpoint's tree is parent's with each
+// restored path set as the restore wrote it (its commit's mode and
+// object) or taken out, built from the trees on those paths alone. An
+// undo of 10,000 files once spent a fifth of its time here on git's way:
+// an update-index that stat'ed and hashed every restored file again, a
+// write-tree of the whole index and a diff of the two trees, when the
+// restore had just written those very entries. ralph's index takes them
+// later, as after a task's quick checkpoint (behind.go): the next look
+// in this process catches it up, and a later process's first checkpoint
+// looks at the whole tree. errNotQuick, with nothing written, sends the
+// checkpoint the way through ralph's index.
+func (c *Checkpoints) recordRestoredTree(ctx context.Context, env []string, name, message, parent string, paths []string,
+	want map[string]restoredFile, counts map[string]FileChange) (*Checkpoint, error) {
+	prev := c.lastTree
+	if c.last != parent || prev == "" {
+		out, err := c.repo.GitSized(ctx, nil, "rev-parse", "-q", "--verify", "--end-of-options", parent+"^{tree}")
+		if err != nil {
+			return nil, errNotQuick
+		}
+		prev = strings.TrimSpace(string(out))
+	}
+	found := make([]*quickFile, 0, len(paths))
+	links := &linkCheck{repo: c.repo, seen: map[string]bool{}}
+	stats := newStatter(c.repo.Top)
+	defer stats.close()
+	for _, p := range paths {
+		f := want[p]
+		if !quickPath(p) || !asRestored(links, stats, f) {
+			return nil, errNotQuick
+		}
+		q := &quickFile{path: p, gone: f.gone, mode: f.mode}
+		if !f.gone {
+			if len(f.object) != 2*len(q.id) {
+				return nil, errNotQuick
+			}
+			if _, err := hex.Decode(q.id[:], []byte(f.object)); err != nil {
+				return nil, errNotQuick
+			}
+		}
+		found = append(found, q)
+	}
+	tree, err := c.rewrite(ctx, prev, found)
+	if err != nil {
+		return nil, err
+	}
+	// Every path differs from parent (the restore wrote only those that
+	// did); the restore counted most of them.
+	var files []FileChange
+	var others []string
+	for _, p := range paths {
+		if fc, ok := counts[p]; ok {
+			files = append(files, fc)
+		} else {
+			others = append(others, p)
+		}
+	}
+	if len(others) > 0 {
+		more, err := c.repo.numstatOf(ctx, parent, tree, others)
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint: %w", err)
+		}
+		files = append(files, more...)
+	}
+	slices.SortFunc(files, func(a, b FileChange) int { return strings.Compare(a.Path, b.Path) })
+	cp := &Checkpoint{Ref: c.Ref(name), Parent: parent, Files: files}
+	var w *writers // the store writes the commit
+	if err := c.commitCheckpoint(ctx, env, cp, message, tree, paths, false, &w); err != nil {
+		return nil, err
+	}
+	c.fallBehind(entriesOf(found))
+	return cp, nil
+}
+
+// asRestored reports whether the work tree still holds f as the restore
+// left it, by one lstat: gone, or a file (a link for mode 120000) of the
+// size written, executable as its mode says. A file the person wrote
+// since (an editor saving beside the undo) makes the checkpoint take the
+// paths from the work tree, as git reads them.
+func asRestored(links *linkCheck, stats *statter, f restoredFile) bool {
+	if links.beyond(f.path) {
+		return false
+	}
+	st, err := stats.lstat(f.path)
+	if f.gone {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	return err == nil && st.size == f.size && sameMode(st.mode, f.mode)
 }

@@ -55,8 +55,9 @@ func treeOf(t *testing.T, r *Repo, commit string) string {
 // An undo's quick restore puts back what the long way puts back (a file
 // changed, one removed, one added, a mode), and its checkpoint holds the
 // tree and the counts git's own diff gives, whether the counts of the
-// change taken back were given or git counted them; ralph's index then
-// holds the files as they are, so a status against it finds nothing.
+// change taken back were given or git counted them; ralph's index, once
+// it takes the checkpoint's entries, holds the files as they are, so a
+// status against it finds nothing.
 func TestQuickRestoreIsTheLongWay(t *testing.T) {
 	t.Parallel()
 	for _, given := range []bool{false, true} {
@@ -72,7 +73,18 @@ func TestQuickRestoreIsTheLongWay(t *testing.T) {
 		if got := sh(t, dir, "cat d/four.txt gone.txt; test -x run.sh && echo exec; ls d"); got != "1\n2\n3\n4\nx\nfour.txt\n" {
 			t.Fatalf("given %v: after the undo: %q", given, got)
 		}
+		if len(cps.behind) == 0 {
+			t.Fatalf("given %v: the undo's checkpoint went through ralph's index, not the restore's entries", given)
+		}
+		// ralph's index takes the checkpoint's entries when something
+		// next reads it (behind.go), as the next checkpoint does.
 		env := []string{"GIT_INDEX_FILE=" + cps.index}
+		cps.mu.Lock()
+		err := cps.catchUp(context.Background(), env)
+		cps.mu.Unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if out, err := r.Git(context.Background(), env, "status", "--porcelain", "-uall", "--", ":!.ralph"); err != nil || len(out) > 0 {
 			t.Fatalf("given %v: ralph's index against the work tree: %q, %v", given, out, err)
 		}

@@ -349,6 +349,14 @@ func (c *Checkpoints) rewrite(ctx context.Context, prev string, found []*quickFi
 		c.trees = map[string][]dirEntry{}
 	}
 	written := map[string]*[20]byte{} // a directory's new tree; nil when it is now empty
+	// Each directory's subdirectories on the changed paths, so that a
+	// directory's own turn finds them without a scan of every other.
+	subs := map[string][]string{}
+	for _, d := range order {
+		if d != "" {
+			subs[parentDir(d)] = append(subs[parentDir(d)], d)
+		}
+	}
 	var root string
 	for _, d := range order {
 		var entries []dirEntry
@@ -363,18 +371,26 @@ func (c *Checkpoints) rewrite(ctx context.Context, prev string, found []*quickFi
 			}
 			entries = slices.Clone(old)
 		}
-		for _, f := range byDir[d] {
-			entries = setEntry(entries, path.Base(f.path), f.gone, f.mode, f.id)
-		}
-		for sub, id := range written {
-			if parentDir(sub) == d && sub != "" {
-				if id == nil {
-					entries = setEntry(entries, path.Base(sub), true, "40000", [20]byte{})
-				} else {
-					entries = setEntry(entries, path.Base(sub), false, "40000", *id)
-				}
+		// The directories below first, then the files: a file that
+		// takes the name of a directory it emptied replaces it.
+		var changes []dirChange
+		for _, sub := range subs[d] {
+			if id := written[sub]; id == nil {
+				changes = append(changes, dirChange{name: path.Base(sub), gone: true})
+			} else {
+				changes = append(changes, dirChange{name: path.Base(sub), mode: "40000", id: *id})
 			}
 		}
+		for _, f := range byDir[d] {
+			name := path.Base(f.path)
+			if id, ok := written[joinDir(d, name)]; ok && id != nil && !f.gone {
+				// A file where a directory still holds files: git
+				// knows what the tree is.
+				return "", errNotQuick
+			}
+			changes = append(changes, dirChange{name: name, gone: f.gone, mode: f.mode, id: f.id})
+		}
+		entries = applyChanges(entries, changes)
 		if len(entries) == 0 && d != "" {
 			written[d] = nil
 			delete(c.trees, oldID)
@@ -458,6 +474,79 @@ func setEntry(entries []dirEntry, name string, gone bool, mode string, id [20]by
 	e := dirEntry{mode: mode, name: name, id: id}
 	i, _ := slices.BinarySearchFunc(entries, e.sortName(), func(x dirEntry, t string) int { return strings.Compare(x.sortName(), t) })
 	return slices.Insert(entries, i, e)
+}
+
+// dirChange is one entry a directory's new tree sets (mode and id) or
+// takes out (gone).
+type dirChange struct {
+	name string
+	gone bool
+	mode string
+	id   [20]byte
+}
+
+// applyChanges is entries (in git's order) with changes made, a later
+// change of a name over an earlier one, in one pass: one change at a
+// time (setEntry) moved the rest of the slice for each, which for an
+// undo of 10,000 files in one directory of 20,000 was seconds.
+func applyChanges(entries []dirEntry, changes []dirChange) []dirEntry {
+	if len(changes) == 1 {
+		c := changes[0]
+		return setEntry(entries, c.name, c.gone, c.mode, c.id)
+	}
+	last := make(map[string]int, len(changes))
+	for i, c := range changes {
+		last[c.name] = i
+	}
+	var added []dirEntry
+	for i, c := range changes {
+		if last[c.name] == i && !c.gone {
+			added = append(added, dirEntry{mode: c.mode, name: c.name, id: c.id})
+		}
+	}
+	slices.SortFunc(added, compareEntries)
+	out := make([]dirEntry, 0, len(entries)+len(added))
+	for _, e := range entries {
+		if _, ok := last[e.name]; ok {
+			continue
+		}
+		for len(added) > 0 && compareEntries(added[0], e) < 0 {
+			out = append(out, added[0])
+			added = added[1:]
+		}
+		out = append(out, e)
+	}
+	return append(out, added...)
+}
+
+// compareEntries orders two entries as git orders a tree's (by
+// sortName), without making the name a tree sorts by.
+func compareEntries(a, b dirEntry) int {
+	an, bn := a.name, b.name
+	n := min(len(an), len(bn))
+	if c := strings.Compare(an[:n], bn[:n]); c != 0 {
+		return c
+	}
+	// One name is the other's start: the next byte is a tree's slash,
+	// or none.
+	next := func(e dirEntry, name string) int {
+		if len(name) > n {
+			return int(name[n])
+		}
+		if e.isTree() {
+			return '/'
+		}
+		return -1
+	}
+	return next(a, an) - next(b, bn)
+}
+
+// joinDir is the path of name in the directory d ("" the top).
+func joinDir(d, name string) string {
+	if d == "" {
+		return name
+	}
+	return d + "/" + name
 }
 
 func parentDir(d string) string {

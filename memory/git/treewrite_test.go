@@ -147,6 +147,46 @@ func TestFindEntryInGitsOrder(t *testing.T) {
 	}
 }
 
+// applyChanges, which sets a directory's entries in one pass, makes the
+// tree that setEntry makes one entry at a time: names that sort beside a
+// tree's slash, a directory replaced by a file of its name, entries
+// removed, and a name changed twice (the later change wins).
+func TestApplyChangesIsSetEntry(t *testing.T) {
+	t.Parallel()
+	names := []string{"a", "a-b", "a.txt", "a0", "b", "b/", "c.go", "z"}
+	for seed := range 300 {
+		var base []dirEntry
+		for i, n := range names {
+			if seed>>i&1 == 1 {
+				mode := "100644"
+				if strings.HasSuffix(n, "/") {
+					n, mode = strings.TrimSuffix(n, "/"), "40000"
+				}
+				if findEntry(base, n) < 0 {
+					base = setEntry(base, n, false, mode, [20]byte{byte(i)})
+				}
+			}
+		}
+		var changes []dirChange
+		for i := range 1 + seed%5 {
+			n := names[(seed*7+i*3)%len(names)]
+			c := dirChange{name: strings.TrimSuffix(n, "/"), gone: (seed+i)%3 == 0, mode: "100644", id: [20]byte{byte(seed), byte(i)}}
+			if strings.HasSuffix(n, "/") {
+				c.mode = "40000"
+			}
+			changes = append(changes, c)
+		}
+		want := slices.Clone(base)
+		for _, c := range changes {
+			want = setEntry(want, c.name, c.gone, c.mode, c.id)
+		}
+		got := applyChanges(slices.Clone(base), changes)
+		if !slices.Equal(got, want) || !inGitOrder(got) {
+			t.Fatalf("seed %d: applyChanges %+v\nsetEntry one by one %+v", seed, got, want)
+		}
+	}
+}
+
 // TestQuickCheckpointsPackAsTheyGo: quick checkpoints pack their loose
 // objects every packEvery of them, far below git's own count (gc.auto's
 // 6,700), and the packs roll up as they come (--geometric), so a long run

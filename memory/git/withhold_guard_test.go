@@ -34,6 +34,7 @@ var withholdRoutes = map[string]string{
 // may be called from a route or another forwarder alone.
 var withholdForwarders = map[string]string{
 	"(*Checkpoints).add":              "take's paths, by git add",
+	"(*Checkpoints).addNamed":         "take's named paths, by update-index (update) or git add (add)",
 	"(*Checkpoints).update":           "take's paths, by update-index",
 	"(*Checkpoints).updateEachNested": "add's nested repositories, one by one",
 }
