@@ -1,6 +1,7 @@
 package git
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -129,5 +130,33 @@ func TestPackWaitsForAFreeze(t *testing.T) {
 	cps.waitPacked()
 	if cps.packing.pid() == 0 {
 		t.Fatal("no repack after the freeze ended")
+	}
+}
+
+// TestRepackBoundsItsWindow: ralph's repacks bound the memory of their
+// search for deltas, and use one thread, where the person set neither;
+// the person's own settings stand.
+func TestRepackBoundsItsWindow(t *testing.T) {
+	t.Parallel()
+	dir := repo(t)
+	cps := NewCheckpoints(open(t, dir), "s", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	ctx := context.Background()
+	set, ok := cps.packConfig(ctx)
+	if !ok || set.threads || set.windowMemory {
+		t.Fatalf("no settings: %+v, %v", set, ok)
+	}
+	args := strings.Join(repackArgs(set, true), " ")
+	for _, want := range []string{"-c pack.windowMemory=" + packWindowMemory, "-c pack.threads=1", "--geometric=2"} {
+		if !strings.Contains(args, want) {
+			t.Errorf("repack %s: no %s", args, want)
+		}
+	}
+	sh(t, dir, "git config pack.windowMemory 64m && git config pack.threads 4")
+	set, ok = cps.packConfig(ctx)
+	if !ok || !set.threads || !set.windowMemory {
+		t.Fatalf("the person's settings: %+v, %v", set, ok)
+	}
+	if args := strings.Join(repackArgs(set, false), " "); strings.Contains(args, "pack.") || strings.Contains(args, "geometric") {
+		t.Errorf("repack %s over the person's settings", args)
 	}
 }

@@ -77,3 +77,31 @@ func BenchmarkNestedGuard10kWith20ReposOneChanged(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNestedGuardTopOf10kFilesOneAdded is the look after a step that
+// added a file at the top of a project of 10,000 files there, as each
+// task of a long task loop does (issue 94): the top directory changed,
+// and no directory in it is new.
+func BenchmarkNestedGuardTopOf10kFilesOneAdded(b *testing.B) {
+	root := b.TempDir()
+	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+		b.Fatalf("git init: %v\n%s", err, out)
+	}
+	for i := range 10_000 {
+		if err := os.WriteFile(filepath.Join(root, "t"+strconv.Itoa(i)+".txt"), []byte("x\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	g := newNestedGuard(root)
+	g.prime()
+	i := 0
+	for b.Loop() {
+		i++
+		if err := os.WriteFile(filepath.Join(root, "new"+strconv.Itoa(i)+".txt"), []byte("x\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		if u := g.check(); len(u) != 0 {
+			b.Fatal(u)
+		}
+	}
+}

@@ -49,6 +49,11 @@ type nestedGuard struct {
 	// directory and common directory.
 	resolved map[string][2]string
 	files    map[string]*known // configuration file → its keys when last read
+	// kids are the directories of dirs by their parent directory, for
+	// rescan, which counts those of a directory (subdirsKnown).
+	kids map[string]map[string]bool
+	// listed counts the directories rescan listed (for the tests).
+	listed int
 	// gen counts the looks that read a repository again or found the
 	// repositories changed, so that the durable copy of what the guard
 	// knows (guardrecord.go) is written again only when it changed.

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -60,4 +61,27 @@ func listDir(dir string, fn func(name string, isDir bool)) error {
 			}
 		}
 	}
+}
+
+// dirLinks is how many directories dir holds, by its link count (fi, its
+// Lstat): two links are its own entry in its parent and its ".", and
+// each directory in it adds one by its "..". ok is false where the count
+// does not say: a file system that does not keep it so (btrfs, an
+// overlay, a network or FUSE one, which may report 1 or anything), or a
+// count of 1, which ext4 gives a directory of more than 65,000
+// directories.
+func dirLinks(dir string, fi os.FileInfo) (n int, ok bool) {
+	st, isStat := fi.Sys().(*syscall.Stat_t)
+	if !isStat || st.Nlink < 2 {
+		return 0, false
+	}
+	var fs unix.Statfs_t
+	if err := unix.Statfs(dir, &fs); err != nil {
+		return 0, false
+	}
+	switch fs.Type {
+	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.TMPFS_MAGIC:
+		return int(st.Nlink) - 2, true
+	}
+	return 0, false
 }
