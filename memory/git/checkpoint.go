@@ -346,6 +346,14 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 	if wErr != nil {
 		return nil, fmt.Errorf("checkpoint: %w", wErr)
 	}
+	return c.recordTree(ctx, env, name, message, parent, except, exp, changed, skipped, &w)
+}
+
+// recordTree is record's last steps once the status took what changed
+// into ralph's index: the tree, the lines each file changed by, and the
+// commit, or nil when the tree is the previous one's.
+func (c *Checkpoints) recordTree(ctx context.Context, env []string, name, message, parent string, except []string, exp *expected,
+	changed, skipped []string, w **writers) (*Checkpoint, error) {
 	// The paths excepted are left out of the diff only when the trees
 	// can tell whether anything changed.
 	prevTree := c.lastTree
@@ -372,7 +380,7 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 		parent = c.repo.Head
 	}
 	cp := &Checkpoint{Ref: c.Ref(name), Parent: parent, Files: files, Skipped: skipped}
-	if err := c.commitCheckpoint(ctx, env, cp, message, treeID, changed, baseline, &w); err != nil {
+	if err := c.commitCheckpoint(ctx, env, cp, message, treeID, changed, baseline, w); err != nil {
 		return nil, err
 	}
 	return cp, nil

@@ -133,7 +133,11 @@ func TestBackgroundCommandThatEndsSaysHow(t *testing.T) {
 	}
 	mustErr(t, call(t, ts, "stop_command", map[string]any{"id": "bg_1"}), "names no background command")
 	// An end not yet read is in the note.
-	mustOK(t, call(t, ts, "run_command", map[string]any{"command": "sleep 0.4; exit 0", "background": true}))
+	if start := mustOK(t, call(t, ts, "run_command", map[string]any{"command": "sleep 0.4; exit 0", "background": true})); strings.Contains(start, "[bg_2 ended:") {
+		// As for bg_1: the start told its end, so it is forgotten (CI
+		// saw it at load 10).
+		return
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(ts.BackgroundNote(), "bg_2 `sleep 0.4; exit 0` (ended: exit status 0, output not read yet)") {
 		if time.Now().After(deadline) {
