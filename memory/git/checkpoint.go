@@ -697,6 +697,12 @@ func (c *Checkpoints) seedIndex() error {
 		_ = c.own.Remove(tmp)
 		return fmt.Errorf("checkpoint: copying the index: %w", err)
 	}
+	// The copy keeps the marks of the person's index, which a command of
+	// the model's may have set (git update-index --assume-unchanged or
+	// --skip-worktree): a status skips a file so marked, and the model's
+	// later change to it escaped every checkpoint, diff and undo. They
+	// are all cleared before the first status (syncHeld, markHeld).
+	c.held, c.heldRead = unknownHeld, true
 	return nil
 }
 

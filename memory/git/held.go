@@ -101,47 +101,67 @@ func (c *Checkpoints) markHeld(ctx context.Context, env, paths []string, flag st
 	}
 	args := append([]string{"ls-files", "-z", "--"}, literal(paths)...)
 	all := slices.Equal(paths, unknownHeld)
+	skips := false
 	if all {
 		// "-v" tags an entry marked assume-unchanged with a lower-case
-		// letter.
+		// letter, and one marked skip-worktree with S (s with both).
 		args = []string{"ls-files", "-v", "-z"}
+		// Clearing every mark clears skip-worktree too, which a copy
+		// of the person's index may carry (seedIndex), except where a
+		// sparse checkout set it: there a file it marks is not on disk.
+		skips = flag == "--no-assume-unchanged" && !c.sparse(ctx)
 	}
 	out, err := c.repo.GitSized(ctx, env, args...)
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	var tracked bytes.Buffer
+	var tracked, skipped bytes.Buffer
 	for _, p := range bytes.Split(out, []byte{0}) {
 		switch {
 		case len(p) == 0:
 			continue
 		case all:
-			if len(p) < 3 || p[0] < 'a' || p[0] > 'z' || p[1] != ' ' {
+			if len(p) < 3 || p[1] != ' ' {
 				continue
 			}
+			tag := p[0]
 			p = p[2:]
+			if skips && (tag == 'S' || tag == 's') {
+				skipped.Write(p)
+				skipped.WriteByte(0)
+			}
+			if tag < 'a' || tag > 'z' {
+				continue
+			}
 		case !slices.Contains(paths, string(p)):
 			continue
 		}
 		tracked.Write(p)
 		tracked.WriteByte(0)
 	}
-	if tracked.Len() == 0 {
-		return nil
-	}
-	// This write of the index falls between two statuses, and git's
-	// untracked cache can then miss a file made between the first status
-	// and this write: with git alone (2.39, ext4), status, a new file,
-	// update-index and status again missed the file in 3 of 600 trials,
-	// and never in 800 without the update-index between. git trusts a
-	// directory's cached listing once the index is newer than the time it
-	// recorded, and this write makes the index newer. So the next status
-	// lists the directories again (one run of
-	// TestRunCheckpointsEachTaskForDiffAndUndo in a hundred lost a task's
-	// file from its checkpoint, and undo of the next task removed it).
-	c.uncached = true
-	if err := c.feed(ctx, env, tracked.Bytes(), scaled(0, len(paths)), nil, c.writing("update-index", flag, "-z", "--stdin")...); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
+	// update-index sets one kind of mark a run.
+	for _, run := range []struct {
+		paths *bytes.Buffer
+		flag  string
+	}{{&tracked, flag}, {&skipped, "--no-skip-worktree"}} {
+		if run.paths.Len() == 0 {
+			continue
+		}
+		// This write of the index falls between two statuses, and git's
+		// untracked cache can then miss a file made between the first
+		// status and this write: with git alone (2.39, ext4), status, a
+		// new file, update-index and status again missed the file in 3 of
+		// 600 trials, and never in 800 without the update-index between.
+		// git trusts a directory's cached listing once the index is newer
+		// than the time it recorded, and this write makes the index
+		// newer. So the next status lists the directories again (one run
+		// of TestRunCheckpointsEachTaskForDiffAndUndo in a hundred lost a
+		// task's file from its checkpoint, and undo of the next task
+		// removed it).
+		c.uncached = true
+		if err := c.feed(ctx, env, run.paths.Bytes(), scaled(0, len(paths)), nil, c.writing("update-index", run.flag, "-z", "--stdin")...); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
 	}
 	return nil
 }
@@ -206,4 +226,16 @@ func (c *Checkpoints) writeHeld(paths []string) error {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	return nil
+}
+
+// sparse reports whether the repository checks out sparsely
+// (core.sparseCheckout), whose skip-worktree marks say a file is not on
+// disk by design; a configuration ralph cannot read counts as sparse,
+// which keeps the marks as git has them.
+func (c *Checkpoints) sparse(ctx context.Context) bool {
+	if !configMayName(c.repo.common(), c.repo.GitDir, "sparsecheckout") {
+		return false
+	}
+	out, err := c.repo.Git(ctx, nil, "config", "--type=bool", "--default=false", "core.sparseCheckout")
+	return err != nil || strings.TrimSpace(string(out)) != "false"
 }
