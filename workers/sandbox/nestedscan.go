@@ -115,6 +115,10 @@ func (g *nestedGuard) scan(dir string) {
 			}
 			return nil
 		}
+		if d.Name() == "HEAD" && !d.IsDir() && g.bareGitDir(filepath.Dir(path)) {
+			// The rest of a git directory no .git names is not walked.
+			return filepath.SkipDir
+		}
 		if d.IsDir() {
 			if fi, err := d.Info(); err == nil {
 				g.addDir(path, settled(changeStamp(fi)))
@@ -169,6 +173,8 @@ func (g *nestedGuard) rescan(dir string, fi fs.FileInfo) {
 		case path == topGit || path == state:
 		case name == ".git":
 			g.gits[path] = true
+		case name == "HEAD" && !isDir:
+			g.bareGitDir(dir)
 		case isDir:
 			if _, known := g.dirs[path]; !known {
 				g.scan(path)
@@ -222,4 +228,31 @@ func (g *nestedGuard) subdirsKnown(dir string, fi fs.FileInfo) bool {
 	}
 	again, err := os.Lstat(dir)
 	return err == nil && again.IsDir() && os.SameFile(fi, again) && changeStamp(again) == changeStamp(fi)
+}
+
+// bareGitDir records dir as a repository when git takes it for a git
+// directory (HEAD beside objects or a commondir) although no .git names
+// it: `git init --bare gd` with core.worktree set, whose configuration
+// the person's git reads in gd as any other repository's, so its keys
+// are the guard's to check as well. The project's top is not one.
+func (g *nestedGuard) bareGitDir(dir string) bool {
+	if dir == g.root || !isGitDirectory(dir) {
+		return false
+	}
+	g.gits[dir] = true
+	return true
+}
+
+// isGitDirectory reports whether dir holds what makes git take a
+// directory for a git directory: HEAD, and an objects directory or a
+// commondir (as workers.looksLikeGitDir decides for the file tools).
+func isGitDirectory(dir string) bool {
+	if _, err := os.Lstat(filepath.Join(dir, "HEAD")); err != nil {
+		return false
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "objects")); err == nil && fi.IsDir() {
+		return true
+	}
+	_, err := os.Lstat(filepath.Join(dir, "commondir"))
+	return err == nil
 }

@@ -249,3 +249,33 @@ func TestKilledBetweenStepsIsNeverPrimedAsThePersons(t *testing.T) {
 		t.Errorf("the next session took back %+v", us)
 	}
 }
+
+// TestStepFindsAGitDirectoryNoDotGitNames: a step makes gd2, a git
+// directory no .git names (git init --bare, then core.worktree), with a
+// program key set: the person's git reads its configuration in gd2 as any
+// repository's, so the check after the step takes the key back.
+func TestStepFindsAGitDirectoryNoDotGitNames(t *testing.T) {
+	f := newFixture(t)
+	r := NewRunner(f.policy(WorkspaceWrite, false))
+	defer r.Close()
+	check := r.BeginStep()
+	for _, args := range [][]string{
+		{"init", "-q", "--bare", "gd2"},
+		{"--git-dir", "gd2", "config", "core.bare", "false"},
+		{"--git-dir", "gd2", "config", "core.worktree", ".."},
+		{"--git-dir", "gd2", "config", "core.fsmonitor", "evil"},
+	} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = f.root, append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	got := undoneMap(check())
+	if got["gd2/config"] != "core.fsmonitor" {
+		t.Errorf("undone %v, want core.fsmonitor in gd2/config", got)
+	}
+	if strings.Contains(readFileT(t, filepath.Join(f.root, "gd2", "config")), "fsmonitor") {
+		t.Errorf("gd2/config:\n%s", readFileT(t, filepath.Join(f.root, "gd2", "config")))
+	}
+}
