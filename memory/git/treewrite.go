@@ -49,21 +49,34 @@ func (e dirEntry) sortName() string {
 // errNotQuick says a checkpoint needs the way through git's index (take).
 var errNotQuick = errors.New("not a change the quick checkpoint takes")
 
-// parseTree reads a tree object's body.
+// parseTree reads a tree object's body (SHA-1 names).
 func parseTree(body []byte) ([]dirEntry, error) {
 	var out []dirEntry
+	err := eachTreeEntry(body, len(dirEntry{}.id), func(mode, name, id []byte) {
+		e := dirEntry{mode: string(mode), name: string(name)}
+		copy(e.id[:], id)
+		out = append(out, e)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// eachTreeEntry calls each with every entry of a tree object's body, in
+// order: its mode as written, its name, and its object's name of idLen
+// bytes (20 for SHA-1, 32 for SHA-256).
+func eachTreeEntry(body []byte, idLen int, each func(mode, name, id []byte)) error {
 	for len(body) > 0 {
 		sp := bytes.IndexByte(body, ' ')
 		nul := bytes.IndexByte(body, 0)
-		if sp < 0 || nul < sp || len(body) < nul+21 {
-			return nil, errors.New("a malformed tree object")
+		if sp < 0 || nul < sp || len(body) < nul+1+idLen {
+			return errors.New("a malformed tree object")
 		}
-		e := dirEntry{mode: string(body[:sp]), name: string(body[sp+1 : nul])}
-		copy(e.id[:], body[nul+1:nul+21])
-		out = append(out, e)
-		body = body[nul+21:]
+		each(body[:sp], body[sp+1:nul], body[nul+1:nul+1+idLen])
+		body = body[nul+1+idLen:]
 	}
-	return out, nil
+	return nil
 }
 
 // treeBody is the tree object of entries, which are in git's order. Its
@@ -92,16 +105,17 @@ func (c *Checkpoints) treeOf(ctx context.Context, id string) ([]dirEntry, error)
 	if t, ok := c.trees[id]; ok {
 		return t, nil
 	}
-	body, err := c.repo.GitSized(ctx, nil, "cat-file", "tree", id)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: %w", err)
-	}
-	if storedName("tree", body, len(id)) != id {
+	bodies, err := c.repo.readTrees(ctx, []string{id})
+	if errors.Is(err, ErrObjectChanged) {
 		// A tree planted under the name (verified.go) would carry its
 		// entries into every checkpoint built from it; ralph's index,
 		// which the model cannot write, builds this one instead.
 		return nil, errNotQuick
 	}
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	body := bodies[id]
 	t, err := parseTree(body)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: tree %s: %w", id, err)

@@ -6,6 +6,7 @@ import (
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
 	"maps"
@@ -48,7 +49,10 @@ func (r *Repo) checkTreeEntries(ctx context.Context, root string, paths []string
 		}
 		bodies, err := r.readTrees(ctx, ids)
 		if err != nil {
-			return err
+			if errors.Is(err, ErrObjectChanged) {
+				return fmt.Errorf("restore: %w; nothing was restored", err)
+			}
+			return fmt.Errorf("restore: %w", err)
 		}
 		next := map[string]string{}
 		for dir, id := range want {
@@ -100,7 +104,9 @@ func (r *Repo) checkTreeEntries(ctx context.Context, root string, paths []string
 const maxLooseTree = 16 << 20
 
 // readTrees reads the trees ids, each checked against its name: the loose
-// ones without git (readLoose checks them), the others in one git.
+// ones without git (readLoose checks them), the others in one git. It is
+// the one way ralph reads a tree's bytes itself: the restore's check and
+// the quick checkpoint's tree both build on what it read.
 func (r *Repo) readTrees(ctx context.Context, ids []string) (map[string][]byte, error) {
 	bodies := make(map[string][]byte, len(ids))
 	var packed []string
@@ -139,7 +145,7 @@ func (r *Repo) commitTree(ctx context.Context, commit string) (string, error) {
 	if !ok {
 		bodies, err := r.readObjects(ctx, commitKind, []string{commit})
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("restore: %w", err)
 		}
 		body = bodies[commit]
 	}
@@ -158,28 +164,28 @@ func (r *Repo) readObjects(ctx context.Context, kind string, ids []string) (map[
 	var in bytes.Buffer
 	for _, id := range ids {
 		if !isObjectName(id) {
-			return nil, fmt.Errorf("restore: %q is not an object's name", id)
+			return nil, fmt.Errorf("%q is not an object's name", id)
 		}
 		in.WriteString(id + "\n")
 	}
 	out, err := runCmd(ctx, Timeout, false, r.Top, nil, in.Bytes(), "cat-file", "--batch", "--buffer")
 	if err != nil {
-		return nil, fmt.Errorf("restore: %w", err)
+		return nil, err
 	}
 	bodies := make(map[string][]byte, len(ids))
 	for _, id := range ids {
 		header, rest, ok := bytes.Cut(out, []byte{'\n'})
 		f := strings.Fields(string(header))
 		if !ok || len(f) != 3 || f[0] != id || f[1] != kind {
-			return nil, fmt.Errorf("restore: git has no %s %s: %s", kind, id, header)
+			return nil, fmt.Errorf("git has no %s %s: %s", kind, id, header)
 		}
 		n, err := strconv.Atoi(f[2])
 		if err != nil || n+1 > len(rest) {
-			return nil, fmt.Errorf("restore: reading %s %s from git: %s", kind, id, header)
+			return nil, fmt.Errorf("reading %s %s from git: %s", kind, id, header)
 		}
 		body := rest[:n]
 		if storedName(kind, body, len(id)) != id {
-			return nil, fmt.Errorf("restore: %s %s: %w; nothing was restored", kind, id, ErrObjectChanged)
+			return nil, fmt.Errorf("%s %s: %w", kind, id, ErrObjectChanged)
 		}
 		bodies[id] = body
 		out = rest[n+1:]
@@ -214,16 +220,10 @@ type storedEntry struct{ mode, id string }
 // by entry name.
 func parseStoredTree(body []byte, idLen int) (map[string]storedEntry, error) {
 	out := map[string]storedEntry{}
-	for len(body) > 0 {
-		sp := bytes.IndexByte(body, ' ')
-		nul := bytes.IndexByte(body, 0)
-		if sp < 0 || nul < sp || len(body) < nul+1+idLen {
-			return nil, fmt.Errorf("a malformed tree object")
-		}
-		out[string(body[sp+1:nul])] = storedEntry{mode: string(body[:sp]), id: hex.EncodeToString(body[nul+1 : nul+1+idLen])}
-		body = body[nul+1+idLen:]
-	}
-	return out, nil
+	err := eachTreeEntry(body, idLen, func(mode, name, id []byte) {
+		out[string(name)] = storedEntry{mode: string(mode), id: hex.EncodeToString(id)}
+	})
+	return out, err
 }
 
 // lookup is p's entry in the trees read, if it is a file or a submodule.

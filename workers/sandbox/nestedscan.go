@@ -164,6 +164,11 @@ func (g *nestedGuard) rescan(dir string, fi fs.FileInfo) {
 				g.gits[git] = true
 			}
 		}
+		// A directory becomes a git directory with files alone (HEAD and
+		// a commondir, a linked worktree's), which no link count shows.
+		if _, err := os.Lstat(filepath.Join(dir, "HEAD")); err == nil {
+			g.bareGitDir(dir)
+		}
 		return
 	}
 	g.listed++

@@ -279,3 +279,39 @@ func TestStepFindsAGitDirectoryNoDotGitNames(t *testing.T) {
 		t.Errorf("gd2/config:\n%s", readFileT(t, filepath.Join(f.root, "gd2", "config")))
 	}
 }
+
+// TestStepFindsAGitDirectoryMadeOfFiles: wt, a directory the guard knows,
+// becomes a linked worktree's git directory with files alone (HEAD and a
+// commondir naming the person's gd3, which reads config.worktree), so
+// its link count does not change; the config.worktree's program key is
+// still taken back.
+func TestStepFindsAGitDirectoryMadeOfFiles(t *testing.T) {
+	f := newFixture(t)
+	for _, args := range [][]string{
+		{"init", "-q", "--bare", "gd3"},
+		{"--git-dir", "gd3", "config", "extensions.worktreeConfig", "true"},
+	} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = f.root, append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(f.root, "wt"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := NewRunner(f.policy(WorkspaceWrite, false))
+	defer r.Close()
+	check := r.BeginStep()
+	for name, data := range map[string]string{
+		"HEAD": "ref: refs/heads/main\n", "commondir": "../gd3\n", "config.worktree": "[core]\n\tfsmonitor = evil\n",
+	} {
+		if err := os.WriteFile(filepath.Join(f.root, "wt", name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := undoneMap(check())
+	if got["wt/config.worktree"] != "core.fsmonitor" {
+		t.Errorf("undone %v, want core.fsmonitor in wt/config.worktree", got)
+	}
+}
