@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -49,7 +50,7 @@ func TestRestoreRefusesAnObjectChangedSinceItsCheckpoint(t *testing.T) {
 	} {
 		cb := checkedBlob(strings.NewReader(tc.body), tc.object, int64(len(tc.body)), "x")
 		data := make([]byte, len(tc.body))
-		if _, err := cb.Read(data); err != nil && err.Error() != "EOF" || cb.Err() != nil {
+		if _, err := cb.Read(data); err != nil && !errors.Is(err, io.EOF) || cb.Err() != nil {
 			t.Errorf("%s: %v %v", tc.object, err, cb.Err())
 		}
 	}

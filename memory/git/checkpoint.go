@@ -686,7 +686,8 @@ func (c *Checkpoints) seedIndex() error {
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	_, err = io.Copy(dst, src)
+	var copied bytes.Buffer
+	_, err = io.Copy(dst, io.TeeReader(src, &copied))
 	if cerr := dst.Close(); err == nil {
 		err = cerr
 	}
@@ -700,9 +701,12 @@ func (c *Checkpoints) seedIndex() error {
 	// The copy keeps the marks of the person's index, which a command of
 	// the model's may have set (git update-index --assume-unchanged or
 	// --skip-worktree): a status skips a file so marked, and the model's
-	// later change to it escaped every checkpoint, diff and undo. They
-	// are all cleared before the first status (syncHeld, markHeld).
-	c.held, c.heldRead = unknownHeld, true
+	// later change to it escaped every checkpoint, diff and undo. Any
+	// there are cleared before the first status (syncHeld, markHeld); an
+	// index this reader cannot read counts as marked.
+	if indexMarked(copied.Bytes(), func(name string) ([]byte, error) { return readAdmin(c.repo.GitDir, name) }) {
+		c.held, c.heldRead = unknownHeld, true
+	}
 	return nil
 }
 

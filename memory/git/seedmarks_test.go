@@ -2,8 +2,10 @@ package git
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -50,5 +52,37 @@ func TestSeededMarksHideNoChange(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("sparse %v: the checkpoint took %v, want %v", sparse, got, want)
 		}
+	}
+}
+
+// TestIndexMarked: the seed clears marks (a git ls-files) only where the
+// person's index has one, or cannot be read here.
+func TestIndexMarked(t *testing.T) {
+	t.Parallel()
+	dir := repo(t)
+	read := func() []byte {
+		data, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	shared := func(name string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, ".git", name)) }
+	if indexMarked(read(), shared) {
+		t.Error("an index without marks counts as marked")
+	}
+	for _, mark := range []string{"--assume-unchanged", "--skip-worktree"} {
+		sh(t, dir, "git update-index "+mark+" b.txt")
+		if !indexMarked(read(), shared) {
+			t.Errorf("%s is not seen", mark)
+		}
+		sh(t, dir, "git update-index --no"+strings.TrimPrefix(mark, "-")+" b.txt")
+	}
+	sh(t, dir, "git update-index --split-index && git update-index --skip-worktree b.txt")
+	if !indexMarked(read(), shared) {
+		t.Error("a mark in a split index is not seen")
+	}
+	if !indexMarked([]byte("not an index"), shared) {
+		t.Error("an index this reader cannot read counts as unmarked")
 	}
 }

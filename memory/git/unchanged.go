@@ -149,6 +149,30 @@ func readIndexEntries(data []byte, wanted map[string]bool, shared func(string) (
 	return out, nil
 }
 
+// indexMarked reports whether an index file's data marks any entry
+// assume-unchanged or skip-worktree, or cannot be read here (another
+// version or hash, a sparse index, a split one whose shared part is
+// missing): a copy of it then has every mark cleared (seedIndex), which
+// costs a git ls-files, where an unmarked one costs nothing more.
+func indexMarked(data []byte, shared func(string) ([]byte, error)) bool {
+	own, link, err := parseIndex(data)
+	if err != nil {
+		return true
+	}
+	all := own
+	if link != nil {
+		if all, err = unsplit(own, link, shared); err != nil {
+			return true
+		}
+	}
+	for _, e := range all {
+		if e.flags&0x8000 != 0 || e.extra&0x4000 != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // unsplit is a split index's entries: the shared part's, each replaced
 // by the next of own where the replace bitmap says so and left out where
 // the delete bitmap does, then the rest of own.
