@@ -140,3 +140,31 @@ func TestRestoreRefusesATreeChangedSinceItsCheckpoint(t *testing.T) {
 		})
 	}
 }
+
+// TestRevertRefusesATreeChangedSinceItsCommit: the tree the revert takes
+// sub/ from is planted with an entry naming a blob of the model's own
+// (which hashes to its name): the revert reads the trees on the way as
+// stored, and fails before the branch moves or a file is written.
+func TestRevertRefusesATreeChangedSinceItsCommit(t *testing.T) {
+	t.Parallel()
+	dir := repo(t)
+	ctx := context.Background()
+	r := open(t, dir)
+	sh(t, dir, "mkdir sub && printf 'yours\\n' > sub/kept.txt && git add sub && git commit -qm yours")
+	c := strings.TrimSpace(sh(t, dir, "printf 'task\\n' > sub/kept.txt && git commit -qam 'task' && git rev-parse HEAD"))
+	treeName := strings.TrimSpace(sh(t, dir, "git rev-parse HEAD^:sub"))
+	evil := strings.TrimSpace(sh(t, dir, "printf 'backdoor\\n' | git hash-object -w --stdin"))
+	forged := strings.TrimSpace(sh(t, dir, "git ls-tree "+treeName+" | sed 's/[0-9a-f]\\{40\\}\\tkept.txt$/"+evil+"\\tkept.txt/' | git mktree"))
+	body := sh(t, dir, "git cat-file tree "+forged)
+	plant(t, dir, treeName, "tree "+strconv.Itoa(len(body))+"\x00"+body)
+	_, err := r.RevertCommit(ctx, c, RevertMessage(c, r.Subject(ctx, c), "t1"))
+	if !errors.Is(err, ErrObjectChanged) {
+		t.Fatalf("RevertCommit = %v, want ErrObjectChanged", err)
+	}
+	if r.HeadNow(ctx) != c {
+		t.Error("the refused revert moved the branch")
+	}
+	if got := sh(t, dir, "cat sub/kept.txt"); got != "task\n" {
+		t.Errorf("the refused revert wrote sub/kept.txt: %q", got)
+	}
+}

@@ -163,6 +163,11 @@ func (r *Repo) finishMerge(ctx context.Context, old, merge string, files []strin
 		}
 	}
 	if len(todo) > 0 {
+		// Checked as a revert checks them before its restore
+		// (checkCommitBlobs): a recovery writes the same files.
+		if err := r.checkCommitBlobs(ctx, merge, todo); err != nil {
+			return nil, nil, err
+		}
 		if _, err := runPaths(ctx, r.Top, nil, todo,
 			"restore", "--source="+merge, "--staged", "--worktree"); err != nil {
 			return nil, nil, err

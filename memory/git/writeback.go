@@ -231,9 +231,9 @@ func (r *Repo) writeBlobs(ctx context.Context, b *beneath, tree map[string]treeE
 	return err
 }
 
-// checkCommitBlobs checks the blobs commit has for paths (checkBlobs),
-// for a restore that git writes itself; paths commit lacks and
-// submodules have no blob to check.
+// checkCommitBlobs checks the blobs commit has for paths, and the trees
+// on their way (checkEntries, checkBlobs), for a restore that git writes
+// itself; paths commit lacks and submodules have no blob to check.
 func (r *Repo) checkCommitBlobs(ctx context.Context, commit string, paths []string) error {
 	wanted := make(map[string]bool, len(paths))
 	for _, p := range paths {
@@ -251,6 +251,12 @@ func (r *Repo) checkCommitBlobs(ctx context.Context, commit string, paths []stri
 	}
 	if len(blobs) == 0 {
 		return nil
+	}
+	// What ls-tree read of the trees on the way is checked too: a tree
+	// planted under a name could name a blob of the model's own, which
+	// hashes to its name (verified.go).
+	if err := r.checkEntries(ctx, commit, blobs, tree); err != nil {
+		return err
 	}
 	return r.checkBlobs(ctx, tree, blobs)
 }
