@@ -65,19 +65,30 @@ func TestNamedCheckpointCostsItsPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byAdd, byName := filepath.Join(t.TempDir(), "index"), filepath.Join(t.TempDir(), "index")
-	write(t, byAdd, string(data))
-	write(t, byName, string(data))
-	start := time.Now()
-	if err := cps.add(ctx, []string{"GIT_INDEX_FILE=" + byAdd}, want, 0, nil); err != nil {
-		t.Fatal(err)
+	// Each way is timed three times on fresh copies and its best taken:
+	// a single timing beside the whole suite on two cores once put a
+	// scheduling stall on the quick side (473 ms against 1.3 s).
+	var byAdd, byName string
+	var add, took time.Duration
+	for range 3 {
+		byAdd, byName = filepath.Join(t.TempDir(), "index"), filepath.Join(t.TempDir(), "index")
+		write(t, byAdd, string(data))
+		write(t, byName, string(data))
+		start := time.Now()
+		if err := cps.add(ctx, []string{"GIT_INDEX_FILE=" + byAdd}, want, 0, nil); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); add == 0 || d < add {
+			add = d
+		}
+		start = time.Now()
+		if err := cps.addNamed(ctx, []string{"GIT_INDEX_FILE=" + byName}, paths, 0, nil); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); took == 0 || d < took {
+			took = d
+		}
 	}
-	add := time.Since(start)
-	start = time.Now()
-	if err := cps.addNamed(ctx, []string{"GIT_INDEX_FILE=" + byName}, paths, 0, nil); err != nil {
-		t.Fatal(err)
-	}
-	took := time.Since(start)
 	t.Logf("%d named paths taken into an index of %d files: %s; by git add: %s", named, files, took.Round(time.Millisecond), add.Round(time.Millisecond))
 	if 4*took > add {
 		t.Errorf("the named paths took %s, git add of them %s: the cost still grows with the index", took, add)
