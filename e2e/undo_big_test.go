@@ -212,8 +212,10 @@ func TestUndoBesideA600MBFile(t *testing.T) {
 // 10,000 files, against git putting back the same change made by the
 // shell to the same repository (git checkout -- . && git clean -fq: the
 // files it changed checked out, those it added removed), each pair taken
-// one right after the other, for two changes: "overwritten" rewrites the
-// 10,000 committed files, "added" adds 10,000 new ones beside them.
+// one right after the other, for three changes: "overwritten" rewrites
+// the 10,000 committed files, "appended" adds a line to the end of each
+// (the change issue 94 measured against git checkout), "added" adds
+// 10,000 new ones beside them.
 // Target: undo/git at most 1.5 for each, the median of the pairs' ratios
 // (a pair sees one load, the medians of the two series may not). The
 // undo is one batch: a diff of two trees, a cat-file for the contents,
@@ -224,6 +226,7 @@ func BenchmarkUndo10k(b *testing.B) {
 	const n = 10000
 	for _, c := range []struct{ name, change string }{
 		{"overwritten", `for f in f/*.txt; do echo changed > $f; done`},
+		{"appended", `for f in f/*.txt; do echo more >> $f; done`},
 		{"added", fmt.Sprintf(`for i in $(seq -w 1 %d); do echo "added $i" > f/new-$i.txt; done`, n)},
 	} {
 		b.Run(c.name, func(b *testing.B) { benchUndo(b, n, c.change) })

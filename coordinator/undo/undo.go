@@ -349,6 +349,7 @@ func gitSince(ctx context.Context, repo *git.Repo, log []git.Entry, from string,
 	if before == nil {
 		return nil, nil
 	}
+	repo.KnowIndex(*before)
 	now, err := repo.ReadHeads(ctx)
 	if err != nil {
 		return nil, nil

@@ -120,6 +120,10 @@ type Checkpoints struct {
 	// when nothing: a restore of those paths alone goes the quick way
 	// even while unsure. Any record ends it.
 	proven *proof
+	// treeSeen is a commit and its tree, as the latest lookup by treeOf
+	// found them: an undo's proof and its checkpoint ask for the same
+	// commit's tree, which one git process answers.
+	treeSeen [2]string
 	// indexMoved says the named paths' add failed after it may have
 	// written ralph's index (take): the record compares the tree with
 	// the last checkpoint even when the status lists nothing.
@@ -312,10 +316,17 @@ func (c *Checkpoints) record(ctx context.Context, name, message string, only, ex
 	}
 	// A task that names the paths it wrote costs what it wrote, not what
 	// the tree holds (treewrite.go).
-	if len(only) > 0 && !unsure && exp == nil && parent != "" && c.lastTree != "" && c.quickOK(ctx) {
-		cp, err := c.recordQuick(ctx, env, name, message, parent, only, except)
-		if !errors.Is(err, errNotQuick) {
-			return cp, err
+	// The first such checkpoint of a process starts from the parent's
+	// tree as git has it (a session's baseline adopted from HEAD).
+	if len(only) > 0 && !unsure && exp == nil && parent != "" && parent == c.last && c.quickOK(ctx) {
+		if c.lastTree == "" {
+			c.lastTree, _ = c.commitTreeOf(ctx, parent)
+		}
+		if c.lastTree != "" {
+			cp, err := c.recordQuick(ctx, env, name, message, parent, only, except)
+			if !errors.Is(err, errNotQuick) {
+				return cp, err
+			}
 		}
 	}
 	// The quick checkpoints before this one are in ralph's index before

@@ -246,8 +246,9 @@ func build(ctx context.Context, dir string, env []string, hooks, remote bool, ar
 	return buildWith(ctx, guardFor(ctx, dir), dir, env, hooks, remote, args)
 }
 
-// buildWith is build with the guard decided: the one other caller is the
-// first look at the work tree (lookGuard), whose guard needs no listing.
+// buildWith is build with the guard decided: the other callers are the
+// first look at the work tree (lookGuard), whose guard needs no listing,
+// and git config (configCommand), which runs no program.
 func buildWith(ctx context.Context, g *guard, dir string, env []string, hooks, remote bool, args []string) *exec.Cmd {
 	if g.noHooks {
 		hooks = false

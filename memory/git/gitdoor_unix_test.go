@@ -34,7 +34,7 @@ func TestSeedIndexDoesNotWaitOnAFIFO(t *testing.T) {
 		defer close(done)
 		cps.Seed()
 		r.IndexIsHead()
-		_ = r.indexTree(context.Background())
+		_, _ = r.indexTree(context.Background())
 		_ = indexMentions(r.GitDir, "x")
 	}()
 	select {

@@ -2,6 +2,7 @@ package git
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -29,6 +30,10 @@ type Heads struct {
 	// Index is the tree the person's index holds (what `git commit` would
 	// commit), "" when it cannot be told (a merge in conflict).
 	Index string `json:"index,omitempty"`
+	// IndexSum is the hash the index file ended in when Index was found
+	// (hex): an undo that finds the index ending in it still knows its
+	// tree without writing one (KnowIndex).
+	IndexSum string `json:"index_sum,omitempty"`
 }
 
 // maxBranches is the most branches recorded beside a checkpoint.
@@ -50,7 +55,7 @@ func (r *Repo) ReadHeads(ctx context.Context) (Heads, error) {
 		h.Head = head
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { h.Index = r.indexTree(ctx) })
+	wg.Go(func() { h.Index, h.IndexSum = r.indexTree(ctx) })
 	lines, err := r.localBranches(ctx)
 	wg.Wait()
 	if err != nil {
@@ -94,39 +99,58 @@ func (r *Repo) localBranches(ctx context.Context) ([]string, error) {
 // indexTree is the tree of the person's index, written from a copy of it:
 // git write-tree on the index itself could write the index back (its
 // cache of trees), and the person's index is never written by ralph
-// unasked. "" when it cannot be told.
-func (r *Repo) indexTree(ctx context.Context) string {
+// unasked. "" when it cannot be told. sum is the hash the index ends in
+// (hex), with the tree.
+func (r *Repo) indexTree(ctx context.Context) (tree, sum string) {
 	data, err := readAdmin(r.GitDir, "index")
 	if err != nil || len(data) < 20 {
-		return ""
+		return "", ""
 	}
 	// The index ends in the hash of all its bytes: an index that has not
 	// changed since the last look has the tree found then.
-	sum := string(data[len(data)-20:])
+	end := string(data[len(data)-20:])
+	sum = hex.EncodeToString(data[len(data)-20:])
 	r.indexMu.Lock()
 	defer r.indexMu.Unlock()
-	if sum == r.indexSum {
-		return r.indexSeen
+	if end == r.indexSum {
+		return r.indexSeen, sum
 	}
 	tmp, err := os.CreateTemp("", "ralph-heads-index-*")
 	if err != nil {
-		return ""
+		return "", ""
 	}
 	person := rootfs.Person()
 	defer person.Remove(tmp.Name())
 	_, err = tmp.Write(data)
 	if cerr := tmp.Close(); err != nil || cerr != nil {
-		return ""
+		return "", ""
 	}
 	if _, err := ownIndex(person, tmp.Name()); err != nil {
-		return ""
+		return "", ""
 	}
 	out, err := r.Git(ctx, []string{"GIT_INDEX_FILE=" + tmp.Name()}, "write-tree")
 	if err != nil {
-		return ""
+		return "", ""
 	}
-	r.indexSum, r.indexSeen = sum, strings.TrimSpace(string(out))
-	return r.indexSeen
+	r.indexSum, r.indexSeen = end, strings.TrimSpace(string(out))
+	return r.indexSeen, sum
+}
+
+// KnowIndex takes the index's tree from heads an earlier process read
+// (its Index and IndexSum), so that ReadHeads of an index unchanged since
+// writes no tree: an undo reads the heads once more, beside the ones the
+// checkpoint it takes back recorded. What this process found itself is
+// kept.
+func (r *Repo) KnowIndex(h Heads) {
+	sum, err := hex.DecodeString(h.IndexSum)
+	if err != nil || len(sum) != 20 || h.Index == "" {
+		return
+	}
+	r.indexMu.Lock()
+	defer r.indexMu.Unlock()
+	if r.indexSum == "" {
+		r.indexSum, r.indexSeen = string(sum), h.Index
+	}
 }
 
 // IndexIsHead notes that the person's index, as it is now, holds HEAD's

@@ -5,7 +5,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"time"
 )
 
 // RunsProgram reports whether git, reading the configuration key (as git
@@ -125,7 +128,10 @@ var configEnv = []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
 func configCommand(ctx context.Context, gitDir string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	cmd := build(ctx, "/", nil, false, false, append([]string{"--no-pager", "config"}, args...))
+	// A program-running key does nothing here, so no guard's listing is
+	// needed: the listing of "/" cost each process that read a
+	// repository's configuration one git more.
+	cmd := buildWith(ctx, &guard{noDiffDrivers: true, noHooks: true}, "/", nil, false, false, append([]string{"--no-pager", "config"}, args...))
 	// Only configEnv and GIT_DIR of git's own variables: the person's
 	// GIT_CONFIG, GIT_COMMON_DIR or GIT_CONFIG_PARAMETERS would make git
 	// read other files than the repository's.
@@ -157,13 +163,55 @@ func configCommand(ctx context.Context, gitDir string, args ...string) ([]byte, 
 // commondir names, config.worktree where enabled and every file they
 // include, conditions evaluated as git evaluates them. Keys given on the
 // command line are left out.
+//
+// A listing is kept while nothing it was read from has changed (its
+// files, the files its includes name, HEAD for an include on a branch,
+// the git directory itself), as a guard's is: the sandbox's look at the
+// project's repository before and after each step of a tool that writes
+// files ran git config each time.
 func ConfigFiles(ctx context.Context, gitDir string) ([]ConfigEntry, error) {
+	listingsMu.Lock()
+	l, ok := listings[gitDir]
+	listingsMu.Unlock()
+	if ok && stampsHold(l.stamps) {
+		return slices.Clone(l.entries), nil
+	}
+	start := time.Now()
 	out, err := configCommand(ctx, gitDir, "--list", "--show-origin", "--includes", "-z")
 	if err != nil {
 		return nil, err
 	}
-	return parseList(out, false, gitDir), nil
+	entries := parseList(out, false, gitDir)
+	common := commonDir(gitDir)
+	files := []string{gitDir, filepath.Join(gitDir, "config"), filepath.Join(gitDir, "config.worktree"),
+		filepath.Join(gitDir, "commondir"), filepath.Join(gitDir, "HEAD"),
+		filepath.Join(common, "config"), filepath.Join(common, "config.worktree")}
+	for _, e := range entries {
+		files = append(files, e.File)
+		if inc, ok := includeTarget(e); ok {
+			files = append(files, inc)
+		}
+	}
+	// A file written while git read it may not be what git read.
+	if stamps := stampAll(files); !changedSince(stamps, start) {
+		listingsMu.Lock()
+		listings[gitDir] = listing{entries: entries, stamps: stamps}
+		listingsMu.Unlock()
+	}
+	return slices.Clone(entries), nil
 }
+
+// listing is ConfigFiles' answer for a git directory, with what it was
+// read from.
+type listing struct {
+	entries []ConfigEntry
+	stamps  []stamp
+}
+
+var (
+	listingsMu sync.Mutex
+	listings   = map[string]listing{}
+)
 
 // ConfigFile lists the keys of one configuration file as git reads it,
 // its includes not followed (an include.path is a key like another): what

@@ -446,13 +446,9 @@ func (c *Checkpoints) restoredNumstat(ctx context.Context, parent, tree string, 
 // checkpoint the way through ralph's index.
 func (c *Checkpoints) recordRestoredTree(ctx context.Context, env []string, name, message, parent string, paths []string,
 	want map[string]restoredFile, counts map[string]FileChange) (*Checkpoint, error) {
-	prev := c.lastTree
-	if c.last != parent || prev == "" {
-		out, err := c.repo.GitSized(ctx, nil, "rev-parse", "-q", "--verify", "--end-of-options", parent+"^{tree}")
-		if err != nil {
-			return nil, errNotQuick
-		}
-		prev = strings.TrimSpace(string(out))
+	prev, err := c.commitTreeOf(ctx, parent)
+	if err != nil {
+		return nil, errNotQuick
 	}
 	found := make([]*quickFile, 0, len(paths))
 	links := &linkCheck{repo: c.repo, seen: map[string]bool{}}

@@ -155,9 +155,7 @@ func (c *Checkpoints) quickOK(ctx context.Context) bool {
 		if !configMayName(c.repo.common(), c.repo.GitDir, "filemode", "symlinks", "ignorecase", "precomposeunicode") {
 			return
 		}
-		out, _ := c.repo.Git(ctx, nil, "config", "-z", "--get-regexp", `^core\.(filemode|symlinks|ignorecase|precomposeunicode)$`)
-		for _, rec := range bytes.Split(out, []byte{0}) {
-			key, val, _ := strings.Cut(string(rec), "\n")
+		for key, val := range c.repo.configValues(ctx, "core.filemode", "core.symlinks", "core.ignorecase", "core.precomposeunicode") {
 			v := strings.ToLower(strings.TrimSpace(val))
 			on := v == "" || v == "true" || v == "yes" || v == "on" || v == "1"
 			switch strings.ToLower(key) {

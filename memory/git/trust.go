@@ -5,14 +5,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/childenv"
+	"github.com/ralph-dev/ralph/memory/filestamp"
 )
 
 // trust.go decides which configuration ralph's own git may take programs
@@ -281,8 +285,12 @@ func guardFor(ctx context.Context, dir string) *guard {
 }
 
 // changedSince reports whether a file (not a directory) was modified at
-// or after t.
+// or after t, or so shortly before it that a second write in the same
+// tick of the file system's clock would leave its time stamps as they
+// are: Linux stamps files from a clock that moves a tick (up to 10 ms)
+// at a time.
 func changedSince(stamps []stamp, t time.Time) bool {
+	t = t.Add(-stampTick)
 	for _, s := range stamps {
 		if s.fi != nil && !s.fi.IsDir() && !s.fi.ModTime().Before(t) {
 			return true
@@ -290,6 +298,9 @@ func changedSince(stamps []stamp, t time.Time) bool {
 	}
 	return false
 }
+
+// stampTick is more than the coarsest tick of a file system's clock.
+const stampTick = 20 * time.Millisecond
 
 // cachedGuard is dir's guard if nothing it was read from has changed.
 func cachedGuard(dir string) *guard {
@@ -368,18 +379,22 @@ func configHomes() []string {
 
 // pointerFiles are the files that say which repository git in dir finds:
 // the .git of every directory from dir up, the commondir of the one it
-// names.
+// names; and its HEAD, since git reads a file that includeIf
+// "onbranch:…" names only while HEAD is on that branch, and a command
+// that moves HEAD (git checkout) changes no configuration file.
 func pointerFiles(dir string, p *pinned) []string {
 	var files []string
 	if p != nil {
 		return append(files, filepath.Join(p.top, ".git"), filepath.Join(p.gitDir, "commondir"),
-			filepath.Join(p.common, "config"), filepath.Join(p.gitDir, "config.worktree"))
+			filepath.Join(p.common, "config"), filepath.Join(p.gitDir, "config.worktree"), filepath.Join(p.gitDir, "HEAD"))
 	}
 	for d := dir; ; {
 		files = append(files, filepath.Join(d, ".git"))
 		if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
 			if fi.IsDir() {
-				files = append(files, filepath.Join(d, ".git", "commondir"), filepath.Join(d, ".git", "config"))
+				files = append(files, filepath.Join(d, ".git", "commondir"), filepath.Join(d, ".git", "config"), filepath.Join(d, ".git", "HEAD"))
+			} else if gitDir, _ := onDiskRepository(d); gitDir != "" {
+				files = append(files, filepath.Join(gitDir, "HEAD"))
 			}
 			return files
 		}
@@ -500,7 +515,9 @@ func stampsHold(stamps []stamp) bool {
 		if !os.SameFile(fi, s.fi) || fi.Mode() != s.fi.Mode() {
 			return false
 		}
-		if !fi.IsDir() && (fi.Size() != s.fi.Size() || !fi.ModTime().Equal(s.fi.ModTime())) {
+		// The change time too: a command can write a file in place at its
+		// old size and set its modification time back (touch -d).
+		if !fi.IsDir() && (fi.Size() != s.fi.Size() || !fi.ModTime().Equal(s.fi.ModTime()) || filestamp.Change(fi) != filestamp.Change(s.fi)) {
 			return false
 		}
 	}
@@ -620,4 +637,33 @@ func (g *guard) pinnedTo(p *pinned) bool {
 		gitDir, common = onDiskRepository(p.top)
 	}
 	return samePath(gitDir, p.gitDir) && samePath(common, p.common)
+}
+
+// configValues yields each value of keys (lower case, as git lists them)
+// in the configuration r's git commands read: from the listing the guard
+// of its work tree holds, which its first command read anyway, or from
+// git config where there is no listing to reuse.
+func (r *Repo) configValues(ctx context.Context, keys ...string) iter.Seq2[string, string] {
+	return func(yield func(string, string) bool) {
+		if g := guardFor(ctx, r.Top); g.entries != nil {
+			for _, e := range g.entries {
+				key := strings.ToLower(e.Key)
+				if slices.Contains(keys, key) && !yield(key, e.Value) {
+					return
+				}
+			}
+			return
+		}
+		quoted := make([]string, len(keys))
+		for i, k := range keys {
+			quoted[i] = regexp.QuoteMeta(k)
+		}
+		out, _ := r.Git(ctx, nil, "config", "-z", "--get-regexp", "^("+strings.Join(quoted, "|")+")$")
+		for _, rec := range bytes.Split(out, []byte{0}) {
+			key, val, _ := strings.Cut(string(rec), "\n")
+			if key != "" && !yield(strings.ToLower(key), val) {
+				return
+			}
+		}
+	}
 }

@@ -311,3 +311,54 @@ func TestProgramKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestAnIncludeOnABranchIsReadWhenTheBranchIs: git reads a file that
+// includeIf "onbranch:…" names only while HEAD is on that branch, so a
+// guard decided on another branch lists none of its keys. A command that
+// then moves HEAD there (git checkout) changes no configuration file,
+// and a guard kept while its files are unchanged would let the file's
+// programs run in ralph's git.
+func TestAnIncludeOnABranchIsReadWhenTheBranchIs(t *testing.T) {
+	trustEnv(t)
+	dir := repo(t)
+	attrs(t, dir)
+	r := open(t, dir)
+	Guard(context.Background(), dir, r, nil, nil)
+	exercise(t, r, dir)
+	ran := armed(t, dir, filepath.Join(dir, "evil.cfg"))
+	sh(t, dir, "git config includeIf.onbranch:evil.path ../evil.cfg && git branch evil")
+	exercise(t, r, dir)
+	sh(t, dir, "git symbolic-ref HEAD refs/heads/evil")
+	exercise(t, r, dir)
+	if b, err := os.ReadFile(ran); err == nil {
+		t.Fatalf("ralph's git ran programs from a file included on the branch HEAD moved to:\n%s", b)
+	}
+	sh(t, dir, "git add b.txt")
+	if b, _ := os.ReadFile(ran); !strings.Contains(string(b), "clean") {
+		t.Fatalf("plain git did not read the included filter either, so the test proves nothing: %q", b)
+	}
+}
+
+// TestAConfigWrittenBackAtItsOldTimeIsReadAgain: a command writes the
+// repository's config in place at its old size and sets its
+// modification time back; the guard kept from before must not be used.
+func TestAConfigWrittenBackAtItsOldTimeIsReadAgain(t *testing.T) {
+	trustEnv(t)
+	dir := repo(t)
+	attrs(t, dir)
+	ran := filepath.Join(t.TempDir(), "ran")
+	// A key of the same length as the filter's, so the file keeps its size.
+	sh(t, dir, "git config filter.x.klean 'echo clean >> "+ran+"; cat'")
+	r := open(t, dir)
+	Guard(context.Background(), dir, r, nil, nil)
+	exercise(t, r, dir)
+	sh(t, dir, `t=$(stat -c %y .git/config) && c=$(sed s/klean/clean/ .git/config) && printf "%s\n" "$c" > .git/config && touch -d "$t" .git/config`)
+	exercise(t, r, dir)
+	if b, err := os.ReadFile(ran); err == nil {
+		t.Fatalf("ralph's git ran a filter written into the config at its old time:\n%s", b)
+	}
+	sh(t, dir, "git add b.txt")
+	if b, _ := os.ReadFile(ran); !strings.Contains(string(b), "clean") {
+		t.Fatalf("plain git did not read the filter either, so the test proves nothing: %q", b)
+	}
+}

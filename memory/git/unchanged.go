@@ -319,13 +319,9 @@ func (c *Checkpoints) Unchanged(ctx context.Context, paths []string) bool {
 	if err != nil {
 		return false
 	}
-	tree := c.lastTree
-	if tree == "" {
-		out, err := c.repo.GitSized(ctx, nil, "rev-parse", "-q", "--verify", "--end-of-options", c.last+"^{tree}")
-		if err != nil {
-			return false
-		}
-		tree = strings.TrimSpace(string(out))
+	tree, err := c.commitTreeOf(ctx, c.last)
+	if err != nil {
+		return false
 	}
 	links := &linkCheck{repo: c.repo, seen: map[string]bool{}}
 	stats := newStatter(c.repo.Top)
@@ -356,6 +352,39 @@ func (c *Checkpoints) Unchanged(ctx context.Context, paths []string) bool {
 	}
 	c.proven = &proof{commit: c.last, paths: wanted}
 	return true
+}
+
+// commitTreeOf is commit's tree: the latest checkpoint's as this process
+// wrote it, or the one the latest lookup found, or git's answer. c.mu is
+// held.
+func (c *Checkpoints) commitTreeOf(ctx context.Context, commit string) (string, error) {
+	if commit == c.last && c.lastTree != "" {
+		return c.lastTree, nil
+	}
+	if c.treeSeen[0] == commit && commit != "" {
+		return c.treeSeen[1], nil
+	}
+	// A loose commit is read here, checked against its name, as git
+	// would read it: a commit ralph or the person's git wrote lately is
+	// loose, and a process to read it cost a new session's first
+	// checkpoint as much as the rest of it.
+	tree := ""
+	if body, ok := looseCommit(c.repo.common(), commit); ok {
+		if line, _, ok := strings.Cut(string(body), "\n"); ok {
+			if t, ok := strings.CutPrefix(line, "tree "); ok && len(t) == len(commit) {
+				tree = t
+			}
+		}
+	}
+	if tree == "" {
+		out, err := c.repo.GitSized(ctx, nil, "rev-parse", "-q", "--verify", "--end-of-options", commit+"^{tree}")
+		if err != nil {
+			return "", err
+		}
+		tree = strings.TrimSpace(string(out))
+	}
+	c.treeSeen = [2]string{commit, tree}
+	return tree, nil
 }
 
 // treeDirs finds the entries of a checkpoint's tree by path, each

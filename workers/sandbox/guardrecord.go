@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/filestamp"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
@@ -356,7 +357,7 @@ func (g *nestedGuard) record() (*nestedRecord, uint64) {
 		k := g.files[f]
 		c := configRecord{Path: f, ID: k.id, Program: slices.Sorted(maps.Keys(k.program))}
 		if k.fi != nil {
-			c.ID = fileID(k.fi)
+			c.ID = filestamp.ID(k.fi)
 		}
 		// Only a file in the project is ever put back.
 		if len(k.content) <= maxRecorded && g.inProject(f) {

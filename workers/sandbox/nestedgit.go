@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ralph-dev/ralph/memory/filestamp"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 )
@@ -332,7 +333,7 @@ func (g *nestedGuard) knownFile(file string) *known {
 		return nil
 	}
 	for _, k := range g.files {
-		if k.fi != nil && os.SameFile(fi, k.fi) || k.fi == nil && k.id != [2]uint64{} && k.id == fileID(fi) {
+		if k.fi != nil && os.SameFile(fi, k.fi) || k.fi == nil && k.id != [2]uint64{} && k.id == filestamp.ID(fi) {
 			return k
 		}
 	}
@@ -532,7 +533,7 @@ func stampOf(paths []string) string {
 				b.WriteString(" d")
 				continue
 			}
-			c := changeStamp(fi)
+			c := filestamp.Change(fi)
 			if settled(c) < 0 {
 				return ""
 			}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/ralph-dev/ralph/memory/filestamp"
 )
 
 // pointers lists what leads git to a repository in the project: the
@@ -30,7 +32,7 @@ func (g *nestedGuard) pointers() []string {
 				g.dropDir(dir)
 				continue
 			}
-			if now := changeStamp(fi); now != was {
+			if now := filestamp.Change(fi); now != was {
 				g.dirs[dir] = settled(now)
 				g.rescan(dir, fi)
 			}
@@ -121,7 +123,7 @@ func (g *nestedGuard) scan(dir string) {
 		}
 		if d.IsDir() {
 			if fi, err := d.Info(); err == nil {
-				g.addDir(path, settled(changeStamp(fi)))
+				g.addDir(path, settled(filestamp.Change(fi)))
 			}
 		}
 		return nil
@@ -232,7 +234,7 @@ func (g *nestedGuard) subdirsKnown(dir string, fi fs.FileInfo) bool {
 		return false
 	}
 	again, err := os.Lstat(dir)
-	return err == nil && again.IsDir() && os.SameFile(fi, again) && changeStamp(again) == changeStamp(fi)
+	return err == nil && again.IsDir() && os.SameFile(fi, again) && filestamp.Change(again) == filestamp.Change(fi)
 }
 
 // bareGitDir records dir as a repository when git takes it for a git

@@ -1,6 +1,6 @@
 //go:build darwin || freebsd || netbsd || openbsd
 
-package sandbox
+package filestamp
 
 import "syscall"
 
