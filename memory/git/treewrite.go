@@ -314,7 +314,7 @@ func (c *Checkpoints) entryAt(ctx context.Context, tree, p string) (*dirEntry, e
 // paths are in no checkpoint's tree, so none is tracked: --no-index
 // spares reading ralph's index, whose size is the tree's.
 func (c *Checkpoints) ignoredOf(ctx context.Context, env []string, paths []string) (map[string]bool, error) {
-	if len(paths) == 0 {
+	if len(paths) == 0 || !c.mayIgnore(ctx, paths) {
 		return nil, nil
 	}
 	out, err := runCmd(ctx, scaled(0, len(paths)), false, c.repo.Top, env, nulList(paths), "check-ignore", "--no-index", "-z", "--stdin")
