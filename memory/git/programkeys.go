@@ -176,6 +176,9 @@ func ConfigFiles(ctx context.Context, gitDir string) ([]ConfigEntry, error) {
 	if ok && stampsHold(l.stamps) {
 		return slices.Clone(l.entries), nil
 	}
+	if entries, ok := repositoryListing(gitDir); ok {
+		return entries, nil
+	}
 	start := time.Now()
 	out, err := configCommand(ctx, gitDir, "--list", "--show-origin", "--includes", "-z")
 	if err != nil {

@@ -236,6 +236,7 @@ type guard struct {
 	untrusted     []string      // the keys neutralised, for tests and messages
 	stamps        []stamp       // what the guard was read from
 	entries       []ConfigEntry // git's listing, for Guard to reuse
+	gitDir        string        // the pinned repository's git directory, "" when none
 }
 
 // guards caches a guard per directory: git's listing runs again only
@@ -326,6 +327,9 @@ func guardFrom(dir string, p *pinned, entries []ConfigEntry) *guard {
 	}
 	if p != nil {
 		g.env = p.env()
+		if !p.unpinned {
+			g.gitDir = p.gitDir
+		}
 	}
 	g.entries = entries
 	for _, e := range entries {
@@ -666,4 +670,31 @@ func (r *Repo) configValues(ctx context.Context, keys ...string) iter.Seq2[strin
 			}
 		}
 	}
+}
+
+// repositoryListing is what ConfigFiles would list of gitDir, taken from
+// the listing of a guard kept for the repository pinned there, while
+// nothing it was read from has changed: its local and worktree entries
+// are the repository's files and what they include, read as git reads
+// them. false when no such guard is kept.
+func repositoryListing(gitDir string) ([]ConfigEntry, bool) {
+	guardsMu.Lock()
+	var found *guard
+	for _, g := range guards {
+		if g.gitDir != "" && g.entries != nil && samePath(g.gitDir, gitDir) {
+			found = g
+			break
+		}
+	}
+	guardsMu.Unlock()
+	if found == nil || !stampsHold(found.stamps) {
+		return nil, false
+	}
+	var out []ConfigEntry
+	for _, e := range found.entries {
+		if e.File != "" && (e.Scope == "local" || e.Scope == "worktree") {
+			out = append(out, ConfigEntry{File: e.File, Key: e.Key, Value: e.Value})
+		}
+	}
+	return out, true
 }

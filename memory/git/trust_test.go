@@ -2,6 +2,7 @@ package git
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -360,5 +361,41 @@ func TestAConfigWrittenBackAtItsOldTimeIsReadAgain(t *testing.T) {
 	sh(t, dir, "git add b.txt")
 	if b, _ := os.ReadFile(ran); !strings.Contains(string(b), "clean") {
 		t.Fatalf("plain git did not read the filter either, so the test proves nothing: %q", b)
+	}
+}
+
+// TestAGuardsListingServesTheRepositorysOwn: the repository's files and
+// what they include, as a kept guard's listing holds them, are what git
+// lists of the repository alone (ConfigFiles' own reading), includes,
+// conditional includes and a worktree's config among them.
+func TestAGuardsListingServesTheRepositorysOwn(t *testing.T) {
+	trustEnv(t)
+	dir := repo(t)
+	sh(t, dir, `printf '[alias]\n\tx = status\n' > inc.cfg && git config include.path ../inc.cfg &&
+		printf '[core]\n\tpager = less\n' > .git/cond.cfg && git config "includeIf.gitdir:$PWD/.git.path" cond.cfg &&
+		git config extensions.worktreeConfig true && git config --worktree diff.x.textconv cat`)
+	r := open(t, dir)
+	Guard(context.Background(), dir, r, nil, nil)
+	guardFor(context.Background(), dir)
+	got, ok := repositoryListing(r.GitDir)
+	if !ok {
+		t.Fatal("no listing kept for the repository's guard")
+	}
+	out, err := configCommand(context.Background(), r.GitDir, "--list", "--show-origin", "--includes", "-z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := parseList(out, false, r.GitDir)
+	for _, key := range []string{"alias.x", "core.pager", "diff.x.textconv"} {
+		if !strings.Contains(fmt.Sprint(want), key) {
+			t.Fatalf("git's own listing lacks %s, so the test proves nothing:\n%v", key, want)
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("from the guard:\n%v\nfrom git:\n%v", got, want)
+	}
+	write(t, filepath.Join(dir, "inc.cfg"), "[alias]\n\ty = log\n\tz = diff\n")
+	if _, ok := repositoryListing(r.GitDir); ok {
+		t.Fatal("a listing was served after an included file changed")
 	}
 }
