@@ -296,6 +296,7 @@ func TestResumedSessionIsToldWhatChangedSinceItsBaseline(t *testing.T) {
 func TestAFailedCheckpointFailsTheRunAndKeepsTheWork(t *testing.T) {
 	t.Parallel()
 	dir := gitProjectDir(t)
+	throughGitsIndex(t, dir)
 	// A git that cannot make commits: the person's repository may be
 	// read-only, full, or damaged.
 	realGit := needTool(t, "git", "git")

@@ -35,6 +35,18 @@ func failingGit(t *testing.T, env []string, failures int) []string {
 	return out
 }
 
+// throughGitsIndex has dir's checkpoints go through git's index and its
+// write-tree, which failingGit can fail: an attributes file (empty) says
+// git may convert files, where ralph writes no tree itself. A turn's
+// checkpoint of the paths its tools named otherwise writes its objects in
+// ralph's own process, whose faults TestFaultSweepOfAQuickRun injects.
+func throughGitsIndex(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, ".git", "info", "attributes"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestAPassingCheckpointFailureIsTakenAgain: the one turn's checkpoint
 // fails once (a disk full for a moment) after it put the turn's files in
 // ralph's index. The run takes it again at its end: it exits 0, its
@@ -43,6 +55,7 @@ func failingGit(t *testing.T, env []string, failures int) []string {
 func TestAPassingCheckpointFailureIsTakenAgain(t *testing.T) {
 	t.Parallel()
 	dir := gitProjectDir(t)
+	throughGitsIndex(t, dir)
 	env := failingGit(t, cleanEnv(t), 1)
 	r := ralph(t, dir, env, nil, "--base-url", writer(t).URL, "--output-format", "json", "write a and edit b")
 	if r.code != 0 || readFileT(t, filepath.Join(dir, "a.txt")) != "new file\n" {
