@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"iter"
 	"os"
 	"os/exec"
@@ -285,15 +286,23 @@ func guardFor(ctx context.Context, dir string) *guard {
 	return g
 }
 
-// changedSince reports whether a file (not a directory) was modified at
+// changedSince reports whether a file (not a directory) was changed at
 // or after t, or so shortly before it that a second write in the same
 // tick of the file system's clock would leave its time stamps as they
 // are: Linux stamps files from a clock that moves a tick (up to 10 ms)
 // at a time.
+//
+// It is true too of a listing read through a link: a file's stamp is the
+// link's own (what git names), and what the link points to may be
+// written without the link changing.
 func changedSince(stamps []stamp, t time.Time) bool {
-	t = t.Add(-stampTick)
+	since := t.Add(-stampTick).UnixNano()
 	for _, s := range stamps {
-		if s.fi != nil && !s.fi.IsDir() && !s.fi.ModTime().Before(t) {
+		if s.fi == nil || s.fi.IsDir() {
+			continue
+		}
+		// The change time: a command can set the modification time back.
+		if s.fi.Mode()&fs.ModeSymlink != 0 || filestamp.Change(s.fi) >= since || s.fi.ModTime().UnixNano() >= since {
 			return true
 		}
 	}

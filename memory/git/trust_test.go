@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // armed configures, in the repository at dir (or the config file given
@@ -374,6 +375,7 @@ func TestAGuardsListingServesTheRepositorysOwn(t *testing.T) {
 	sh(t, dir, `printf '[alias]\n\tx = status\n' > inc.cfg && git config include.path ../inc.cfg &&
 		printf '[core]\n\tpager = less\n' > .git/cond.cfg && git config "includeIf.gitdir:$PWD/.git.path" cond.cfg &&
 		git config extensions.worktreeConfig true && git config --worktree diff.x.textconv cat`)
+	time.Sleep(50 * time.Millisecond) // past the clock tick a kept listing waits for
 	r := open(t, dir)
 	Guard(context.Background(), dir, r, nil, nil)
 	guardFor(context.Background(), dir)

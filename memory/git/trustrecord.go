@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/rootfs"
@@ -146,8 +147,9 @@ func Guard(ctx context.Context, root string, r *Repo, writable []string, warn fu
 	// already, from the same repository.
 	var current []string
 	entries, err := []ConfigEntry(nil), error(nil)
+	start, reused := time.Now(), false
 	if g := cachedGuard(r.Top); g != nil && g.pinnedTo(p) {
-		entries = g.entries
+		entries, reused = g.entries, true // read before, and kept then
 	} else {
 		entries, err = listConfig(ctx, r.Top, p.env())
 	}
@@ -219,7 +221,11 @@ func Guard(ctx context.Context, root string, r *Repo, writable []string, warn fu
 	guardsMu.Lock()
 	guards = map[string]*guard{}
 	if err == nil {
-		guards[r.Top] = guardFrom(r.Top, p, entries)
+		// As guardFor keeps one: not when a file was written while git
+		// read it, or was read through a link.
+		if g := guardFrom(r.Top, p, entries); reused || !changedSince(g.stamps, start) {
+			guards[r.Top] = g
+		}
 	}
 	guardsMu.Unlock()
 }
