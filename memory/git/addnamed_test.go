@@ -90,7 +90,11 @@ func TestNamedCheckpointCostsItsPaths(t *testing.T) {
 		}
 	}
 	t.Logf("%d named paths taken into an index of %d files: %s; by git add: %s", named, files, took.Round(time.Millisecond), add.Round(time.Millisecond))
-	if 4*took > add {
+	// Twice is the bound: the way by name costs a third of git add's on
+	// an idle machine, a regression to pathspecs costs what git add does,
+	// and beside the whole suite at load 11 the best of three was 3.2x
+	// apart, which a bound of 4 failed.
+	if 2*took > add {
 		t.Errorf("the named paths took %s, git add of them %s: the cost still grows with the index", took, add)
 	}
 	var trees []string
