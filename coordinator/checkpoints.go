@@ -78,11 +78,18 @@ func (c *Coordinator) checkpointAfter(calls []conversation.ToolCall, turn int) {
 	}
 	c.stepOpen = false
 	hooked := c.hooksRan.Swap(false)
-	if !c.mayChangeFiles(calls) && !hooked {
+	// A background command an earlier turn started writes when it will:
+	// while one runs, and at the checkpoint after the last that ran,
+	// every checkpoint looks at the whole work tree, whatever the turn's
+	// own tools named (its write once escaped every checkpoint and undo).
+	background := c.backgroundNote() != ""
+	ranBeside := background || c.backgroundSeen
+	c.backgroundSeen = background
+	if !c.mayChangeFiles(calls) && !hooked && !ranBeside {
 		return
 	}
 	written := writtenPaths(calls, c.opts.claims)
-	if hooked || tools.HasToolHooks(c.opts.Hooks) {
+	if hooked || ranBeside || tools.HasToolHooks(c.opts.Hooks) {
 		// A hook may have rewritten a call's path (updatedInput) or
 		// changed files itself (a formatter, git add): the checkpoint
 		// looks at the whole work tree, so undo covers what they did.

@@ -198,6 +198,11 @@ type Coordinator struct {
 	// (betweenTurns): the next one looks at the whole work tree, and a
 	// run that ends before another turn's takes one for it.
 	hooksRan atomic.Bool
+	// backgroundSeen says a background command ran at the last turn's
+	// checkpoint: it may have written since, whatever the next turn's
+	// tools name, so the next checkpoint looks at the whole work tree
+	// too. It belongs to the run's goroutine.
+	backgroundSeen bool
 	storeErr error
 	// unrecorded is the first message of the conversation that could not
 	// be written to the session's record: no request goes to the model

@@ -214,3 +214,52 @@ func TestBackgroundCommandRefusedInLandlockOnlySandbox(t *testing.T) {
 		t.Fatalf("the foreground command: %q", ran)
 	}
 }
+
+// TestABackgroundWriteIsInTheRequestsCheckpoints: a background command
+// the first turn started overwrites the person's uncommitted work after
+// that turn's checkpoint; the turns after it use only file tools, whose
+// checkpoints took only the paths they named, so nothing recorded the
+// overwrite and undo left it, naming only the tools' files. While a
+// background command runs, and at the checkpoint after the last one ran,
+// every checkpoint looks at the whole work tree. Found by an attack; it
+// failed before the fix.
+func TestABackgroundWriteIsInTheRequestsCheckpoints(t *testing.T) {
+	t.Parallel()
+	dir := gitProjectDir(t)
+	shIn(t, dir, `echo "person wip" >> b.txt`)
+	sc, err := llmtest.ParseScenario([]byte(toolScenario(t, "background", [][]toolCall{
+		{{"run_command", bgArgs(`while [ ! -f go ]; do sleep 0.02; done; echo MODEL-OVERWROTE > b.txt; touch wrote`)}},
+		{{"write_file", `{"path":"go","content":"go\n"}`}},
+		{{"write_file", `{"path":"a.txt","content":"a\n"}`}},
+	}, "done")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The last tool turn is asked for once the background write is done.
+	sc.Responses[2].Hold = func() {
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			if _, err := os.Stat(filepath.Join(dir, "wrote")); err == nil {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	srv := llmtest.NewServer(sc)
+	t.Cleanup(srv.Close)
+	env := cleanEnv(t)
+	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "do the task")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if b := readFileT(t, filepath.Join(dir, "b.txt")); b != "MODEL-OVERWROTE\n" {
+		t.Fatalf("the background command did not write b.txt, so the test proves nothing: %q", b)
+	}
+	u := ralph(t, dir, env, nil, "undo")
+	if u.code != 0 {
+		t.Fatalf("undo: exit %d\n%s\n%s", u.code, u.stdout, u.stderr)
+	}
+	if b := readFileT(t, filepath.Join(dir, "b.txt")); b != "b1\nb2\nb3\nperson wip\n" {
+		t.Fatalf("undo left b.txt as %q, not the person's work; it said:\n%s", b, u.stdout)
+	}
+}
