@@ -424,3 +424,36 @@ func TestUndoNamesWhatTheModelStaged(t *testing.T) {
 		}
 	}
 }
+
+// TestAMarkedFileKeepsANewSessionOffHEAD: a command of an earlier
+// session's model marked a file of the person's, with uncommitted work
+// in it, assume-unchanged (or skip-worktree), so that git status calls
+// the tree clean. A new session took HEAD for its baseline, its model
+// edited the file, and undo wrote HEAD's file over the person's work.
+// With a mark in the index the baseline is recorded instead. Found by an
+// attack; it failed before the fix.
+func TestAMarkedFileKeepsANewSessionOffHEAD(t *testing.T) {
+	t.Parallel()
+	for _, mark := range []string{"--assume-unchanged", "--skip-worktree"} {
+		t.Run(mark, func(t *testing.T) {
+			t.Parallel()
+			dir := gitProjectDir(t)
+			shIn(t, dir, `echo "person wip" >> b.txt && git update-index `+mark+` b.txt`)
+			if out := shIn(t, dir, "git status --porcelain"); out != "" {
+				t.Fatalf("git status does not call the tree clean, so the test proves nothing: %q", out)
+			}
+			srv := inlineServer(t, `{"name":"edit","responses":[{"tool_calls":[{"name":"edit_file","arguments":"{\"path\":\"b.txt\",\"old_string\":\"b1\",\"new_string\":\"MODEL\"}"}]},{"text":"done"}]}`)
+			env := cleanEnv(t)
+			if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "edit b"); r.code != 0 {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			u := ralph(t, dir, env, nil, "undo")
+			if u.code != 0 {
+				t.Fatalf("undo: exit %d\n%s\n%s", u.code, u.stdout, u.stderr)
+			}
+			if b := readFileT(t, filepath.Join(dir, "b.txt")); b != "b1\nb2\nb3\nperson wip\n" {
+				t.Fatalf("undo left b.txt as %q, not the person's work", b)
+			}
+		})
+	}
+}

@@ -124,6 +124,16 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, lastEntr
 				return
 			}
 			c.cps.Seed()
+			if c.cps.SeededMarks() {
+				// A command of an earlier session's model may have marked
+				// a file of yours assume-unchanged or skip-worktree, which
+				// the first look's status honours: the work tree it called
+				// clean may not be HEAD's, and the baseline is recorded,
+				// the marks cleared first.
+				c.cps.Adopt("")
+				c.Record(context.Background(), git.Entry{Kind: kind}, kind)
+				return
+			}
 			if !c.cps.HeadIsExact(context.Background()) {
 				// Some file is on disk as git would not write it back
 				// from HEAD (a CRLF file under text=auto): the baseline

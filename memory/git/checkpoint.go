@@ -226,6 +226,16 @@ func (c *Checkpoints) Seed() {
 	_ = c.seedIndex()
 }
 
+// SeededMarks reports whether the index Seed copied marked an entry
+// assume-unchanged or skip-worktree (or could not be read here): the
+// first look's status, which honours the marks, may then have called a
+// changed file clean, and HEAD is no baseline to adopt.
+func (c *Checkpoints) SeededMarks() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Equal(c.held, unknownHeld)
+}
+
 // Last returns the latest checkpoint's commit, "" before the first.
 func (c *Checkpoints) Last() string {
 	c.mu.Lock()
