@@ -203,7 +203,7 @@ type Coordinator struct {
 	// tools name, so the next checkpoint looks at the whole work tree
 	// too. It belongs to the run's goroutine.
 	backgroundSeen bool
-	storeErr error
+	storeErr       error
 	// unrecorded is the first message of the conversation that could not
 	// be written to the session's record: no request goes to the model
 	// after it (checkRecorded). Guarded by statsMu.
