@@ -43,11 +43,8 @@ func (c *Checkpoints) mayIgnore(ctx context.Context, paths []string) bool {
 	for range c.repo.configValues(ctx, "core.excludesfile") {
 		return true
 	}
-	home, _ := os.UserHomeDir()
-	global := filepath.Join(home, ".config", "git", "ignore")
-	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
-		global = filepath.Join(x, "git", "ignore")
-	} else if home == "" {
+	global := gitUserFile("ignore")
+	if global == "" {
 		return true
 	}
 	_, err = os.Lstat(global)

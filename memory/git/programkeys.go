@@ -189,12 +189,7 @@ func ConfigFiles(ctx context.Context, gitDir string) ([]ConfigEntry, error) {
 	files := []string{gitDir, filepath.Join(gitDir, "config"), filepath.Join(gitDir, "config.worktree"),
 		filepath.Join(gitDir, "commondir"), filepath.Join(gitDir, "HEAD"),
 		filepath.Join(common, "config"), filepath.Join(common, "config.worktree")}
-	for _, e := range entries {
-		files = append(files, e.File)
-		if inc, ok := includeTarget(e); ok {
-			files = append(files, inc)
-		}
-	}
+	files = append(files, listedFiles(entries)...)
 	// A file written while git read it may not be what git read.
 	if stamps := stampAll(files); !changedSince(stamps, start) {
 		listingsMu.Lock()

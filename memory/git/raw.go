@@ -57,13 +57,8 @@ func (c *Checkpoints) mayConvert(ctx context.Context) bool {
 		if c.attrsSeen {
 			return
 		}
-		home, _ := os.UserHomeDir()
-		xdg := os.Getenv("XDG_CONFIG_HOME")
-		if xdg == "" && home != "" {
-			xdg = filepath.Join(home, ".config")
-		}
 		for _, f := range []string{
-			filepath.Join(xdg, "git", "attributes"),
+			gitUserFile("attributes"),
 			filepath.Join(c.repo.common(), "info", "attributes"),
 			filepath.Join(c.repo.Top, ".gitattributes"),
 		} {
@@ -108,15 +103,11 @@ func configMayName(common, gitDir string, keys ...string) bool {
 		return true
 	}
 	home, _ := os.UserHomeDir()
-	xdg := os.Getenv("XDG_CONFIG_HOME")
-	if xdg == "" && home != "" {
-		xdg = filepath.Join(home, ".config")
-	}
 	system := os.Getenv("GIT_CONFIG_SYSTEM")
 	if system == "" {
 		system = "/etc/gitconfig"
 	}
-	global := []string{filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config")}
+	global := []string{filepath.Join(home, ".gitconfig"), gitUserFile("config")}
 	if g := os.Getenv("GIT_CONFIG_GLOBAL"); g != "" {
 		global = []string{g}
 	}
@@ -426,4 +417,19 @@ func (c *Checkpoints) keepRaw(ctx context.Context, env []string, changed []strin
 		return "", fmt.Errorf("checkpoint: %w", err)
 	}
 	return tree, nil
+}
+
+// gitUserFile is the person's own git file of that name (config,
+// attributes, ignore), where git looks for it: under $XDG_CONFIG_HOME/git,
+// else ~/.config/git; "" when neither is set.
+func gitUserFile(name string) string {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil || home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "git", name)
 }

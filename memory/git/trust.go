@@ -341,6 +341,17 @@ func guardFrom(dir string, p *pinned, entries []ConfigEntry) *guard {
 		}
 	}
 	g.entries = entries
+	files = append(files, listedFiles(entries)...)
+	files = append(files, configHomes()...)
+	files = append(files, pointerFiles(dir, p)...)
+	g.stamps = stampAll(files)
+	return g
+}
+
+// listedFiles are the files a listing came from and the files its
+// includes name (read or not yet there), whose stamps keep it.
+func listedFiles(entries []ConfigEntry) []string {
+	var files []string
 	for _, e := range entries {
 		if e.File != "" {
 			files = append(files, e.File)
@@ -349,10 +360,7 @@ func guardFrom(dir string, p *pinned, entries []ConfigEntry) *guard {
 			files = append(files, inc)
 		}
 	}
-	files = append(files, configHomes()...)
-	files = append(files, pointerFiles(dir, p)...)
-	g.stamps = stampAll(files)
-	return g
+	return files
 }
 
 // includeTarget is the file an include names, so that one created later
@@ -382,10 +390,8 @@ func configHomes() []string {
 	if home, err := os.UserHomeDir(); err == nil {
 		files = append(files, filepath.Join(home, ".gitconfig"))
 	}
-	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
-		files = append(files, filepath.Join(x, "git", "config"))
-	} else if home, err := os.UserHomeDir(); err == nil {
-		files = append(files, filepath.Join(home, ".config", "git", "config"))
+	if f := gitUserFile("config"); f != "" {
+		files = append(files, f)
 	}
 	return files
 }

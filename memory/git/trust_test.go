@@ -329,6 +329,7 @@ func TestAnIncludeOnABranchIsReadWhenTheBranchIs(t *testing.T) {
 	exercise(t, r, dir)
 	ran := armed(t, dir, filepath.Join(dir, "evil.cfg"))
 	sh(t, dir, "git config includeIf.onbranch:evil.path ../evil.cfg && git branch evil")
+	time.Sleep(50 * time.Millisecond) // past the clock tick a kept guard waits for
 	exercise(t, r, dir)
 	sh(t, dir, "git symbolic-ref HEAD refs/heads/evil")
 	exercise(t, r, dir)
@@ -351,6 +352,7 @@ func TestAConfigWrittenBackAtItsOldTimeIsReadAgain(t *testing.T) {
 	ran := filepath.Join(t.TempDir(), "ran")
 	// A key of the same length as the filter's, so the file keeps its size.
 	sh(t, dir, "git config filter.x.klean 'echo clean >> "+ran+"; cat'")
+	time.Sleep(50 * time.Millisecond) // past the clock tick a kept guard waits for
 	r := open(t, dir)
 	Guard(context.Background(), dir, r, nil, nil)
 	exercise(t, r, dir)

@@ -364,24 +364,13 @@ func (c *Checkpoints) commitTreeOf(ctx context.Context, commit string) (string, 
 	if c.treeSeen[0] == commit && commit != "" {
 		return c.treeSeen[1], nil
 	}
-	// A loose commit is read here, checked against its name, as git
-	// would read it: a commit ralph or the person's git wrote lately is
-	// loose, and a process to read it cost a new session's first
-	// checkpoint as much as the rest of it.
-	tree := ""
-	if body, ok := looseCommit(c.repo.common(), commit); ok {
-		if line, _, ok := strings.Cut(string(body), "\n"); ok {
-			if t, ok := strings.CutPrefix(line, "tree "); ok && len(t) == len(commit) {
-				tree = t
-			}
-		}
-	}
-	if tree == "" {
-		out, err := c.repo.GitSized(ctx, nil, "rev-parse", "-q", "--verify", "--end-of-options", commit+"^{tree}")
-		if err != nil {
-			return "", err
-		}
-		tree = strings.TrimSpace(string(out))
+	// Read as stored and checked against its name (commitTree): a
+	// commit ralph or the person's git wrote lately is loose, read here
+	// without a git process, which cost a new session's first checkpoint
+	// as much as the rest of it.
+	tree, err := c.repo.commitTree(ctx, commit)
+	if err != nil {
+		return "", err
 	}
 	c.treeSeen = [2]string{commit, tree}
 	return tree, nil
