@@ -133,8 +133,10 @@ type Checkpoints struct {
 	uncached bool
 
 	// trees are the latest checkpoint's trees that quickTake read or
-	// wrote, parsed, by id (treewrite.go).
-	trees map[string][]dirEntry
+	// wrote, parsed, by id (treewrite.go); bodies, those trees' objects
+	// as written, for the ones quickTake may change by a splice.
+	trees  map[string][]dirEntry
+	bodies map[string][]byte
 	// quickRecorded counts the checkpoints recordQuick recorded;
 	// quickBytes, the bytes of objects they wrote since the last pack.
 	quickRecorded int
