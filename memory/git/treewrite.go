@@ -476,23 +476,10 @@ func (c *Checkpoints) rewrite(ctx context.Context, prev string, found []*quickFi
 			}
 			changes = append(changes, dirChange{name: name, gone: f.gone, mode: f.mode, id: f.id})
 		}
-		var body []byte
-		spliced := false
-		if len(changes) == 1 && oldBody != nil {
-			var e []dirEntry
-			if e, body, spliced = spliceChange(entries, oldBody, changes[0]); spliced {
-				entries = e
-			}
-		}
-		if !spliced {
-			entries = applyChanges(entries, changes)
-		}
+		entries, body := changedTree(entries, oldBody, changes)
 		if len(entries) == 0 && d != "" {
 			written[d] = nil
 			continue
-		}
-		if !spliced {
-			body = treeBody(entries)
 		}
 		c.quickBytes += int64(len(body))
 		name, err := c.store.writeObject("tree", body)
@@ -509,6 +496,23 @@ func (c *Checkpoints) rewrite(ctx context.Context, prev string, found []*quickFi
 		}
 	}
 	return root, nil
+}
+
+// changedTree is a directory's entries with changes made, and its tree
+// object's body: one change spliced into the body as it was (oldBody,
+// nil when unknown), else the body written whole. The body is nil when
+// no entry is left.
+func changedTree(entries []dirEntry, oldBody []byte, changes []dirChange) ([]dirEntry, []byte) {
+	if len(changes) == 1 && oldBody != nil {
+		if e, body, ok := spliceChange(entries, oldBody, changes[0]); ok {
+			return e, body
+		}
+	}
+	entries = applyChanges(entries, changes)
+	if len(entries) == 0 {
+		return entries, nil
+	}
+	return entries, treeBody(entries)
 }
 
 // dirEntryOf is the entry of prev for the directory d, a fake one for the
