@@ -30,6 +30,7 @@ type blobReader struct {
 	left int64
 	path string
 	err  error
+	done bool // the hash was checked
 }
 
 // Err is the error the last bytes came with: ErrObjectChanged, or nil.
@@ -37,6 +38,16 @@ func (b *blobReader) Err() error { return b.err }
 
 func (b *blobReader) Read(p []byte) (int, error) {
 	if b.left <= 0 {
+		// An empty blob is checked too, at its first read: a model's
+		// empty object under the name of your file's content is a
+		// blob of no bytes that do not hash to that name.
+		if !b.done {
+			b.done = true
+			if got := hex.EncodeToString(b.h.Sum(nil)); got != b.want {
+				b.err = fmt.Errorf("%s (object %s): %w", b.path, b.want, ErrObjectChanged)
+				return 0, b.err
+			}
+		}
 		return 0, io.EOF
 	}
 	if int64(len(p)) > b.left {
@@ -46,6 +57,7 @@ func (b *blobReader) Read(p []byte) (int, error) {
 	b.h.Write(p[:n])
 	b.left -= int64(n)
 	if b.left == 0 {
+		b.done = true
 		if got := hex.EncodeToString(b.h.Sum(nil)); got != b.want {
 			b.err = fmt.Errorf("%s (object %s): %w", b.path, b.want, ErrObjectChanged)
 			return n, b.err

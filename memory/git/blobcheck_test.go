@@ -56,6 +56,37 @@ func TestRestoreRefusesAnObjectChangedSinceItsCheckpoint(t *testing.T) {
 	}
 }
 
+// TestRestoreRefusesAnEmptyObjectUnderYourFilesName: the model's object
+// under the name of your b.txt's content is an empty blob. A reader
+// checks the hash once the bytes run out, and an empty blob has none to
+// read: it must still be checked, or undo empties your file.
+func TestRestoreRefusesAnEmptyObjectUnderYourFilesName(t *testing.T) {
+	t.Parallel()
+	dir := repo(t)
+	r := open(t, dir)
+	cps := NewCheckpoints(r, "s", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	ctx := context.Background()
+	base, err := cps.Record(ctx, "0", "baseline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh(t, dir, "printf 'model\\n' > b.txt")
+	object := strings.TrimSpace(sh(t, dir, "git rev-parse HEAD:b.txt"))
+	plant(t, dir, object, "blob 0\x00")
+	err = r.Restore(ctx, base.Commit, []string{"b.txt"})
+	if !errors.Is(err, ErrObjectChanged) || !strings.Contains(err.Error(), "b.txt") {
+		t.Fatalf("Restore = %v, want ErrObjectChanged naming b.txt", err)
+	}
+	if got := sh(t, dir, "cat b.txt"); got != "model\n" {
+		t.Fatalf("the failed restore wrote: %q", got)
+	}
+	// The empty blob itself passes.
+	cb := checkedBlob(strings.NewReader(""), "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391", 0, "x")
+	if _, err := io.Copy(io.Discard, cb); err != nil || cb.Err() != nil {
+		t.Errorf("the empty blob: %v %v", err, cb.Err())
+	}
+}
+
 // TestRevertRefusesAnObjectChangedSinceItsCommit: undo of a committed
 // task writes the files back from the parent's objects through git
 // restore; one the model replaced under its own name fails the revert
