@@ -26,6 +26,9 @@ const (
 	// keep the call waiting.
 	drainGrace       = 50 * time.Millisecond
 	cancelDrainGrace = 5 * time.Millisecond
+	// drainLimit bounds the wait for output still in the pipe once the
+	// grace has passed (drain).
+	drainLimit = 2 * time.Second
 
 	// reapTimeout bounds the wait for killed group members to die, for the
 	// rare process stuck in uninterruptible sleep.
@@ -197,6 +200,9 @@ func (w *Workspace) launch(ctx context.Context, cmd *exec.Cmd, policy *sandbox.P
 	r := &running{ld: ld, pgid: ld.pid(), pr: pr, token: token, policy: policy, drained: make(chan struct{})}
 	go func() {
 		defer close(r.drained)
+		if readerStarts != nil {
+			readerStarts()
+		}
 		buf := make([]byte, 32<<10)
 		for {
 			n, err := pr.Read(buf)
@@ -208,6 +214,10 @@ func (w *Workspace) launch(ctx context.Context, cmd *exec.Cmd, policy *sandbox.P
 	}()
 	return r, Result{}
 }
+
+// readerStarts, when set, runs as the reader of a command's output
+// starts: a test's stand-in for a busy machine that runs it late.
+var readerStarts func()
 
 // end kills what is left of the command's group, reaps its leader and
 // waits up to grace for its output to be copied; killed says ralph ended
@@ -221,14 +231,40 @@ func (r *running) end(killed bool, grace time.Duration) (syscall.WaitStatus, err
 	// Every group member is dead, so the pipe reaches EOF as soon as the
 	// kernel has closed their descriptors. A process that escaped the group
 	// may still hold it; stop reading after a short grace instead of hanging.
-	select {
-	case <-r.drained:
-	case <-time.After(grace):
-		r.pr.SetReadDeadline(time.Now())
-		<-r.drained
-	}
+	r.drain(grace)
 	r.pr.Close()
 	return status, waitErr
+}
+
+// drain waits for the output pipe to reach EOF, and stops the reading
+// once a grace passes without it. Output the command wrote and ralph
+// has not read yet is waited for, whatever the grace: on a busy machine
+// the reader may not run within 50 ms of the command's end, and the
+// reading stopped then lost what the command printed ("(no output)" from
+// a pwd). What a process that left the group keeps writing is read for
+// at most drainLimit.
+func (r *running) drain(grace time.Duration) {
+	limit := time.After(drainLimit)
+	wait := time.NewTimer(grace)
+	defer wait.Stop()
+	for {
+		select {
+		case <-r.drained:
+			return
+		case <-wait.C:
+		}
+		select {
+		case <-limit:
+		default:
+			if pipePending(r.pr) > 0 {
+				wait.Reset(grace)
+				continue
+			}
+		}
+		r.pr.SetReadDeadline(time.Now())
+		<-r.drained
+		return
+	}
 }
 
 // confined adds what the sandbox has to say to the result of a command

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -222,5 +223,23 @@ func TestExecTimeoutKillsWhatLeftTheGroup(t *testing.T) {
 		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), token) {
 			t.Errorf("%s outlived the command that ralph stopped: %q", p, b)
 		}
+	}
+}
+
+// TestExecOutputReadLateIsKept: on a busy machine the reader of a
+// command's output may run long after the command ended, past the grace
+// the drain gives a pipe that an escaped process holds. What the command
+// printed is still in the pipe then, and is the result; the suite's busy
+// run once got "(no output)" from a pwd. Not parallel: it sets the
+// package's reader hook.
+func TestExecOutputReadLateIsKept(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the kernel is not asked what a pipe holds here")
+	}
+	readerStarts = func() { time.Sleep(300 * time.Millisecond) }
+	t.Cleanup(func() { readerStarts = nil })
+	w := newTestWorkspace(t, Options{})
+	if res := w.Exec(context.Background(), "echo late", time.Minute, true); res.IsError || res.Output != "late\n" {
+		t.Fatalf("result %+v, want the output", res)
 	}
 }
