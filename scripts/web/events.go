@@ -35,12 +35,6 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	// is several), asking from the last id it had.
 	fmt.Fprint(w, "retry: 1000\n\n")
 	var rw rower
-	write := func(n int, rows []row) {
-		for _, x := range rows {
-			b, _ := json.Marshal(x)
-			fmt.Fprintf(w, "id: %d\nevent: line\ndata: %s\n\n", n, b)
-		}
-	}
 	at := 0
 	send := func(n int, ev event.Event) {
 		at = n
@@ -48,11 +42,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		if n <= last {
 			return
 		}
-		write(n, rows)
+		_, _ = w.Write(sseRows(n, rows))
 	}
-	end := func() {
+	end := func(rows []byte) {
 		if at > last {
-			write(at, rw.end(at))
+			_, _ = w.Write(rows)
 		}
 		fmt.Fprint(w, "event: end\ndata: {}\n\n")
 		flusher.Flush()
@@ -63,7 +57,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	f, ch, upto := s.join(ref.Project, ref.ID)
 	if f == nil {
 		_, _ = sessionEvents(s.o.Fs, ref.Project, ref.ID, send)
-		end()
+		end(sseRows(at, rw.end(at)))
 		return
 	}
 	defer s.leave(f, ch)
@@ -75,6 +69,20 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	flusher.Flush()
+	// From here on the feed's rows are sent as it made them, the same
+	// for every page (feed.rw).
+	shared := func(x numbered) {
+		at = x.n
+		if x.n > last {
+			_, _ = w.Write(x.sent)
+		}
+	}
+	closed := func() {
+		flusher.Flush()
+		if ended, rows := f.ended(); ended {
+			end(rows)
+		}
+	}
 	ctx := r.Context()
 	for {
 		select {
@@ -82,24 +90,19 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			return
 		case x, ok := <-ch:
 			if !ok {
-				if f.ended() {
-					end()
-				}
+				closed()
 				return
 			}
-			send(x.n, x.ev)
+			shared(x)
 			// What else has arrived goes in the same write.
 			for more := true; more; {
 				select {
 				case x, ok = <-ch:
 					if !ok {
-						flusher.Flush()
-						if f.ended() {
-							end()
-						}
+						closed()
 						return
 					}
-					send(x.n, x.ev)
+					shared(x)
 				default:
 					more = false
 				}
@@ -107,6 +110,16 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			flusher.Flush()
 		}
 	}
+}
+
+// sseRows is the stream's lines for rows, event n's.
+func sseRows(n int, rows []row) []byte {
+	var b []byte
+	for _, x := range rows {
+		j, _ := json.Marshal(x)
+		b = fmt.Appendf(b, "id: %d\nevent: line\ndata: %s\n\n", n, j)
+	}
+	return b
 }
 
 // startSSE starts a server-sent events reply on w (the session's stream

@@ -17,11 +17,13 @@ import (
 // the records, so a slow page never holds the feed (or the run) up.
 const followerBuffer = 4096
 
-// numbered is an event with its number in the session: its line in
-// events.jsonl, from 1, and so its SSE id.
+// numbered is an event with its number in the session (its line in
+// events.jsonl, from 1, and so its SSE id) and its rows as the stream
+// sends them, made once for every page that follows the run.
 type numbered struct {
-	n  int
-	ev event.Event
+	n    int
+	ev   event.Event
+	sent []byte
 }
 
 // feed is one watch of the control socket of the ralph running in a
@@ -38,6 +40,14 @@ type feed struct {
 	subs map[chan numbered]bool
 	done bool // the stream has ended
 	eof  bool // the ralph has ended (not a broken watch)
+	// rw makes the rows of every event, from the session's first, so
+	// that each is made once and sent to every follower as it is: made
+	// by each page, twenty pages cost serve twenty times the work,
+	// beside the run they follow.
+	rw rower
+	// last is the stream's rows after its last event (rower.end), made
+	// when it ends.
+	last []byte
 }
 
 // feeds are the server's feeds, by project root and session: a project
@@ -66,7 +76,10 @@ func (s *Server) join(root, id string) (*feed, chan numbered, int) {
 		f = &feed{root: root, session: st.Hello.SessionID, key: key, stream: st, subs: map[chan numbered]bool{}}
 		// The events before the watch joined are those in events.jsonl up
 		// to the offset the run gave.
-		_, _ = view.ReplayEvents(s.o.Fs, memory.LogPath(root, f.session, memory.EventsLog), 0, st.Hello.Offset, func(event.Event) { f.n++ })
+		_, _ = view.ReplayEvents(s.o.Fs, memory.LogPath(root, f.session, memory.EventsLog), 0, st.Hello.Offset, func(ev event.Event) {
+			f.n++
+			f.rw.rows(f.n, ev)
+		})
 		if s.feeds.m == nil {
 			s.feeds.m = map[string]*feed{}
 		}
@@ -118,6 +131,7 @@ func (s *Server) read(f *feed) {
 			s.feeds.mu.Unlock()
 			f.mu.Lock()
 			f.done, f.eof = true, isEOF(err)
+			f.last = sseRows(f.n, f.rw.end(f.n))
 			for ch := range f.subs {
 				delete(f.subs, ch)
 				close(ch)
@@ -133,9 +147,10 @@ func (s *Server) read(f *feed) {
 		}
 		f.mu.Lock()
 		f.n++
+		x := numbered{n: f.n, ev: ev, sent: sseRows(f.n, f.rw.rows(f.n, ev))}
 		for ch := range f.subs {
 			select {
-			case ch <- numbered{f.n, ev}:
+			case ch <- x:
 			default:
 				// Too far behind: cut it, and let it come back from
 				// where it was.
@@ -147,11 +162,12 @@ func (s *Server) read(f *feed) {
 	}
 }
 
-// ended reports whether the ralph ended (rather than the watch breaking).
-func (f *feed) ended() bool {
+// ended reports whether the ralph ended (rather than the watch breaking),
+// and the stream's rows after its last event.
+func (f *feed) ended() (bool, []byte) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.eof
+	return f.eof, f.last
 }
 
 func isEOF(err error) bool { return errors.Is(err, io.EOF) }
