@@ -161,8 +161,13 @@ func (s *Server) list() []sessionRef {
 			r.Tokens = st.Usage.InputTokens + st.Usage.OutputTokens
 		}
 		r.Live = running(s.o.Fs, e.Root, e.SessionID)
-		if _, ok := idleIn(e.Root)[e.SessionID]; ok && !memory.Active(e.Status) {
-			r.Status = memory.StatusIdle
+		// Only a session saved as ended may be a chat at its prompt:
+		// a running one's project is not asked, which cost the run a
+		// connection to its socket at every page a follower loaded.
+		if !memory.Active(e.Status) {
+			if _, ok := idleIn(e.Root)[e.SessionID]; ok {
+				r.Status = memory.StatusIdle
+			}
 		}
 		out = append(out, r)
 	}
