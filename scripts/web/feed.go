@@ -78,7 +78,7 @@ func (s *Server) join(root, id string) (*feed, chan numbered, int) {
 		// to the offset the run gave.
 		_, _ = view.ReplayEvents(s.o.Fs, memory.LogPath(root, f.session, memory.EventsLog), 0, st.Hello.Offset, func(ev event.Event) {
 			f.n++
-			f.rw.rows(f.n, ev)
+			f.rw.pass(ev)
 		})
 		if s.feeds.m == nil {
 			s.feeds.m = map[string]*feed{}

@@ -140,6 +140,10 @@ func (r *rower) rows(n int, ev event.Event) []row {
 	return out
 }
 
+// pass takes event n in as rows does, without making its rows: for the
+// events before a feed's first follower, who makes their rows itself.
+func (r *rower) pass(ev event.Event) { r.prompts.Next(ev) }
+
 // end is the row of the prompt an older record's last session_started
 // carried, once the records are known to end there.
 func (r *rower) end(n int) []row {
