@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -143,6 +144,8 @@ type running struct {
 	policy *sandbox.Policy
 	// drained is closed when the copy of the output has stopped.
 	drained chan struct{}
+	// copied counts the bytes of output copied so far (drain).
+	copied atomic.Int64
 }
 
 // launch starts cmd in a process group of its own, confined by policy
@@ -207,6 +210,7 @@ func (w *Workspace) launch(ctx context.Context, cmd *exec.Cmd, policy *sandbox.P
 		for {
 			n, err := pr.Read(buf)
 			out.Write(buf[:n])
+			r.copied.Add(int64(n))
 			if err != nil {
 				return
 			}
@@ -231,20 +235,29 @@ func (r *running) end(killed bool, grace time.Duration) (syscall.WaitStatus, err
 	// Every group member is dead, so the pipe reaches EOF as soon as the
 	// kernel has closed their descriptors. A process that escaped the group
 	// may still hold it; stop reading after a short grace instead of hanging.
-	r.drain(grace)
+	// A caller in a hurry (a cancel's short grace) waits for nothing
+	// more: a process that left the group may keep the pipe full.
+	limit := drainLimit
+	if grace < drainGrace {
+		limit = 0
+	}
+	r.drain(grace, limit)
 	r.pr.Close()
 	return status, waitErr
 }
 
 // drain waits for the output pipe to reach EOF, and stops the reading
-// once a grace passes without it. Output the command wrote and ralph
-// has not read yet is waited for, whatever the grace: on a busy machine
-// the reader may not run within 50 ms of the command's end, and the
-// reading stopped then lost what the command printed ("(no output)" from
-// a pwd). What a process that left the group keeps writing is read for
-// at most drainLimit.
-func (r *running) drain(grace time.Duration) {
-	limit := time.After(drainLimit)
+// once a grace passes without it. What the command's group wrote before
+// it ended is copied first, whatever the grace: on a busy machine the
+// reader may not run within 50 ms of the command's end, and the reading
+// stopped then lost what the command printed ("(no output)" from a pwd).
+// That is the pipe's unread bytes as drain starts, the group being dead;
+// what a process that left the group writes after them is not waited
+// for, so one that keeps the pipe full costs the grace, as before. The
+// wait is at most limit (none: the reading stops at the grace).
+func (r *running) drain(grace, limit time.Duration) {
+	owed := r.copied.Load() + int64(pipePending(r.pr))
+	until := time.Now().Add(limit)
 	wait := time.NewTimer(grace)
 	defer wait.Stop()
 	for {
@@ -253,13 +266,9 @@ func (r *running) drain(grace time.Duration) {
 			return
 		case <-wait.C:
 		}
-		select {
-		case <-limit:
-		default:
-			if pipePending(r.pr) > 0 {
-				wait.Reset(grace)
-				continue
-			}
+		if r.copied.Load() < owed && time.Now().Before(until) {
+			wait.Reset(grace)
+			continue
 		}
 		r.pr.SetReadDeadline(time.Now())
 		<-r.drained

@@ -243,3 +243,27 @@ func TestExecOutputReadLateIsKept(t *testing.T) {
 		t.Fatalf("result %+v, want the output", res)
 	}
 }
+
+// TestExecFloodFromALeftProcessCostsOnlyTheGrace: the drain waits for
+// what the command's own group wrote, not for a process that left the
+// group and keeps the pipe full: that one costs the grace, as before,
+// not the drain's whole limit.
+func TestExecFloodFromALeftProcessCostsOnlyTheGrace(t *testing.T) {
+	t.Parallel()
+	w := newTestWorkspace(t, Options{})
+	pidFile := filepath.Join(w.Root(), "yes.pid")
+	start := time.Now()
+	res := w.Exec(context.Background(), `setsid sh -c 'echo $$ > yes.pid; exec yes' & sleep 0.3; echo done`, time.Minute, true)
+	took := time.Since(start)
+	if data, err := os.ReadFile(pidFile); err == nil {
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	if res.IsError {
+		t.Fatalf("result %.200q", res.Output)
+	}
+	if took > drainLimit {
+		t.Fatalf("the call took %v, past the drain's limit %v: it waited for the flood", took, drainLimit)
+	}
+}
