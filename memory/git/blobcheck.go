@@ -69,3 +69,16 @@ func (b *blobReader) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// Check is Err once the blob is read whole: a reader that took its n
+// bytes without asking for more (io.ReadFull of an empty blob asks for
+// nothing) has the hash checked here. A blob not read whole fails.
+func (b *blobReader) Check() error {
+	if !b.done && b.left <= 0 {
+		_, _ = b.Read(nil)
+	}
+	if !b.done {
+		return fmt.Errorf("%s (object %s): %w", b.path, b.want, io.ErrUnexpectedEOF)
+	}
+	return b.err
+}

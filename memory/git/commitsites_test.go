@@ -25,7 +25,7 @@ var indexSites = map[string]string{
 	"checkpoint.go (*Checkpoints).record": "the session's checkpoint index (.ralph/sessions/<id>/git-index): a checkpoint under refs/ralph, no branch's commit",
 	"raw.go (*Checkpoints).rawTree":       "a checkpoint's scratch index beside the session's: refs/ralph, no branch's commit",
 	"raw.go (*Checkpoints).HeadIsExact":   "the session's checkpoint index, only read",
-	"writeback.go (*Repo).restoreOne":     "undo's scratch index for writing one file back, no commit",
+	"writeback.go (*Repo).restoreByGit":   "undo's scratch index for writing files back through git restore, no commit",
 	"expect.go (*Checkpoints).predict":    "undo's expected tree, no commit",
 	"heads.go (*Repo).indexTree":          "a copy of the person's index in a temporary file, for its tree, no commit",
 }

@@ -57,7 +57,10 @@ func (c *Checkpoints) mayConvert(ctx context.Context) bool {
 		if c.attrsSeen {
 			return
 		}
+		// The system's file is where configMayName looks for the
+		// system's config: a git built for another prefix is not seen.
 		for _, f := range []string{
+			"/etc/gitattributes",
 			gitUserFile("attributes"),
 			filepath.Join(c.repo.common(), "info", "attributes"),
 			filepath.Join(c.repo.Top, ".gitattributes"),

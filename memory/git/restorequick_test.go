@@ -2,6 +2,8 @@ package git
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -154,5 +156,79 @@ func TestQuickRestoreFollowsNoLink(t *testing.T) {
 	cp, err := cps.Record(ctx, "2", "undo")
 	if err != nil || cp == nil || treeOf(t, r, cp.Commit) != treeOf(t, r, base.Commit) {
 		t.Fatalf("the undo's checkpoint is not the baseline's tree: %+v, %v", cp, err)
+	}
+}
+
+// A quick restore reads each blob once and checks it as its file is
+// written, so one object changed since its checkpoint, the last of 300
+// read, must still leave every file as the undo found it and no
+// temporary file behind: the files wait at their temporary names until
+// every blob has passed. An empty object planted under a file's name is
+// caught as well, though no byte of it is read.
+func TestQuickRestoreWritesNothingWhenOneObjectFails(t *testing.T) {
+	t.Parallel()
+	for _, planted := range []string{"blob 9\x00backdoor\n", "blob 0\x00"} {
+		dir := repo(t)
+		sh(t, dir, `mkdir f && for i in $(seq -w 1 300); do echo "original $i" > f/$i.txt; done && git add . && git commit -qm files`)
+		r := open(t, dir)
+		cps := NewCheckpoints(r, "s", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+		ctx := context.Background()
+		base, err := cps.Record(ctx, "0", "baseline")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sh(t, dir, `for f in f/*.txt; do echo more >> $f; done`)
+		turn, err := cps.Record(ctx, "1", "turn")
+		if err != nil || turn == nil {
+			t.Fatalf("%+v, %v", turn, err)
+		}
+		plant(t, dir, strings.TrimSpace(sh(t, dir, "git rev-parse HEAD:f/300.txt")), planted)
+		var paths []string
+		for i := 1; i <= 300; i++ {
+			paths = append(paths, fmt.Sprintf("f/%03d.txt", i))
+		}
+		err = cps.Restore(ctx, turn.Commit, []Restoration{{Commit: base.Commit, Paths: paths}}, func(Restoration) {})
+		if !errors.Is(err, ErrObjectChanged) || !strings.Contains(err.Error(), "f/300.txt") || !strings.Contains(err.Error(), "nothing was restored") {
+			t.Fatalf("planted %q: Restore = %v, want ErrObjectChanged naming f/300.txt", planted, err)
+		}
+		if got := sh(t, dir, `grep -L more f/*.txt; ls -a f | grep -c ralph-restore || true`); got != "0\n" {
+			t.Fatalf("planted %q: files the failed restore wrote, then temporary files left:\n%s", planted, got)
+		}
+	}
+}
+
+// Bytes that git converts where the quick restore thought nothing would
+// (attributes it did not see) fail the check as they are written; they
+// are then checked as stored and git restore writes them converted, not
+// refused as changed objects, and not cut to the size cat-file's header
+// gives (the stored size).
+func TestUnconvertedBlobsThatGitConvertsAreWrittenConverted(t *testing.T) {
+	t.Parallel()
+	dir := repo(t)
+	sh(t, dir, `printf 'one\ntwo\n' > c.txt && git add c.txt && git commit -qm c && printf '*.txt eol=crlf\n' > .git/info/attributes && rm c.txt`)
+	r := open(t, dir)
+	ctx := context.Background()
+	tree, err := r.listTree(ctx, "HEAD", map[string]bool{"c.txt": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := openBeneath(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	// Converted the batch's way, the bytes run past the size cat-file
+	// announced: an error, and no file cut short.
+	if err := r.writeBlobs(ctx, b, "HEAD", tree, []string{"c.txt"}, converted); !errors.Is(err, errConvertedSize) {
+		t.Fatalf("the converted way: %v, want errConvertedSize", err)
+	}
+	if got := sh(t, dir, "ls -a"); strings.Contains(got, "c.txt") || strings.Contains(got, "ralph-restore") {
+		t.Fatalf("the converted way's failure left:\n%s", got)
+	}
+	if err := r.writeBlobs(ctx, b, "HEAD", tree, []string{"c.txt"}, unconverted); err != nil {
+		t.Fatal(err)
+	}
+	if got := sh(t, dir, "od -An -c c.txt | tr -s ' '; ls -a | grep -c ralph-restore || true"); !strings.Contains(got, `o n e \r \n t w o \r \n`) || !strings.HasSuffix(got, "\n0\n") {
+		t.Fatalf("c.txt, then the temporary files left:\n%s", got)
 	}
 }

@@ -3,6 +3,7 @@ package git
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +20,10 @@ import (
 
 	"github.com/ralph-dev/ralph/memory/rootfs"
 )
+
+// errConvertedSize says git's filters gave a blob more bytes than the
+// size cat-file's header announced for it.
+var errConvertedSize = errors.New("git converted it to another size than its header said")
 
 // tempMark is in the name of every temporary file a restore writes beside
 // the file it replaces; one a killed restore left is recognised by it and
@@ -109,13 +114,16 @@ func (r *Repo) writeBack(ctx context.Context, commit string, paths []string) err
 			return err
 		}
 	}
-	return r.putBack(ctx, b, commit, paths, tree, raw)
+	return r.putBack(ctx, b, commit, paths, tree, raw, false)
 }
 
 // putBack writes paths beneath b as tree (and, for the files it holds,
 // raw) has them, and removes those tree lacks, for writeBack; commit is
-// the commit tree is of, for a file the batch cannot name.
-func (r *Repo) putBack(ctx context.Context, b *beneath, commit string, paths []string, tree, raw map[string]treeEntry) error {
+// the commit tree is of, for a file the batch cannot name. plain says git
+// converts no file's bytes here (no attributes, no core.autocrlf: the
+// quick restore's condition), so each blob's bytes are its file's and
+// are read once (see writeBlobs).
+func (r *Repo) putBack(ctx context.Context, b *beneath, commit string, paths []string, tree, raw map[string]treeEntry, plain bool) error {
 	if err := b.refuseGitDirs(paths); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
@@ -140,7 +148,7 @@ func (r *Repo) putBack(ctx context.Context, b *beneath, commit string, paths []s
 			if err := r.checkBlobs(ctx, tree, []string{p}); err != nil {
 				return err
 			}
-			if err := r.restoreOne(ctx, commit, p); err != nil {
+			if err := r.restoreByGit(ctx, commit, []string{p}); err != nil {
 				return err
 			}
 		default:
@@ -154,20 +162,26 @@ func (r *Repo) putBack(ctx context.Context, b *beneath, commit string, paths []s
 	b.removeEmptyDirs(removed)
 	b.removeLeftovers(append(blobs[:len(blobs):len(blobs)], rawBlobs...))
 	if len(blobs) > 0 {
-		if err := r.writeBlobs(ctx, b, tree, blobs, true); err != nil {
+		way := converted
+		if plain {
+			way = unconverted
+		}
+		if err := r.writeBlobs(ctx, b, commit, tree, blobs, way); err != nil {
 			return err
 		}
 	}
 	if len(rawBlobs) > 0 {
-		return r.writeBlobs(ctx, b, raw, rawBlobs, false)
+		return r.writeBlobs(ctx, b, commit, raw, rawBlobs, stored)
 	}
 	return nil
 }
 
-// restoreOne has git restore write one file from commit, for a path the
-// batch cannot name. It uses a throwaway index, so neither the person's
-// nor ralph's is locked.
-func (r *Repo) restoreOne(ctx context.Context, commit, path string) error {
+// restoreByGit has git restore write paths from commit: a path a batch
+// line cannot name, or files whose bytes git converts where ralph saw
+// nothing that would (see writeBlobs). It uses a throwaway index, so
+// neither the person's nor ralph's is locked. git writes no file through
+// a symbolic link on its way, as ralph's own writes do not.
+func (r *Repo) restoreByGit(ctx context.Context, commit string, paths []string) error {
 	tmp, err := os.CreateTemp("", "ralph-restore-index-*")
 	if err != nil {
 		return fmt.Errorf("restore: %w", err)
@@ -180,25 +194,73 @@ func (r *Repo) restoreOne(ctx context.Context, commit, path string) error {
 	if _, err := ownIndex(person, name); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
+	var specs bytes.Buffer
+	for _, p := range paths {
+		specs.WriteString(":(literal)" + p)
+		specs.WriteByte(0)
+	}
 	env := []string{"GIT_INDEX_FILE=" + name}
-	if _, err := r.Git(ctx, env, "restore", "--source="+commit, "--worktree", "--", ":(literal)"+path); err != nil {
+	if _, err := runCmd(ctx, scaled(0, len(paths)), false, r.Top, env, specs.Bytes(), "restore", "--source="+commit, "--worktree", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
 	return nil
 }
 
+// blobWay is how a blob's bytes become its file's, for writeBlobs.
+type blobWay int
+
+const (
+	// converted: git converts them for the work tree as the path's
+	// attributes and core.autocrlf say (cat-file --filters).
+	converted blobWay = iota
+	// stored: the bytes themselves, a raw tree's.
+	stored
+	// unconverted: through --filters, which convert nothing here (no
+	// attributes, no core.autocrlf: a quick restore's condition). git
+	// reads a loose object twice that way where it reads it three times
+	// for the bytes as stored.
+	unconverted
+)
+
 // writeBlobs streams the blobs of paths out of one `git cat-file --batch`
-// and writes each in place; filters says whether git converts them for the
-// work tree (not for a raw tree's, which are the bytes themselves). Every
-// blob is first read once as stored and checked against its name
-// (checkBlobs): a command of the model's may write `.git/objects`, and git
-// does not check a loose object's name as it reads it, so undo would
-// otherwise put back whatever bytes the model left under the name of your
-// file's content.
-func (r *Repo) writeBlobs(ctx context.Context, b *beneath, tree map[string]treeEntry, paths []string, filters bool) error {
+// and writes each in place, the way way says. Every blob is checked
+// against its name before any file is replaced: a command of the model's
+// may write `.git/objects`, and git does not check a loose object's name
+// as it reads it, so undo would otherwise put back whatever bytes the
+// model left under the name of your file's content. Converted bytes
+// cannot be checked as they are written, so those blobs are first read
+// once as stored (checkBlobs); the others are checked as they are
+// written: one read of the objects where there were two, overlapped with
+// the writes (an undo of 10,000 files spent half its time on the second
+// read, issue 94). Either way each file waits at its temporary name until
+// every one is written (writeHolding). Bytes that git converted after
+// all, where nothing was thought to convert them (a system attributes
+// file elsewhere than /etc), fail that check: they are then checked as
+// stored and git restore writes them, converted (cat-file's header gives
+// a converted blob's size before the conversion, so its batch cannot).
+func (r *Repo) writeBlobs(ctx context.Context, b *beneath, commit string, tree map[string]treeEntry, paths []string, way blobWay) error {
+	if way != converted {
+		err := r.writeHolding(ctx, b, tree, paths, way == unconverted, true)
+		if way == stored || !errors.Is(err, ErrObjectChanged) {
+			return err
+		}
+		// The blobs as stored: a changed object fails here; objects that
+		// pass were converted, and git restore writes them.
+		if err := r.checkBlobs(ctx, tree, paths); err != nil {
+			return err
+		}
+		return r.restoreByGit(ctx, commit, paths)
+	}
 	if err := r.checkBlobs(ctx, tree, paths); err != nil {
 		return err
 	}
+	return r.writeHolding(ctx, b, tree, paths, true, false)
+}
+
+// writeCat is writeBlobs's read and write: each blob from one cat-file
+// (converted with filters), checked as it is read with check, small ones
+// handed to the writer pool, big ones streamed here.
+func (r *Repo) writeCat(ctx context.Context, b *beneath, tree map[string]treeEntry, paths []string, filters, check bool) error {
 	// Small files are handed to a few writers, which make their system
 	// calls side by side; a big one is written here, streamed, so that
 	// memory stays small whatever the sizes.
@@ -206,10 +268,9 @@ func (r *Repo) writeBlobs(ctx context.Context, b *beneath, tree map[string]treeE
 	err := r.catBlobs(ctx, tree, paths, filters, func(p string, n int64, br *bufio.Reader) error {
 		var content io.Reader = io.LimitReader(br, n)
 		var checked *blobReader
-		if !filters {
-			// The bytes themselves: checked again as they are written,
-			// so that an object swapped since checkBlobs read it fails
-			// before the file is renamed into place.
+		if check {
+			// Checked as they are written: a file whose object fails
+			// is never put in place.
 			checked = checkedBlob(content, tree[p].object, n, p)
 			content = checked
 		}
@@ -218,8 +279,10 @@ func (r *Repo) writeBlobs(ctx context.Context, b *beneath, tree map[string]treeE
 			if _, err := io.ReadFull(content, data); err != nil {
 				return fmt.Errorf("reading %s from git: %w", p, err)
 			}
-			if checked != nil && checked.Err() != nil {
-				return checked.Err()
+			if checked != nil {
+				if err := checked.Check(); err != nil {
+					return err
+				}
 			}
 			return w.write(p, tree[p].mode, data)
 		}
@@ -340,8 +403,11 @@ func (r *Repo) catBlobs(ctx context.Context, tree map[string]treeEntry, paths []
 		if werr = each(p, n, br); werr != nil {
 			break
 		}
-		if _, err := br.Discard(1); err != nil { // the newline after the content
-			werr = fmt.Errorf("reading %s from git: %w", p, err)
+		// The newline after the content; another byte there is more
+		// content than the header said, which git's filters give when
+		// they change a blob's size (the header is the stored size).
+		if c, err := br.ReadByte(); err != nil || c != '\n' {
+			werr = fmt.Errorf("reading %s from git: %w", p, cmp.Or(err, errConvertedSize))
 			break
 		}
 	}
@@ -365,7 +431,8 @@ func (r *Repo) catBlobs(ctx context.Context, tree map[string]treeEntry, paths []
 // 100755 or 120000 for a symbolic link) through a temporary file renamed
 // over it, in its directory opened beneath the root.
 func (b *beneath) writeOne(path, mode string, content io.Reader, n int64) error {
-	d, done, err := b.dir(filepath.Dir(filepath.FromSlash(path)), true)
+	rel := filepath.Clean(filepath.Dir(filepath.FromSlash(path)))
+	d, done, err := b.dir(rel, true)
 	if err != nil {
 		return err
 	}
@@ -380,6 +447,9 @@ func (b *beneath) writeOne(path, mode string, content io.Reader, n int64) error 
 		_ = d.Remove(tmp)
 		if err := d.Symlink(string(target), tmp); err != nil {
 			return err
+		}
+		if b.hold(rel, tmp, name) {
+			return nil
 		}
 		return replace(d, tmp, name)
 	}
@@ -406,6 +476,9 @@ func (b *beneath) writeOne(path, mode string, content io.Reader, n int64) error 
 	if err != nil {
 		_ = d.Remove(tmp)
 		return err
+	}
+	if b.hold(rel, tmp, name) {
+		return nil
 	}
 	return replace(d, tmp, name)
 }

@@ -2,7 +2,10 @@
 
 package git
 
-import "bytes"
+import (
+	"bytes"
+	"os"
+)
 
 // writeData writes a file whose content is in memory (see writeOne).
 func (b *beneath) writeData(path, mode string, data []byte) error {
@@ -11,3 +14,9 @@ func (b *beneath) writeData(path, mode string, data []byte) error {
 
 // removeFile removes the file rel (see remove).
 func (b *beneath) removeFile(rel string) error { return b.remove(rel) }
+
+// installTemp puts the temporary file tmp of d in place of name (see
+// replace).
+func (b *beneath) installTemp(_ string, d *os.Root, tmp, name string) error {
+	return replace(d, tmp, name)
+}
