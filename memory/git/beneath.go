@@ -72,10 +72,6 @@ type beneath struct {
 	// tmpSuffix ends the name of every temporary file written here: the
 	// mark a killed restore's leftovers are known by, and this process.
 	tmpSuffix string
-	// holding says a written file stays at its temporary name, listed in
-	// held, until installHeld puts them all in place (heldwrites.go).
-	holding bool
-	held    []heldFile
 }
 
 // openBeneath opens the tree at dir. The caller closes it.

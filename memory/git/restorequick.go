@@ -189,7 +189,7 @@ func (r *Repo) restoreChanged(ctx context.Context, from string, rs Restoration, 
 		wg.Wait()
 		return nil, nil, fmt.Errorf("restore: %w", err)
 	}
-	err = r.putBack(ctx, b, rs.Commit, paths, tree, nil, true)
+	err = r.putBack(ctx, b, rs.Commit, paths, tree, nil)
 	b.Close()
 	wg.Wait()
 	if err != nil {

@@ -114,16 +114,13 @@ func (r *Repo) writeBack(ctx context.Context, commit string, paths []string) err
 			return err
 		}
 	}
-	return r.putBack(ctx, b, commit, paths, tree, raw, false)
+	return r.putBack(ctx, b, commit, paths, tree, raw)
 }
 
 // putBack writes paths beneath b as tree (and, for the files it holds,
 // raw) has them, and removes those tree lacks, for writeBack; commit is
-// the commit tree is of, for a file the batch cannot name. plain says git
-// converts no file's bytes here (no attributes, no core.autocrlf: the
-// quick restore's condition), so each blob's bytes are its file's and
-// are read once (see writeBlobs).
-func (r *Repo) putBack(ctx context.Context, b *beneath, commit string, paths []string, tree, raw map[string]treeEntry, plain bool) error {
+// the commit tree is of, for a file the batch cannot name.
+func (r *Repo) putBack(ctx context.Context, b *beneath, commit string, paths []string, tree, raw map[string]treeEntry) error {
 	if err := b.refuseGitDirs(paths); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
@@ -162,16 +159,12 @@ func (r *Repo) putBack(ctx context.Context, b *beneath, commit string, paths []s
 	b.removeEmptyDirs(removed)
 	b.removeLeftovers(append(blobs[:len(blobs):len(blobs)], rawBlobs...))
 	if len(blobs) > 0 {
-		way := converted
-		if plain {
-			way = unconverted
-		}
-		if err := r.writeBlobs(ctx, b, commit, tree, blobs, way); err != nil {
+		if err := r.writeBlobs(ctx, b, commit, tree, blobs, true); err != nil {
 			return err
 		}
 	}
 	if len(rawBlobs) > 0 {
-		return r.writeBlobs(ctx, b, commit, raw, rawBlobs, stored)
+		return r.writeBlobs(ctx, b, commit, raw, rawBlobs, false)
 	}
 	return nil
 }
@@ -206,61 +199,44 @@ func (r *Repo) restoreByGit(ctx context.Context, commit string, paths []string) 
 	return nil
 }
 
-// blobWay is how a blob's bytes become its file's, for writeBlobs.
-type blobWay int
-
-const (
-	// converted: git converts them for the work tree as the path's
-	// attributes and core.autocrlf say (cat-file --filters).
-	converted blobWay = iota
-	// stored: the bytes themselves, a raw tree's.
-	stored
-	// unconverted: through --filters, which convert nothing here (no
-	// attributes, no core.autocrlf: a quick restore's condition). git
-	// reads a loose object twice that way where it reads it three times
-	// for the bytes as stored.
-	unconverted
-)
-
 // writeBlobs streams the blobs of paths out of one `git cat-file --batch`
-// and writes each in place, the way way says. Every blob is checked
-// against its name before any file is replaced: a command of the model's
-// may write `.git/objects`, and git does not check a loose object's name
-// as it reads it, so undo would otherwise put back whatever bytes the
-// model left under the name of your file's content. Converted bytes
-// cannot be checked as they are written, so those blobs are first read
-// once as stored (checkBlobs); the others are checked as they are
-// written: one read of the objects where there were two, overlapped with
-// the writes (an undo of 10,000 files spent half its time on the second
-// read, issue 94). Either way each file waits at its temporary name until
-// every one is written (writeHolding). Bytes that git converted after
-// all, where nothing was thought to convert them (a system attributes
-// file elsewhere than /etc), fail that check: they are then checked as
-// stored and git restore writes them, converted (cat-file's header gives
-// a converted blob's size before the conversion, so its batch cannot).
-func (r *Repo) writeBlobs(ctx context.Context, b *beneath, commit string, tree map[string]treeEntry, paths []string, way blobWay) error {
-	if way != converted {
-		err := r.writeHolding(ctx, b, tree, paths, way == unconverted, true)
-		if way == stored || !errors.Is(err, ErrObjectChanged) {
-			return err
-		}
-		// The blobs as stored: a changed object fails here; objects that
-		// pass were converted, and git restore writes them.
-		if err := r.checkBlobs(ctx, tree, paths); err != nil {
-			return err
-		}
-		return r.restoreByGit(ctx, commit, paths)
-	}
+// and writes each in place; filters says whether git converts them for the
+// work tree (not for a raw tree's, which are the bytes themselves); commit
+// is the commit tree is of. Every blob is first read once as stored and
+// checked against its name (checkBlobs): a command of the model's may
+// write `.git/objects`, and git does not check a loose object's name as it
+// reads it, so undo would otherwise put back whatever bytes the model left
+// under the name of your file's content.
+//
+// A blob git converts to another size than it stores cannot be written
+// from the batch, whose header gives the stored size (errConvertedSize):
+// checkpoints keep such files byte for byte in a raw tree, but one git
+// converts where ralph saw nothing that would (a system attributes file
+// elsewhere than /etc) is written by git restore, converted.
+//
+// One read of the objects, each checked as it is written and every file
+// held at its temporary name until all had passed, was tried for the
+// quick restore of 10,000 files (issue 94): no faster on a journaled ext4,
+// as the renames held to the end lost their overlap with git's reading,
+// and four times slower on an ext4 without a journal, whose every new
+// inode was slower to find while ten thousand were held.
+func (r *Repo) writeBlobs(ctx context.Context, b *beneath, commit string, tree map[string]treeEntry, paths []string, filters bool) error {
 	if err := r.checkBlobs(ctx, tree, paths); err != nil {
 		return err
 	}
-	return r.writeHolding(ctx, b, tree, paths, true, false)
+	err := r.writeCat(ctx, b, tree, paths, filters)
+	if filters && errors.Is(err, errConvertedSize) {
+		return r.restoreByGit(ctx, commit, paths)
+	}
+	return err
 }
 
 // writeCat is writeBlobs's read and write: each blob from one cat-file
-// (converted with filters), checked as it is read with check, small ones
-// handed to the writer pool, big ones streamed here.
-func (r *Repo) writeCat(ctx context.Context, b *beneath, tree map[string]treeEntry, paths []string, filters, check bool) error {
+// (converted, with filters; without, checked again as it is written, so
+// that an object swapped since checkBlobs read it fails before its file
+// is renamed into place), small ones handed to the writer pool, big ones
+// streamed here.
+func (r *Repo) writeCat(ctx context.Context, b *beneath, tree map[string]treeEntry, paths []string, filters bool) error {
 	// Small files are handed to a few writers, which make their system
 	// calls side by side; a big one is written here, streamed, so that
 	// memory stays small whatever the sizes.
@@ -268,9 +244,7 @@ func (r *Repo) writeCat(ctx context.Context, b *beneath, tree map[string]treeEnt
 	err := r.catBlobs(ctx, tree, paths, filters, func(p string, n int64, br *bufio.Reader) error {
 		var content io.Reader = io.LimitReader(br, n)
 		var checked *blobReader
-		if check {
-			// Checked as they are written: a file whose object fails
-			// is never put in place.
+		if !filters {
 			checked = checkedBlob(content, tree[p].object, n, p)
 			content = checked
 		}
@@ -431,8 +405,7 @@ func (r *Repo) catBlobs(ctx context.Context, tree map[string]treeEntry, paths []
 // 100755 or 120000 for a symbolic link) through a temporary file renamed
 // over it, in its directory opened beneath the root.
 func (b *beneath) writeOne(path, mode string, content io.Reader, n int64) error {
-	rel := filepath.Clean(filepath.Dir(filepath.FromSlash(path)))
-	d, done, err := b.dir(rel, true)
+	d, done, err := b.dir(filepath.Dir(filepath.FromSlash(path)), true)
 	if err != nil {
 		return err
 	}
@@ -447,9 +420,6 @@ func (b *beneath) writeOne(path, mode string, content io.Reader, n int64) error 
 		_ = d.Remove(tmp)
 		if err := d.Symlink(string(target), tmp); err != nil {
 			return err
-		}
-		if b.hold(rel, tmp, name) {
-			return nil
 		}
 		return replace(d, tmp, name)
 	}
@@ -476,9 +446,6 @@ func (b *beneath) writeOne(path, mode string, content io.Reader, n int64) error 
 	if err != nil {
 		_ = d.Remove(tmp)
 		return err
-	}
-	if b.hold(rel, tmp, name) {
-		return nil
 	}
 	return replace(d, tmp, name)
 }

@@ -2,10 +2,7 @@
 
 package git
 
-import (
-	"bytes"
-	"os"
-)
+import "bytes"
 
 // writeData writes a file whose content is in memory (see writeOne).
 func (b *beneath) writeData(path, mode string, data []byte) error {
@@ -14,9 +11,3 @@ func (b *beneath) writeData(path, mode string, data []byte) error {
 
 // removeFile removes the file rel (see remove).
 func (b *beneath) removeFile(rel string) error { return b.remove(rel) }
-
-// installTemp puts the temporary file tmp of d in place of name (see
-// replace).
-func (b *beneath) installTemp(_ string, d *os.Root, tmp, name string) error {
-	return replace(d, tmp, name)
-}

@@ -64,22 +64,10 @@ func (b *beneath) writeData(path, mode string, data []byte) error {
 		_ = unix.Unlinkat(dirfd, tmp, 0)
 		return err
 	}
-	if b.hold(rel, tmp, name) {
-		return nil
-	}
-	return b.installTemp(rel, d, tmp, name)
-}
-
-// installTemp puts the temporary file tmp of the directory rel (d) in
-// place of name: the new file replaces a link at name, never what it
-// names; a directory in the file's place fails install, and replaced
-// removes that directory, as git would, and renames again.
-func (b *beneath) installTemp(rel string, d *os.Root, tmp, name string) error {
-	f, ok := b.dirFd(rel, d)
-	if !ok {
-		return replace(d, tmp, name)
-	}
-	if err := install(int(f.Fd()), tmp, name); err != nil {
+	// The new file replaces a link at name, never what it names; a
+	// directory in the file's place fails install, and replaced removes
+	// that directory, as git would, and renames again.
+	if err := install(dirfd, tmp, name); err != nil {
 		return replaced(d, tmp, name, err)
 	}
 	return nil
