@@ -479,9 +479,12 @@ const (
 	batchBytes = 256 << 10
 )
 
+// poolWriters is how many goroutines a writer pool writes on.
+const poolWriters = 4
+
 func newWriterPool(b *beneath) *writerPool {
 	w := &writerPool{jobs: make(chan []writeJob, 8)}
-	for range 4 {
+	for range poolWriters {
 		w.wg.Go(func() {
 			for batch := range w.jobs {
 				for _, j := range batch {
