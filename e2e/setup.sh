@@ -148,6 +148,8 @@ system=(
 	"node nodejs"         # the agents' CLIs and the MCP servers
 	"npm npm"             # installs them
 	"zip zip"             # make dist's Windows archive (TestDistArchivesCarryTheLicence)
+	"git-lfs git-lfs"     # undo of files git's filters convert (TestUndoPutsBackFilesGitsFiltersConvert)
+	"git-crypt git-crypt" # the same
 	"make make"
 )
 missing=()

@@ -105,3 +105,51 @@ func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestUndoPutsBackFilesGitsFiltersConvert: undo of files under a filter
+// driver, with the real git-lfs and git-crypt: git-lfs puts a file in
+// place of the pointer git stores, git-crypt decrypts what git stores,
+// so neither file has the size git's batch of objects announces for it.
+// undo once cut the LFS file to its pointer's size and failed after ten
+// seconds, and refused the git-crypt file; both are put back whole, by
+// git restore, beside a plain file put back the usual way.
+func TestUndoPutsBackFilesGitsFiltersConvert(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ name, setup string }{
+		{"git-lfs", `git lfs install --local >/dev/null && git lfs track '*.bin' >/dev/null`},
+		{"git-crypt", `git-crypt init >/dev/null 2>&1 && printf '*.bin filter=git-crypt diff=git-crypt\n' > .gitattributes`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			needTool(t, c.name, c.name)
+			dir, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			env := cleanEnv(t)
+			shIn(t, dir, `git init -q -b main && `+c.setup+` && head -c 300000 /dev/urandom > big.bin && printf 'a\n' > a.txt &&
+				git add . && git commit -qm filtered`)
+			want := readFileT(t, filepath.Join(dir, "big.bin"))
+			if stored := shIn(t, dir, "git cat-file -s HEAD:big.bin"); strings.TrimSpace(stored) == "300000" {
+				t.Fatalf("git stores big.bin as it is: the filter did not run")
+			}
+			srv := inlineServer(t, commandScenario(t, [][]string{{"printf 'model\\n' > big.bin && printf 'changed\\n' > a.txt"}}, "done"))
+			if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "change them"); r.code != 0 {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			u := ralph(t, dir, env, nil, "undo")
+			if u.code != 0 || !strings.Contains(u.stdout, "put back a.txt, big.bin") {
+				t.Fatalf("undo: exit %d\n%s\n%s", u.code, u.stdout, u.stderr)
+			}
+			if got := readFileT(t, filepath.Join(dir, "big.bin")); got != want {
+				t.Fatalf("big.bin put back as %d bytes, want the %d it had", len(got), len(want))
+			}
+			if got := readFileT(t, filepath.Join(dir, "a.txt")); got != "a\n" {
+				t.Fatalf("a.txt: %q", got)
+			}
+			if st := shIn(t, dir, "git status --porcelain"); st != "" {
+				t.Fatalf("after the undo git sees changes:\n%s", st)
+			}
+		})
+	}
+}

@@ -21,9 +21,14 @@ import (
 	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
-// errConvertedSize says git's filters gave a blob more bytes than the
-// size cat-file's header announced for it.
+// errConvertedSize says git's filters gave a blob another size than the
+// one cat-file's header announced for it (the stored size): bytes where
+// the newline after the content should be, or the stream out of step
+// after it (a header that is none, the output ending early).
 var errConvertedSize = errors.New("git converted it to another size than its header said")
+
+// errNoContent says a line of cat-file's output is no blob's header.
+var errNoContent = errors.New("git has no file content")
 
 // tempMark is in the name of every temporary file a restore writes beside
 // the file it replaces; one a killed restore left is recognised by it and
@@ -210,9 +215,10 @@ func (r *Repo) restoreByGit(ctx context.Context, commit string, paths []string) 
 //
 // A blob git converts to another size than it stores cannot be written
 // from the batch, whose header gives the stored size (errConvertedSize):
-// checkpoints keep such files byte for byte in a raw tree, but one git
-// converts where ralph saw nothing that would (a system attributes file
-// elsewhere than /etc) is written by git restore, converted.
+// a filter's (git-lfs puts a file in place of its pointer, git-crypt
+// decrypts), or line endings where ralph saw nothing that would convert
+// them (a system attributes file elsewhere than /etc). Those paths are
+// written by git restore, converted, as git checkout writes them.
 //
 // One read of the objects, each checked as it is written and every file
 // held at its temporary name until all had passed, was tried for the
@@ -225,7 +231,7 @@ func (r *Repo) writeBlobs(ctx context.Context, b *beneath, commit string, tree m
 		return err
 	}
 	err := r.writeCat(ctx, b, tree, paths, filters)
-	if filters && errors.Is(err, errConvertedSize) {
+	if filters && errors.Is(err, errConvertedSize) && ctx.Err() == nil {
 		return r.restoreByGit(ctx, commit, paths)
 	}
 	return err
@@ -360,7 +366,7 @@ func (r *Repo) catBlobs(ctx context.Context, tree map[string]treeEntry, paths []
 		}
 		f := strings.Fields(header)
 		if len(f) != 3 || f[1] != "blob" {
-			werr = fmt.Errorf("git has no file content for %s: %s", p, strings.TrimSpace(header))
+			werr = fmt.Errorf("%w for %s: %s", errNoContent, p, strings.TrimSpace(header))
 			break
 		}
 		n, err := strconv.ParseInt(f[2], 10, 64)
@@ -384,6 +390,12 @@ func (r *Repo) catBlobs(ctx context.Context, tree map[string]treeEntry, paths []
 			werr = fmt.Errorf("reading %s from git: %w", p, cmp.Or(err, errConvertedSize))
 			break
 		}
+	}
+	if werr != nil && filters && ctx.Err() == nil && !errors.Is(werr, errConvertedSize) &&
+		(errors.Is(werr, io.EOF) || errors.Is(werr, io.ErrUnexpectedEOF) || errors.Is(werr, errNoContent) || errors.Is(werr, strconv.ErrSyntax)) {
+		// Out of step with what git sent: a filter (git-crypt's, which
+		// shrinks a blob) gave less than the header said.
+		werr = fmt.Errorf("%w: %w", werr, errConvertedSize)
 	}
 	if werr != nil {
 		if ctx.Err() == context.DeadlineExceeded {
