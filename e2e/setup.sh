@@ -9,10 +9,10 @@
 #   - the language servers: pyright and typescript-language-server (with
 #     the typescript it loads) from npm like the CLIs, gopls built once per
 #     version from the Go module proxy;
-#   - Beads' bd and the Temporal dev server, built once per version from
-#     the Go module proxy into the cache;
+#   - Beads' bd, the Temporal dev server and git-lfs, built once per
+#     version from the Go module proxy into the cache;
 #   - the system's programs (Chromium, bubblewrap, socat, jq, tmux,
-#     python3, gcc, git, Node.js, zip), which only the system's package
+#     python3, gcc, git, git-crypt, Node.js, zip), which only the system's package
 #     manager installs: as root on a machine that lacks them it runs
 #     apt-get; otherwise it stops at once and names the one command to run;
 #   - the public material the tests read (copies of other people's
@@ -35,6 +35,7 @@ BD_VERSION=1.3.0
 TEMPORAL_CLI=github.com/temporalio/cli/cmd/temporal
 TEMPORAL_VERSION=1.5.1 # v1.9.1 cannot be built from the module proxy (its cliext replace names a module it lacks)
 GOPLS_VERSION=0.23.0 # gopls (TestLSPGo*); v0.24.0 needs a newer Go than the machines have
+GIT_LFS_VERSION=3.6.1 # git-lfs (TestUndoPutsBackFilesGitsFiltersConvert)
 NPM_PACKAGES=(
 	@anthropic-ai/claude-code@2.1.197 # claude (TestRunRealClaude*)
 	@openai/codex@0.169.0             # codex (TestRunRealCodex*)
@@ -148,8 +149,7 @@ system=(
 	"node nodejs"         # the agents' CLIs and the MCP servers
 	"npm npm"             # installs them
 	"zip zip"             # make dist's Windows archive (TestDistArchivesCarryTheLicence)
-	"git-lfs git-lfs"     # undo of files git's filters convert (TestUndoPutsBackFilesGitsFiltersConvert)
-	"git-crypt git-crypt" # the same
+	"git-crypt git-crypt" # undo of files git's filters convert (TestUndoPutsBackFilesGitsFiltersConvert)
 	"make make"
 )
 missing=()
@@ -310,12 +310,21 @@ build_gopls() {
 	(cd / && CGO_ENABLED=0 GOBIN="$1" go install "${go_flags[@]}" "golang.org/x/tools/gopls@v$GOPLS_VERSION")
 }
 
+# git-lfs (TestUndoPutsBackFilesGitsFiltersConvert), from the module proxy
+# rather than Debian's package: that package's install writes its filter
+# into /etc/gitconfig, which every git of the machine then reads, and the
+# tests of a git without filters (attack_firstlook_test.go) would find one.
+build_gitlfs() {
+	(cd / && CGO_ENABLED=0 GOBIN="$1" go install "${go_flags[@]}" "github.com/git-lfs/git-lfs/v3@v$GIT_LFS_VERSION")
+}
+
 todo=()
 [ -f "$npm_dir/.complete" ] || todo+=("npm's ${#NPM_PACKAGES[@]} packages")
 { [ -f "$ref_dir/.complete" ] && [ -f "$sdk_dir/sdk-tools.d.ts" ]; } || todo+=("the reference copies")
 [ -x "$cache/bd-$BD_VERSION/bd" ] || todo+=("bd $BD_VERSION")
 [ -x "$cache/temporal-$TEMPORAL_VERSION/temporal" ] || todo+=("temporal $TEMPORAL_VERSION")
 [ -x "$cache/gopls-$GOPLS_VERSION/gopls" ] || todo+=("gopls $GOPLS_VERSION")
+[ -x "$cache/git-lfs-$GIT_LFS_VERSION/git-lfs" ] || todo+=("git-lfs $GIT_LFS_VERSION")
 if [ ${#todo[@]} -gt 0 ]; then
 	say "making ${todo[*]} into $cache side by side (on a fresh machine about a quarter of an hour; once per version; output in $cache/log)"
 fi
@@ -324,6 +333,7 @@ start references "installing the reference copies ($ref_dir, $sdk_dir)" install_
 start bd "building bd $BD_VERSION" go_build bd "$BD_VERSION" build_bd
 start temporal "building the Temporal dev server $TEMPORAL_VERSION" go_build temporal "$TEMPORAL_VERSION" build_temporal
 start gopls "building gopls $GOPLS_VERSION" go_build gopls "$GOPLS_VERSION" build_gopls
+start gitlfs "building git-lfs $GIT_LFS_VERSION" go_build git-lfs "$GIT_LFS_VERSION" build_gitlfs
 wait_jobs
 
 # --- Links: every program in bin/ ----------------------------------------
@@ -342,3 +352,4 @@ ln -sfn "$sdk_dir/sdk-tools.d.ts" "$cache/ref/sdk-tools.d.ts"
 ln -sfn "$cache/bd-$BD_VERSION/bd" "$cache/bin/bd"
 ln -sfn "$cache/temporal-$TEMPORAL_VERSION/temporal" "$cache/bin/temporal"
 ln -sfn "$cache/gopls-$GOPLS_VERSION/gopls" "$cache/bin/gopls"
+ln -sfn "$cache/git-lfs-$GIT_LFS_VERSION/git-lfs" "$cache/bin/git-lfs"
