@@ -153,3 +153,46 @@ func TestUndoPutsBackFilesGitsFiltersConvert(t *testing.T) {
 		})
 	}
 }
+
+// TestUndoRefusesAChangedLFSObject: git-lfs copies a file's content from
+// .git/lfs/objects into the work tree without checking it against the
+// pointer git stores, and a model's command may write there. An object
+// swapped for the model's bytes of the same size, or deleted (the only
+// copy of your uncommitted change to the file), fails the undo before
+// it writes anything: the file keeps what the undo found, and is
+// neither the model's bytes nor gone.
+func TestUndoRefusesAChangedLFSObject(t *testing.T) {
+	t.Parallel()
+	needTool(t, "git-lfs", "git-lfs")
+	for _, c := range []struct{ name, attack string }{
+		{"swapped", `rm -f "$O" && printf 'EVIL-CONTENT-AAAAAAAAAAAAAA\n' > "$O"`},
+		{"deleted", `rm -rf .git/lfs/objects`},
+		{"linked", `mv .git/lfs "$OUT/lfs" && ln -s "$OUT/lfs" .git/lfs`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := t.TempDir()
+			env := cleanEnv(t)
+			shIn(t, dir, `git init -q -b main && git lfs install --local >/dev/null && git lfs track '*.bin' >/dev/null &&
+				printf 'ORIGINAL-CONTENT-1234567890\n' > big.bin && git add . && git commit -qm lfs`)
+			oid := strings.TrimSpace(shIn(t, dir, `git cat-file -p HEAD:big.bin | sed -n 's/^oid sha256://p'`))
+			object := ".git/lfs/objects/" + oid[:2] + "/" + oid[2:4] + "/" + oid
+			command := `printf 'MODEL-CHANGE\n' > big.bin && O=` + object + ` OUT=` + out + ` && ` + c.attack
+			srv := inlineServer(t, commandScenario(t, [][]string{{command}}, "done"))
+			if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "change it"); r.code != 0 {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			u := ralph(t, dir, env, nil, "undo")
+			if u.code == 0 || !strings.Contains(u.stderr, "big.bin (Git LFS object "+oid+")") {
+				t.Fatalf("undo: exit %d, want a refusal naming big.bin's LFS object\n%s\n%s", u.code, u.stdout, u.stderr)
+			}
+			if got := readFileT(t, filepath.Join(dir, "big.bin")); got != "MODEL-CHANGE\n" {
+				t.Fatalf("the refused undo wrote big.bin: %q", got)
+			}
+		})
+	}
+}

@@ -230,6 +230,13 @@ func (r *Repo) writeBlobs(ctx context.Context, b *beneath, commit string, tree m
 	if err := r.checkBlobs(ctx, tree, paths); err != nil {
 		return err
 	}
+	// git's filters write a Git LFS file from lfs/objects, which
+	// checkBlobs did not read (lfscheck.go).
+	if filters {
+		if err := r.checkLFSObjects(ctx, tree, paths); err != nil {
+			return err
+		}
+	}
 	err := r.writeCat(ctx, b, tree, paths, filters)
 	if filters && errors.Is(err, errConvertedSize) && ctx.Err() == nil {
 		return r.restoreByGit(ctx, commit, paths)
