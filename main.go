@@ -68,8 +68,9 @@ func profiled(fn func() int) int {
 }
 
 // memstats writes ralph's own peak resident memory to $RALPH_MEMSTATS
-// when set, as a JSON object ({"peak_rss_bytes":N}), as the process
-// ends: the benchmarks' one measure of ralph's memory. Only the process
+// when set, as a JSON object ({"peak_rss_bytes":N,"private_rss_bytes":M}),
+// as the process ends: the benchmarks' one measure of ralph's memory, and
+// beside it the part that is ralph's alone at the end (proctree.Private). Only the process
 // knows its peak up to its last instruction; followed from outside it
 // could be missed between two looks, and wait4's figure is another
 // process's (see proctree.Memory). A process ended by a second signal
@@ -80,7 +81,8 @@ func memstats() {
 		return
 	}
 	_, peak := proctree.Memory(os.Getpid())
-	if err := os.WriteFile(path, fmt.Appendf(nil, "{\"peak_rss_bytes\":%d}\n", peak), 0o600); err != nil {
+	private := proctree.Private(os.Getpid())
+	if err := os.WriteFile(path, fmt.Appendf(nil, "{\"peak_rss_bytes\":%d,\"private_rss_bytes\":%d}\n", peak, private), 0o600); err != nil {
 		fmt.Fprintln(os.Stderr, "ralph: cannot write the memory figures:", err)
 	}
 }

@@ -22,8 +22,20 @@ import (
 // bytes once the ralph has exited and forgets it, so that the next run
 // with the same entry writes its own.
 func ownPeak(tb testing.TB) (entry string, read func() int64) {
+	entry, both := ownMemory(tb)
+	return entry, func() int64 {
+		tb.Helper()
+		peak, _ := both()
+		return peak
+	}
+}
+
+// ownMemory is ownPeak with the private part of ralph's resident memory
+// as it ended beside the peak (its anonymous pages, without its
+// binary's: proctree.Private).
+func ownMemory(tb testing.TB) (entry string, read func() (peak, private int64)) {
 	path := filepath.Join(tb.TempDir(), "memstats.json")
-	return "RALPH_MEMSTATS=" + path, func() int64 {
+	return "RALPH_MEMSTATS=" + path, func() (int64, int64) {
 		tb.Helper()
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -31,12 +43,13 @@ func ownPeak(tb testing.TB) (entry string, read func() int64) {
 		}
 		_ = os.Remove(path)
 		var stats struct {
-			Peak int64 `json:"peak_rss_bytes"`
+			Peak    int64 `json:"peak_rss_bytes"`
+			Private int64 `json:"private_rss_bytes"`
 		}
 		if err := json.Unmarshal(data, &stats); err != nil || stats.Peak <= 0 {
 			tb.Fatalf("ralph's memory figures %q: %v", data, err)
 		}
-		return stats.Peak
+		return stats.Peak, stats.Private
 	}
 }
 

@@ -27,6 +27,21 @@ func Memory(pid int) (rss, peak int64) {
 	return statusKB(b, "VmRSS:"), statusKB(b, "VmHWM:")
 }
 
+// Private is the private resident memory of process pid now, in bytes:
+// its anonymous pages (RssAnon) and shared memory (RssShmem), without the
+// pages of files it maps (RssFile). A Go program's own binary is most of
+// its peak resident memory on a kernel that maps a whole large folio of
+// the page cache around each fault: `ralph --version` peaks at 21 MB, of
+// which 19 MB are the binary's pages, shared with every other process
+// that runs it. Zero when the file cannot be read.
+func Private(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	return statusKB(b, "RssAnon:") + statusKB(b, "RssShmem:")
+}
+
 // statusKB is the figure of the line of a /proc status file that starts
 // with key, which the kernel gives in kB, in bytes; 0 without it.
 func statusKB(b []byte, key string) int64 {
