@@ -193,6 +193,17 @@ func TestUndoRefusesAChangedLFSObject(t *testing.T) {
 			if got := readFileT(t, filepath.Join(dir, "big.bin")); got != "MODEL-CHANGE\n" {
 				t.Fatalf("the refused undo wrote big.bin: %q", got)
 			}
+			if c.name == "linked" {
+				// The checkpoint's git-lfs wrote the model's file into
+				// the linked directory outside; the link is set aside
+				// before it runs, and only the person's object is there.
+				if got := shIn(t, out, "find lfs -type f"); got != "lfs/"+object[len(".git/lfs/"):]+"\n" {
+					t.Fatalf("ralph's git wrote through the link:\n%s", got)
+				}
+				if _, err := os.Lstat(filepath.Join(dir, ".git", "lfs.ralph-untrusted")); err != nil {
+					t.Fatalf("the link was not set aside: %v", err)
+				}
+			}
 		})
 	}
 }

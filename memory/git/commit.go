@@ -79,6 +79,11 @@ func (r *Repo) CommitPaths(ctx context.Context, paths []string, message string) 
 	if err := asideIndex(r.GitDir); err != nil && !errors.Is(err, ErrIndexSetAside) {
 		return "", fmt.Errorf("commit: %w", err)
 	}
+	// git-lfs, the clean filter of a Git LFS file, writes through a link
+	// at the lfs directory (gitdoor.go).
+	if err := asideLFS(r.common()); err != nil && !errors.Is(err, errLFSSetAside) {
+		return "", fmt.Errorf("commit: %w", err)
+	}
 	ix, err := newCommitIndex()
 	if err != nil {
 		return "", fmt.Errorf("commit: %w", err)

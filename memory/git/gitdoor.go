@@ -142,12 +142,48 @@ func asideIndex(gitDir string) error {
 		index, fi.Mode().Type(), ErrIndexSetAside, filepath.Base(aside))
 }
 
-// asideIndex sets the person's index aside (see asideIndex) and tells
-// the person once.
+// asideIndex sets the person's index aside (see asideIndex), and a link
+// at the repository's lfs directory (asideLFS), and tells the person
+// once.
 func (c *Checkpoints) asideIndex() {
-	err := asideIndex(c.repo.GitDir)
+	err := errors.Join(asideIndex(c.repo.GitDir), asideLFS(c.repo.common()))
 	if err != nil && c.warnFn != nil && !c.warnedSeed {
 		c.warnedSeed = true
 		c.warnFn(err.Error() + ": a command had replaced it")
 	}
 }
+
+// asideLFS renames aside a link, or anything but a directory, at the
+// common git directory's lfs: git-lfs, which a checkpoint's git runs as
+// the clean filter of a Git LFS file, writes the file's content into
+// lfs/objects (and its temporary files into lfs/tmp) and follows a link
+// there, so a command's link to a directory outside the project had
+// ralph's git write the model's bytes there. Renamed aside, git-lfs
+// makes its directory anew; the link is kept for the person to look at.
+// Its error names what it did, nil when lfs is a directory or absent.
+func asideLFS(common string) error {
+	door, err := rootfs.New(common)
+	if err != nil {
+		return nil
+	}
+	defer door.Close()
+	lfs := filepath.Join(door.Dir(), "lfs")
+	fi, _, err := door.LstatIfPossible(lfs)
+	if err != nil || fi.IsDir() {
+		return nil
+	}
+	aside := lfs + ".ralph-untrusted"
+	for n := 2; ; n++ {
+		if _, _, err := door.LstatIfPossible(aside); missing(err) {
+			break
+		}
+		aside = fmt.Sprintf("%s.ralph-untrusted-%d", lfs, n)
+	}
+	if err := door.Rename(lfs, aside); err != nil {
+		return fmt.Errorf("the repository's Git LFS directory %s (%s) is not a directory and could not be renamed aside: %w", lfs, fi.Mode().Type(), err)
+	}
+	return fmt.Errorf("the repository's Git LFS directory %s (%s) %w to %s", lfs, fi.Mode().Type(), errLFSSetAside, filepath.Base(aside))
+}
+
+// errLFSSetAside says asideLFS renamed a link aside, which is no failure.
+var errLFSSetAside = errors.New("was not a directory: renamed aside, not followed")

@@ -127,6 +127,9 @@ func (r *Repo) learnHead(ctx context.Context) error {
 	if err := asideIndex(r.GitDir); err != nil && !errors.Is(err, ErrIndexSetAside) {
 		return err
 	}
+	if err := asideLFS(r.common()); err != nil && !errors.Is(err, errLFSSetAside) {
+		return err
+	}
 	_, err := r.GitSized(ctx, nil, "reset", "-q")
 	return err
 }
