@@ -117,11 +117,13 @@ func TestUndoPutsBackFilesGitsFiltersConvert(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ name, setup string }{
 		{"git-lfs", `git lfs install --local >/dev/null && git lfs track '*.bin' >/dev/null`},
+		{"git-lfs with its own storage", `git lfs install --local >/dev/null && git config lfs.storage lfs-elsewhere && git lfs track '*.bin' >/dev/null`},
 		{"git-crypt", `git-crypt init >/dev/null 2>&1 && printf '*.bin filter=git-crypt diff=git-crypt\n' > .gitattributes`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			needTool(t, c.name, c.name)
+			tool, _, _ := strings.Cut(c.name, " ")
+			needTool(t, tool, tool)
 			dir, err := filepath.EvalSymlinks(t.TempDir())
 			if err != nil {
 				t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // A Git LFS file is stored in git as a pointer, a few lines naming the
@@ -78,7 +79,13 @@ func (r *Repo) checkLFSObjects(ctx context.Context, tree map[string]treeEntry, p
 	// Without an lfs directory (a link there counts as one) git-lfs has
 	// no object of its own to copy: it fetches from the repository's
 	// LFS server, and checks what it fetches against the pointer.
-	if _, err := os.Lstat(filepath.Join(r.common(), "lfs")); err != nil {
+	// git-lfs writes its temporary files under it as it smudges: a link
+	// planted since the last checkpoint is set aside first (gitdoor.go).
+	if err := asideLFS(r.common()); err != nil && !errors.Is(err, errLFSSetAside) {
+		return fmt.Errorf("restore: %w", err)
+	}
+	storage := r.lfsStorage(ctx)
+	if _, err := os.Lstat(storage); err != nil {
 		return nil
 	}
 	var small []string
@@ -109,7 +116,7 @@ func (r *Repo) checkLFSObjects(ctx context.Context, tree map[string]treeEntry, p
 		if !ok {
 			continue
 		}
-		if err := r.checkLFSObject(ptr); err != nil {
+		if err := checkLFSObject(storage, ptr); err != nil {
 			return fmt.Errorf("restore: %s (Git LFS object %s): %w: %w; nothing was restored", p, ptr.oid, ErrObjectChanged, err)
 		}
 	}
@@ -120,10 +127,27 @@ func (r *Repo) checkLFSObjects(ctx context.Context, tree map[string]treeEntry, p
 // names.
 var errLFSContent = errors.New("its bytes do not hash to the pointer's SHA-256 and size")
 
-// checkLFSObject reads the object of ptr from the common git directory's
-// lfs/objects through the door and checks it.
-func (r *Repo) checkLFSObject(ptr lfsPointer) error {
-	f, err := openAdmin(r.common(), filepath.Join("lfs", "objects", ptr.oid[:2], ptr.oid[2:4], ptr.oid))
+// lfsStorage is where git-lfs keeps its objects here: lfs.storage when
+// configured (relative to the common git directory, as git-lfs takes
+// it), else the common git directory's lfs. Whoever set it, an object is
+// taken only when it hashes to its pointer's name.
+func (r *Repo) lfsStorage(ctx context.Context) string {
+	dir := filepath.Join(r.common(), "lfs")
+	for _, v := range r.configValues(ctx, "lfs.storage") {
+		if v = strings.TrimSpace(v); v != "" {
+			dir = v
+			if !filepath.IsAbs(dir) {
+				dir = filepath.Join(r.common(), dir)
+			}
+		}
+	}
+	return dir
+}
+
+// checkLFSObject reads the object of ptr from storage's objects through
+// a door rooted there (no link on the way) and checks it.
+func checkLFSObject(storage string, ptr lfsPointer) error {
+	f, err := openAdmin(storage, filepath.Join("objects", ptr.oid[:2], ptr.oid[2:4], ptr.oid))
 	if err != nil {
 		return err
 	}
