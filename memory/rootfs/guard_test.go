@@ -76,7 +76,7 @@ var allowed = map[string]string{
 	"workers/procgroup_linux.go:ProcessAlive":       "/proc/<pid>/stat",
 	"workers/procgroup_linux.go:groupHasLiveMember": "/proc, a process group's members",
 	"workers/proctree/proctree_linux.go:ParentPID":  "/proc/<pid>/stat",
-	"workers/proctree/memory_linux.go:Memory":       "/proc/<pid>/status",
+	"workers/proctree/memory_linux.go:status":       "/proc/<pid>/status",
 	"workers/proctree/freeze_linux.go:readThreads":  "/proc/<pid>/task/<tid>/status",
 	"workers/proctree/freeze_linux.go:inClone":      "/proc/<pid>/task/<tid>/syscall",
 	"workers/proctree/freeze_linux.go:readStat":     "/proc/<pid>/stat",

@@ -20,11 +20,17 @@ import (
 // marks at exec), and it counts the children the process waited for
 // (git), so it says the largest of them all, not ralph's own.
 func Memory(pid int) (rss, peak int64) {
+	b := status(pid)
+	return statusKB(b, "VmRSS:"), statusKB(b, "VmHWM:")
+}
+
+// status is /proc/<pid>/status, nil when it cannot be read.
+func status(pid int) []byte {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
-		return 0, 0
+		return nil
 	}
-	return statusKB(b, "VmRSS:"), statusKB(b, "VmHWM:")
+	return b
 }
 
 // Private is the private resident memory of process pid now, in bytes:
@@ -35,10 +41,7 @@ func Memory(pid int) (rss, peak int64) {
 // which 19 MB are the binary's pages, shared with every other process
 // that runs it. Zero when the file cannot be read.
 func Private(pid int) int64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0
-	}
+	b := status(pid)
 	return statusKB(b, "RssAnon:") + statusKB(b, "RssShmem:")
 }
 
