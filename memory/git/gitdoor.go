@@ -128,18 +128,25 @@ func asideIndex(gitDir string) error {
 	if err != nil || fi.Mode().IsRegular() {
 		return nil
 	}
-	aside := index + ".ralph-untrusted"
-	for n := 2; ; n++ {
-		if _, _, err := door.LstatIfPossible(aside); missing(err) {
-			break
-		}
-		aside = fmt.Sprintf("%s.ralph-untrusted-%d", index, n)
-	}
-	if err := door.Rename(index, aside); err != nil {
+	aside, err := renameAside(door, index)
+	if err != nil {
 		return fmt.Errorf("the repository's index %s (%s) is not a regular file and could not be renamed aside: %w", index, fi.Mode().Type(), err)
 	}
 	return fmt.Errorf("the repository's index %s (%s) %w to %s; git reads the index as empty until you restore yours (git reset)",
 		index, fi.Mode().Type(), ErrIndexSetAside, filepath.Base(aside))
+}
+
+// renameAside renames name, in door, to the first free of
+// name.ralph-untrusted, name.ralph-untrusted-2, …, and returns that.
+func renameAside(door *rootfs.Fs, name string) (string, error) {
+	aside := name + ".ralph-untrusted"
+	for n := 2; ; n++ {
+		if _, _, err := door.LstatIfPossible(aside); missing(err) {
+			break
+		}
+		aside = fmt.Sprintf("%s.ralph-untrusted-%d", name, n)
+	}
+	return aside, door.Rename(name, aside)
 }
 
 // asideIndex sets the person's index aside (see asideIndex), and a link
@@ -172,14 +179,8 @@ func asideLFS(common string) error {
 	if err != nil || fi.IsDir() {
 		return nil
 	}
-	aside := lfs + ".ralph-untrusted"
-	for n := 2; ; n++ {
-		if _, _, err := door.LstatIfPossible(aside); missing(err) {
-			break
-		}
-		aside = fmt.Sprintf("%s.ralph-untrusted-%d", lfs, n)
-	}
-	if err := door.Rename(lfs, aside); err != nil {
+	aside, err := renameAside(door, lfs)
+	if err != nil {
 		return fmt.Errorf("the repository's Git LFS directory %s (%s) is not a directory and could not be renamed aside: %w", lfs, fi.Mode().Type(), err)
 	}
 	return fmt.Errorf("the repository's Git LFS directory %s (%s) %w to %s", lfs, fi.Mode().Type(), errLFSSetAside, filepath.Base(aside))

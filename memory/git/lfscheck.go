@@ -71,47 +71,28 @@ func parsePointer(data []byte) (lfsPointer, bool) {
 }
 
 // checkLFSObjects checks the Git LFS object of every pointer among the
-// blobs tree has for paths (their sizes are known: checkBlobs read them),
-// and fails with ErrObjectChanged, naming the path, when one is missing,
-// is no regular file reached without a link, or does not hash to its
+// blobs of paths (pointers, by path, as the check pass read them), and
+// fails with ErrObjectChanged, naming the path, when one is missing, is
+// no regular file reached without a link, or does not hash to its
 // pointer's name and size.
-func (r *Repo) checkLFSObjects(ctx context.Context, tree map[string]treeEntry, paths []string) error {
-	// Without an lfs directory (a link there counts as one) git-lfs has
-	// no object of its own to copy: it fetches from the repository's
-	// LFS server, and checks what it fetches against the pointer.
+func (r *Repo) checkLFSObjects(ctx context.Context, paths []string, pointers map[string]lfsPointer) error {
+	if len(pointers) == 0 {
+		return nil
+	}
 	// git-lfs writes its temporary files under it as it smudges: a link
 	// planted since the last checkpoint is set aside first (gitdoor.go).
 	if err := asideLFS(r.common()); err != nil && !errors.Is(err, errLFSSetAside) {
 		return fmt.Errorf("restore: %w", err)
 	}
+	// Without an lfs directory (a link there counts as one) git-lfs has
+	// no object of its own to copy: it fetches from the repository's
+	// LFS server, and checks what it fetches against the pointer; and a
+	// repository that keeps pointers as plain files has none either.
 	storage := r.lfsStorage(ctx)
 	if _, err := os.Lstat(storage); err != nil {
 		return nil
 	}
-	var small []string
 	for _, p := range paths {
-		if e := tree[p]; e.size > 0 && e.size <= maxPointer {
-			small = append(small, p)
-		}
-	}
-	if len(small) == 0 {
-		return nil
-	}
-	pointers := map[string]lfsPointer{}
-	err := r.catBlobs(ctx, tree, small, false, func(p string, n int64, br *bufio.Reader) error {
-		data := make([]byte, n)
-		if _, err := io.ReadFull(br, data); err != nil {
-			return fmt.Errorf("reading %s from git: %w", p, err)
-		}
-		if ptr, ok := parsePointer(data); ok {
-			pointers[p] = ptr
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, p := range small {
 		ptr, ok := pointers[p]
 		if !ok {
 			continue

@@ -227,17 +227,18 @@ func (r *Repo) restoreByGit(ctx context.Context, commit string, paths []string) 
 // and four times slower on an ext4 without a journal, whose every new
 // inode was slower to find while ten thousand were held.
 func (r *Repo) writeBlobs(ctx context.Context, b *beneath, commit string, tree map[string]treeEntry, paths []string, filters bool) error {
-	if err := r.checkBlobs(ctx, tree, paths); err != nil {
+	pointers, err := r.checkBlobsPointers(ctx, tree, paths)
+	if err != nil {
 		return err
 	}
-	// git's filters write a Git LFS file from lfs/objects, which
-	// checkBlobs did not read (lfscheck.go).
+	// git's filters write a Git LFS file from lfs/objects, which the
+	// check did not read (lfscheck.go).
 	if filters {
-		if err := r.checkLFSObjects(ctx, tree, paths); err != nil {
+		if err := r.checkLFSObjects(ctx, paths, pointers); err != nil {
 			return err
 		}
 	}
-	err := r.writeCat(ctx, b, tree, paths, filters)
+	err = r.writeCat(ctx, b, tree, paths, filters)
 	if filters && errors.Is(err, errConvertedSize) && ctx.Err() == nil {
 		return r.restoreByGit(ctx, commit, paths)
 	}
@@ -315,13 +316,31 @@ func (r *Repo) checkCommitBlobs(ctx context.Context, commit string, paths []stri
 // cat-file --batch`, and fails the restore before anything is written
 // when one does not hash to its name (ErrObjectChanged).
 func (r *Repo) checkBlobs(ctx context.Context, tree map[string]treeEntry, paths []string) error {
-	return r.catBlobs(ctx, tree, paths, false, func(p string, n int64, br *bufio.Reader) error {
-		_, err := io.Copy(io.Discard, checkedBlob(io.LimitReader(br, n), tree[p].object, n, p))
+	_, err := r.checkBlobsPointers(ctx, tree, paths)
+	return err
+}
+
+// checkBlobsPointers is checkBlobs, which also returns the Git LFS
+// pointers among the blobs, by path, read in the same pass
+// (lfscheck.go).
+func (r *Repo) checkBlobsPointers(ctx context.Context, tree map[string]treeEntry, paths []string) (map[string]lfsPointer, error) {
+	pointers := map[string]lfsPointer{}
+	err := r.catBlobs(ctx, tree, paths, false, func(p string, n int64, br *bufio.Reader) error {
+		var small bytes.Buffer
+		var sink io.Writer = io.Discard
+		if n <= maxPointer {
+			sink = &small
+		}
+		_, err := io.Copy(sink, checkedBlob(io.LimitReader(br, n), tree[p].object, n, p))
 		if errors.Is(err, ErrObjectChanged) {
 			return fmt.Errorf("%w; nothing was restored", err)
 		}
+		if ptr, ok := parsePointer(small.Bytes()); err == nil && ok {
+			pointers[p] = ptr
+		}
 		return err
 	})
+	return pointers, err
 }
 
 // catBlobs runs one `git cat-file --batch` for the objects tree has for
