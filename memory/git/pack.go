@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,9 +68,10 @@ type packer struct {
 //
 // It is git's gc --auto less what ralph has no business doing for the
 // person (expiring reflogs, pruning, worktrees): the repack gc would run
-// (repack -d -l, which git stops cleanly on SIGTERM), then pack-refs,
-// which is quick and never stopped half-way, since git leaves the locks
-// of a ref update behind when it is killed in the middle of one.
+// (repack -d -l, which git stops cleanly on SIGTERM; packByList makes the
+// same packs without repack's walk of the trees), then pack-refs, which
+// is quick and never stopped half-way, since git leaves the locks of a
+// ref update behind when it is killed in the middle of one.
 //
 // Both write all over the git directory (objects/pack, objects/info,
 // refs, packed-refs), and a command may have swapped any directory there
@@ -143,6 +146,14 @@ func (c *Checkpoints) packNow(ctx context.Context, byBytes bool) {
 	if !ok || set.threshold <= 0 || (!byBytes && !tooManyLoose(common, set.threshold)) || linkInGitDir(common) {
 		return
 	}
+	if c.store != nil {
+		if ok, err := c.packByList(ctx, common, set); ok {
+			if err == nil && ctx.Err() == nil && !linkInGitDir(common) {
+				c.packRefs(ctx)
+			}
+			return
+		}
+	}
 	c.packing.mu.Lock()
 	geometric := !c.packing.plain
 	c.packing.mu.Unlock()
@@ -158,6 +169,13 @@ func (c *Checkpoints) packNow(ctx context.Context, byBytes bool) {
 	if err != nil || ctx.Err() != nil || linkInGitDir(common) {
 		return
 	}
+	c.packRefs(ctx)
+}
+
+// packRefs packs the refs after a pack, as gc does: quick, and never
+// stopped half-way, since git leaves the locks of a ref update behind
+// when it is killed in the middle of one.
+func (c *Checkpoints) packRefs(ctx context.Context) {
 	started := c.starting()
 	defer started()
 	_, _ = c.repo.Git(context.WithoutCancel(ctx), nil, "pack-refs", "--all", "--prune")
@@ -188,23 +206,37 @@ func repackArgs(set packSettings, geometric bool) []string {
 	if geometric {
 		args = append(args, "--geometric=2")
 	}
-	if !set.windowMemory {
-		args = append([]string{"-c", "pack.windowMemory=" + packWindowMemory}, args...)
-	}
+	return slices.Concat(packOptions(set), args)
+}
+
+// packOptions are the settings ralph's packs run with where the person
+// set none: the bound of the search's memory (packWindowMemory), and one
+// thread, as the loop beside it has the other cores (on two, a repack of
+// both slowed the tasks beside it by 80%).
+func packOptions(set packSettings) []string {
+	var opts []string
 	if !set.threads {
-		// One thread, where the person set none: the loop beside it has
-		// the other cores. On two, a repack of both slowed the tasks
-		// beside it by 80%.
-		args = append([]string{"-c", "pack.threads=1"}, args...)
+		opts = append(opts, "-c", "pack.threads=1")
 	}
-	return args
+	if !set.windowMemory {
+		opts = append(opts, "-c", "pack.windowMemory="+packWindowMemory)
+	}
+	return opts
 }
 
 // repack runs one git repack of the loose objects, rolling the packs up
-// geometrically when geometric is set; a repack stopped (ctx) is waited
-// for and its temporary files removed.
+// geometrically when geometric is set.
 func (c *Checkpoints) repack(ctx context.Context, common string, set packSettings, geometric bool) error {
-	cmd := build(ctx, c.repo.Top, nil, false, false, repackArgs(set, geometric))
+	if err := c.runPack(ctx, build(ctx, c.repo.Top, nil, false, false, repackArgs(set, geometric)), common); err != nil {
+		return fmt.Errorf("repack: %w", err)
+	}
+	return nil
+}
+
+// runPack runs cmd, a git that packs (repack, or pack-objects), in a
+// process group of its own; stopped (ctx), it is waited for and the
+// temporary files it left in the pack directory are removed.
+func (c *Checkpoints) runPack(ctx context.Context, cmd *exec.Cmd, common string) error {
 	var temps []string
 	inOwnGroup(cmd, func() {
 		// Stopped: what the group writes is looked up before the
@@ -218,7 +250,7 @@ func (c *Checkpoints) repack(ctx context.Context, common string, set packSetting
 	w, err := startWatched(cmd)
 	started()
 	if err != nil {
-		return fmt.Errorf("repack: %w", err)
+		return err
 	}
 	pid := cmd.Process.Pid
 	c.packing.mu.Lock()
@@ -228,12 +260,9 @@ func (c *Checkpoints) repack(ctx context.Context, common string, set packSetting
 	if ctx.Err() != nil {
 		awaitGroup(pid, packStopWait)
 		removeTemps(common, temps)
-		return fmt.Errorf("repack: %w", ctx.Err())
+		return ctx.Err()
 	}
-	if err != nil {
-		return fmt.Errorf("repack: %w", err)
-	}
-	return nil
+	return err
 }
 
 // packSettings is what the person's configuration says of the packs.

@@ -1,0 +1,188 @@
+package git
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// packsOf makes dir's objects into packs of the given counts of new
+// blobs each, and returns the packs' names (pack-<hash>), in that order.
+func packsOf(t *testing.T, dir string, counts []int) []string {
+	t.Helper()
+	var names []string
+	for k, n := range counts {
+		var script strings.Builder
+		script.WriteString("{ ")
+		for i := range n {
+			fmt.Fprintf(&script, "echo blob-%d-%d | git hash-object -w --stdin; ", k, i)
+		}
+		script.WriteString("} | git pack-objects -q .git/objects/pack/pack")
+		names = append(names, "pack-"+strings.TrimSpace(sh(t, dir, script.String())))
+	}
+	sh(t, dir, "git prune-packed")
+	return names
+}
+
+// leftPacks lists the packs in dir's pack directory.
+func leftPacks(t *testing.T, dir string) []string {
+	t.Helper()
+	idx, err := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "pack-*.idx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range idx {
+		names = append(names, strings.TrimSuffix(filepath.Base(p), ".idx"))
+	}
+	slices.Sort(names)
+	return names
+}
+
+// TestGeometricSplitIsGits: the packs packByList rolls up are those git
+// repack -d --geometric=2 rolls up, git itself the judge, for the cases
+// of git's own tests of it (t7703) and a long run's: a progression kept,
+// one broken at the bottom, in the middle, and one whose new pack would
+// outgrow the next.
+func TestGeometricSplitIsGits(t *testing.T) {
+	t.Parallel()
+	for _, counts := range [][]int{
+		{1, 2, 4, 8},
+		{1, 1, 1},
+		{1, 1, 4},
+		{3, 3, 4, 10},
+		{2, 3, 10, 20},
+		{1, 2, 5, 6, 30},
+		{7, 100, 100},
+		{1, 4, 5},
+	} {
+		t.Run(fmt.Sprint(counts), func(t *testing.T) {
+			t.Parallel()
+			dir := repo(t)
+			// The repository's own commit, packed alone and kept, so the
+			// packs are the case's.
+			sh(t, dir, "git repack -adq && for p in .git/objects/pack/*.pack; do touch ${p%.pack}.keep; done")
+			made := packsOf(t, dir, counts)
+			packs, ok := localPacks(filepath.Join(dir, ".git"))
+			if !ok || len(packs) != len(counts) {
+				t.Fatalf("localPacks: %v %v", packs, ok)
+			}
+			var ours []string
+			for _, p := range packs[geometricSplit(packs):] {
+				ours = append(ours, p.name)
+			}
+			sh(t, dir, "git repack -d -q --geometric=2")
+			var gits []string
+			for _, p := range leftPacks(t, dir) {
+				if slices.Contains(made, p) {
+					gits = append(gits, p)
+				}
+			}
+			slices.Sort(ours)
+			if !slices.Equal(ours, gits) {
+				t.Errorf("packs of %v kept: ours %v, git's %v", counts, ours, gits)
+			}
+		})
+	}
+}
+
+// TestPackByListPacksAndRollsUp: the pack beside the checkpoints packs the
+// loose objects and rolls up the packs that break the progression into
+// one new pack, then removes what it packed; a kept pack is left, and the
+// repository holds every object it held, whole.
+func TestPackByListPacksAndRollsUp(t *testing.T) {
+	t.Parallel()
+	dir := repo(t)
+	made := packsOf(t, dir, []int{2, 3, 40})
+	kept := packsOf(t, dir, []int{1})[0]
+	write(t, filepath.Join(dir, ".git", "objects", "pack", kept+".keep"), "")
+	sh(t, dir, "for i in 1 2 3 4 5; do echo loose-$i | git hash-object -w --stdin; done")
+	before := sh(t, dir, "git cat-file --batch-check --batch-all-objects")
+	cps := NewCheckpoints(open(t, dir), "s", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	if cps.store == nil {
+		t.Fatal("no native store for a plain repository")
+	}
+	ok, err := cps.packByList(context.Background(), filepath.Join(dir, ".git"), packSettings{})
+	if !ok || err != nil {
+		t.Fatalf("packByList: %v %v", ok, err)
+	}
+	left := leftPacks(t, dir)
+	// 2 and 3 with 5 loose make 10, under half of 40: 40 stays.
+	if len(left) != 3 || !slices.Contains(left, made[2]) || !slices.Contains(left, kept) || slices.Contains(left, made[0]) || slices.Contains(left, made[1]) {
+		t.Fatalf("packs left %v; made %v, kept %s", left, made, kept)
+	}
+	if got := sh(t, dir, "git count-objects -v | sed -n 1p"); got != "count: 0\n" {
+		t.Errorf("loose objects left: %s", got)
+	}
+	if after := sh(t, dir, "git cat-file --batch-check --batch-all-objects"); after != before {
+		t.Errorf("objects before:\n%s\nafter:\n%s", before, after)
+	}
+	if got := sh(t, dir, "git fsck --full --strict --no-dangling 2>&1"); got != "" {
+		t.Fatalf("git fsck:\n%s", got)
+	}
+}
+
+// TestPackByListRemovesNothingWhenPackingFails: a loose object git cannot
+// read fails pack-objects, and then no pack and no loose object is
+// removed; a multi-pack-index, which names the packs a roll-up would
+// remove, leaves the pack to git repack.
+func TestPackByListRemovesNothingWhenPackingFails(t *testing.T) {
+	t.Parallel()
+	dir := repo(t)
+	made := packsOf(t, dir, []int{2, 2})
+	sh(t, dir, "echo good | git hash-object -w --stdin; echo bad | git hash-object -w --stdin")
+	bad := strings.TrimSpace(sh(t, dir, "echo bad | git hash-object --stdin"))
+	path := filepath.Join(dir, ".git", "objects", bad[:2], bad[2:])
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write(t, path, "not zlib at all")
+	cps := NewCheckpoints(open(t, dir), "s", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	ok, err := cps.packByList(context.Background(), filepath.Join(dir, ".git"), packSettings{})
+	if !ok || err == nil {
+		t.Fatalf("packByList over a broken object: %v %v", ok, err)
+	}
+	for _, p := range made {
+		if !slices.Contains(leftPacks(t, dir), p) {
+			t.Errorf("%s was removed after a failed pack", p)
+		}
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("the loose object was removed after a failed pack: %v", err)
+	}
+
+	dir = repo(t)
+	packsOf(t, dir, []int{2, 2})
+	sh(t, dir, "git multi-pack-index write")
+	cps = NewCheckpoints(open(t, dir), "s", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	if ok, err := cps.packByList(context.Background(), filepath.Join(dir, ".git"), packSettings{}); ok || err != nil {
+		t.Fatalf("packByList beside a multi-pack-index: %v %v, want it left to repack", ok, err)
+	}
+}
+
+// TestNamesReaderGivesEachNameALine: pack-objects reads every name of
+// every list, a line each, whatever the size of the reads.
+func TestNamesReaderGivesEachNameALine(t *testing.T) {
+	a := objectIDs(strings.Repeat("\x01", 40))
+	b := objectIDs(strings.Repeat("\xab", 20))
+	for _, size := range []int{1, 7, 41, 4096} {
+		r := &namesReader{lists: []objectIDs{a, nil, b}}
+		var got []byte
+		buf := make([]byte, size)
+		for {
+			n, err := r.Read(buf)
+			got = append(got, buf[:n]...)
+			if err != nil {
+				break
+			}
+		}
+		want := strings.Repeat("01", 20) + "\n" + strings.Repeat("01", 20) + "\n" + strings.Repeat("ab", 20) + "\n"
+		if string(got) != want {
+			t.Errorf("reads of %d: %q", size, got)
+		}
+	}
+}
