@@ -56,8 +56,15 @@ func (c *Checkpoints) packByList(ctx context.Context, common string, set packSet
 	if !ok {
 		return false, nil
 	}
-	loose := looseObjects(common)
 	rolled := packs[:geometricSplit(packs)]
+	var names uint64
+	for _, p := range rolled {
+		names += uint64(p.count)
+	}
+	if names > maxRolledNames {
+		return false, nil
+	}
+	loose := looseObjects(common)
 	if len(loose) == 0 && len(rolled) < 2 {
 		return true, nil
 	}
@@ -79,6 +86,12 @@ func (c *Checkpoints) packByList(ctx context.Context, common string, set packSet
 	removePacked(common, rolled, loose)
 	return true, nil
 }
+
+// maxRolledNames bounds the names packByList holds of the packs it rolls
+// up (20 bytes each): a roll-up of more, a person's own large packs (or
+// an index a command planted that claims billions of objects), is git
+// repack's, which maps the indexes rather than reading them.
+const maxRolledNames = 4 << 20
 
 // objectIDs is a list of object names, 20 bytes each, end to end, in
 // order: what a pack index holds, and how a roll-up of a person's large

@@ -128,8 +128,9 @@ func TestPackByListPacksAndRollsUp(t *testing.T) {
 
 // TestPackByListRemovesNothingWhenPackingFails: a loose object git cannot
 // read fails pack-objects, and then no pack and no loose object is
-// removed; a multi-pack-index, which names the packs a roll-up would
-// remove, leaves the pack to git repack.
+// removed; packs too large to name (maxRolledNames) and a
+// multi-pack-index, which names the packs a roll-up would remove, leave
+// the pack to git repack.
 func TestPackByListRemovesNothingWhenPackingFails(t *testing.T) {
 	t.Parallel()
 	dir := repo(t)
@@ -153,6 +154,27 @@ func TestPackByListRemovesNothingWhenPackingFails(t *testing.T) {
 	}
 	if _, err := os.Stat(path); err != nil {
 		t.Errorf("the loose object was removed after a failed pack: %v", err)
+	}
+
+	// Indexes a command planted, sparse, that claim a billion objects
+	// each: read, they would take 20 GB.
+	dir = repo(t)
+	packDir := filepath.Join(dir, ".git", "objects", "pack")
+	for _, name := range []string{"pack-" + strings.Repeat("1", 40), "pack-" + strings.Repeat("2", 40)} {
+		head := make([]byte, idxHeader)
+		copy(head, idxMagic)
+		for i := 8; i < idxHeader; i += 4 {
+			copy(head[i:], []byte{0x40, 0, 0, 0})
+		}
+		write(t, filepath.Join(packDir, name+".pack"), "")
+		write(t, filepath.Join(packDir, name+".idx"), string(head))
+		if err := os.Truncate(filepath.Join(packDir, name+".idx"), 40<<30); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cps = NewCheckpoints(open(t, dir), "s", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	if ok, err := cps.packByList(context.Background(), filepath.Join(dir, ".git"), packSettings{}); ok || err != nil {
+		t.Fatalf("packByList of packs claiming a billion objects: %v %v, want it left to repack", ok, err)
 	}
 
 	dir = repo(t)
