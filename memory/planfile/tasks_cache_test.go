@@ -176,3 +176,62 @@ func TestCheckboxIsNotWrittenThroughAHardLink(t *testing.T) {
 		t.Fatalf("the task file:\n%s", b)
 	}
 }
+
+// TestEditsMakeTheirBytesInNoArrayTheCacheHolds: each checkbox edit makes
+// the file's new bytes in the array the edit before it left (spare), and
+// a read of the file between edits, from the cache, is still exactly the
+// file, through hundreds of edits in place and one written whole (an
+// edit meanwhile by someone else).
+func TestEditsMakeTheirBytesInNoArrayTheCacheHolds(t *testing.T) {
+	root := t.TempDir()
+	fs := afero.NewOsFs()
+	var plan strings.Builder
+	plan.WriteString("# Tasks\n\n")
+	for i := range 300 {
+		fmt.Fprintf(&plan, "- [ ] task %d <!-- ralph:id=t%d -->\n", i, i)
+	}
+	path := filepath.Join(root, "RALPH_TASKS.md")
+	if err := os.WriteFile(path, []byte(plan.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := LoadTasks(fs, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.Bytes(); string(got) != string(data) {
+			t.Fatalf("%s: the loaded file is not the file", when)
+		}
+	}
+	for i := range 300 {
+		id := fmt.Sprintf("t%d", i)
+		if _, err := UpdateTasks(fs, root, func(f *TaskFile) error { return f.StartAttempt(id, 1) }); err != nil {
+			t.Fatal(err)
+		}
+		check("started " + id)
+		if i == 150 {
+			// Someone else's edit, of another length: the next edit
+			// reads it and writes the file whole.
+			data, _ := os.ReadFile(path)
+			if err := os.WriteFile(path, append(data, "- [ ] added by hand\n"...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := UpdateTasks(fs, root, func(f *TaskFile) error { return f.SetState(id, TaskDone) }); err != nil {
+			t.Fatal(err)
+		}
+		check("done " + id)
+	}
+	f, err := LoadTasks(fs, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := f.Counts(); c.Done != 300 || c.Open != 1 {
+		t.Fatalf("counts %+v", c)
+	}
+}
