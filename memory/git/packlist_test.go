@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // packsOf makes dir's objects into packs of the given counts of new
@@ -206,5 +207,67 @@ func TestNamesReaderGivesEachNameALine(t *testing.T) {
 		if string(got) != want {
 			t.Errorf("reads of %d: %q", size, got)
 		}
+	}
+}
+
+// TestWritesGoOnBesidePackByList: ralph's own writes of checkpoint
+// objects and refs go on while packByList packs and removes loose objects
+// beside them, as in a long run: no write fails, every object written is
+// there after, and git finds nothing wrong.
+func TestWritesGoOnBesidePackByList(t *testing.T) {
+	t.Parallel()
+	dir := repo(t)
+	r := open(t, dir)
+	s := nativeStore(r.GitDir)
+	if s == nil {
+		t.Fatal("no native store for a plain repository")
+	}
+	cps := NewCheckpoints(r, "s", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	common := filepath.Join(dir, ".git")
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	packs := 0
+	go func() {
+		for {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			default:
+			}
+			if _, err := cps.packByList(context.Background(), common, packSettings{}); err != nil {
+				done <- err
+				return
+			}
+			packs++
+		}
+	}()
+	var commits []string
+	for i := range 300 {
+		blob, err := s.writeObject("blob", fmt.Appendf(nil, "content %d\n", i))
+		if err == nil {
+			var commit string
+			commit, err = s.writeCommit(commitBody(strings.TrimSpace(sh(t, dir, "git rev-parse HEAD^{tree}")), r.Head, "checkpoint "+blob, time.Now()))
+			commits = append(commits, commit)
+			if err == nil {
+				err = s.writeRef(fmt.Sprintf("refs/ralph/s/%d", i%7), commit)
+			}
+		}
+		if err != nil {
+			close(stop)
+			<-done
+			t.Fatalf("write %d: %v", i, err)
+		}
+	}
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatalf("packByList: %v", err)
+	}
+	t.Logf("%d packs beside 300 checkpoints", packs)
+	if got := sh(t, dir, "git cat-file --batch-check='%(objecttype)' <<'EOF'\n"+strings.Join(commits, "\n")+"\nEOF"); strings.Count(got, "commit") != len(commits) {
+		t.Fatalf("commits missing after the packs:\n%s", got)
+	}
+	if got := sh(t, dir, "git fsck --full --strict --no-dangling 2>&1"); got != "" {
+		t.Fatalf("git fsck:\n%s", got)
 	}
 }
