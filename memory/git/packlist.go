@@ -83,6 +83,9 @@ func (c *Checkpoints) packByList(ctx context.Context, common string, set packSet
 	if err := packsHold(common, written, want); err != nil {
 		return true, fmt.Errorf("pack-objects: %w", err)
 	}
+	// A pack written with the name of one rolled up is that pack (a
+	// pack's name is its content's hash): it stays.
+	rolled = slices.DeleteFunc(slices.Clone(rolled), func(p packFile) bool { return slices.Contains(written, p.name) })
 	removePacked(common, rolled, loose)
 	return true, nil
 }

@@ -271,3 +271,27 @@ func TestWritesGoOnBesidePackByList(t *testing.T) {
 		t.Fatalf("git fsck:\n%s", got)
 	}
 }
+
+// TestPackByListKeepsAPackItWroteAgain: rolled up alone with a pack whose
+// objects it already holds, a pack comes out of pack-objects as itself,
+// under its own name, and stays.
+func TestPackByListKeepsAPackItWroteAgain(t *testing.T) {
+	t.Parallel()
+	dir := repo(t)
+	sh(t, dir, "git repack -adq && for p in .git/objects/pack/*.pack; do touch ${p%.pack}.keep; done")
+	blobs := "for i in 1 2 3; do echo same-$i | git hash-object -w --stdin; done"
+	whole := "pack-" + strings.TrimSpace(sh(t, dir, blobs+" | git pack-objects -q .git/objects/pack/pack"))
+	sh(t, dir, blobs+" | head -2 | git pack-objects -q .git/objects/pack/pack && git prune-packed")
+	cps := NewCheckpoints(open(t, dir), "s", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	if ok, err := cps.packByList(context.Background(), filepath.Join(dir, ".git"), packSettings{}); !ok || err != nil {
+		t.Fatalf("packByList: %v %v", ok, err)
+	}
+	t.Logf("packs left: %v (the whole one %s)", leftPacks(t, dir), whole)
+	names := "for i in 1 2 3; do echo same-$i | git hash-object --stdin; done"
+	if got := sh(t, dir, names+" | git cat-file --batch-check='%(objecttype)'"); got != "blob\nblob\nblob\n" {
+		t.Fatalf("objects after the roll-up:\n%s", got)
+	}
+	if got := sh(t, dir, "git fsck --full --strict --no-dangling 2>&1"); got != "" {
+		t.Fatalf("git fsck:\n%s", got)
+	}
+}
