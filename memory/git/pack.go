@@ -2,6 +2,7 @@ package git
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -143,7 +144,7 @@ func (c *Checkpoints) starting() (done func()) {
 func (c *Checkpoints) packNow(ctx context.Context, byBytes bool) {
 	common := c.repo.common()
 	set, ok := c.packConfig(ctx)
-	if !ok || set.threshold <= 0 || (!byBytes && !tooManyLoose(common, set.threshold)) || linkInGitDir(common) {
+	if !ok || set.threshold <= 0 || (!byBytes && !tooManyLoose(common, set.threshold)) || linkInGitDir(common) || borrows(common) {
 		return
 	}
 	if c.store != nil {
@@ -345,6 +346,18 @@ func (c *Checkpoints) waitPacked() {
 	if running != nil {
 		<-running
 	}
+}
+
+// borrows reports whether the repository names other object directories
+// (objects/info/alternates), or cannot be looked at for them. Its objects
+// then stay loose, for the person's own gc: a pack removes every loose
+// object it finds in an alternate (repack -d's prune-packed), and a
+// command that can write the git directory can name its own there,
+// holding other content under the name of the person's loose object,
+// which a pack would then remove for good.
+func borrows(common string) bool {
+	_, err := os.Lstat(filepath.Join(common, "objects", "info", "alternates"))
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // linkInGitDir reports whether anything under the git directory common is

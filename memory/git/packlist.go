@@ -47,9 +47,15 @@ import (
 // ok is false where the repository is not one it packs this way (a
 // multi-pack-index, which names the packs it would remove, or an index
 // of a format it does not read): repack packs it.
+//
+// Like repack, it packs an object as git reads it, and git reads a pack
+// before a loose object: a pack planted in the pack directory that holds
+// other content under a loose object's name (an index a command forged)
+// has that content packed, and the loose object removed. A command that
+// can write there can remove the object itself, and repack -d does the
+// same (docs/sandbox.md).
 func (c *Checkpoints) packByList(ctx context.Context, common string, set packSettings) (ok bool, err error) {
-	packDir := filepath.Join(common, "objects", "pack")
-	if _, err := os.Lstat(filepath.Join(packDir, "multi-pack-index")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(filepath.Join(common, "objects", "pack", "multi-pack-index")); !errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
 	packs, ok := localPacks(common)

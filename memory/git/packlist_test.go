@@ -295,3 +295,24 @@ func TestPackByListKeepsAPackItWroteAgain(t *testing.T) {
 		t.Fatalf("git fsck:\n%s", got)
 	}
 }
+
+// TestNoPackBesideAlternates: a repository that names other object
+// directories (objects/info/alternates) keeps its objects loose, for the
+// person's own gc: a pack removes every loose object an alternate also
+// holds, and a command that can write the git directory can name one of
+// its own there that holds other content under a person's object's name.
+func TestNoPackBesideAlternates(t *testing.T) {
+	t.Parallel()
+	dir := repo(t)
+	sh(t, dir, "git config --unset gc.auto; echo precious | git hash-object -w --stdin")
+	elsewhere := t.TempDir()
+	write(t, filepath.Join(dir, ".git", "objects", "info", "alternates"), elsewhere+"\n")
+	cps := NewCheckpoints(open(t, dir), "s", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	cps.packNow(context.Background(), true)
+	if pid := cps.packing.pid(); pid != 0 {
+		t.Fatalf("a pack (%d) ran beside alternates", pid)
+	}
+	if got := sh(t, dir, "git count-objects -v | sed -n 1p"); got == "count: 0\n" {
+		t.Fatal("the loose objects were packed")
+	}
+}

@@ -9,7 +9,7 @@ import (
 )
 
 // groupTemps are the temporary files that the processes of the group
-// pgid hold open in packDir, by their names there. pack-objects writes
+// pgid hold open for writing in packDir, by their names there. pack-objects writes
 // its pack to tmp_pack_… and its index to tmp_idx_… without removing
 // them when it is killed (git's prune takes them two weeks later), so a
 // repack stopped in the middle of writing would leave a file as large as
@@ -36,12 +36,31 @@ func groupTemps(pgid int, packDir string) []string {
 			if err != nil || filepath.Dir(target) != packDir {
 				continue
 			}
-			if name := filepath.Base(target); strings.HasPrefix(name, "tmp_") {
+			if name := filepath.Base(target); strings.HasPrefix(name, "tmp_") && writable(p.Name(), fd.Name()) {
 				names = append(names, name)
 			}
 		}
 	}
 	return names
+}
+
+// writable reports whether process pid holds its descriptor fd open for
+// writing, from /proc/<pid>/fdinfo/<fd>: pack-objects writes its
+// temporary files, and only reads the packs it takes objects from, which
+// git finds under any name in the pack directory. A pack a command named
+// tmp_… was taken for a temporary file of a stopped pack, and removed.
+func writable(pid, fd string) bool {
+	info, err := os.ReadFile(filepath.Join("/proc", pid, "fdinfo", fd))
+	if err != nil {
+		return false
+	}
+	for line := range strings.Lines(string(info)) {
+		if v, ok := strings.CutPrefix(line, "flags:"); ok {
+			flags, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32)
+			return err == nil && flags&3 != 0 // O_WRONLY or O_RDWR
+		}
+	}
+	return false
 }
 
 // inGroup reports whether process pid is in the process group pgid, from

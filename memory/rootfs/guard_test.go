@@ -64,6 +64,7 @@ var allowed = map[string]string{
 	// The kernel's files.
 	"memory/diskfull_linux.go:mountOf":              "/proc/self/mountinfo",
 	"memory/git/packtemps_linux.go:inGroup":         "/proc/<pid>/stat, to find the processes of ralph's own repack",
+	"memory/git/packtemps_linux.go:writable":        "/proc/<pid>/fdinfo/<fd> of ralph's own repack, for the files it writes",
 	"memory/git/watch_linux.go:blockedOnSpecial":    "/proc/<pid>/wchan, stack and fd of a git ralph started, to see it blocked on a FIFO",
 	"memory/git/watch_linux.go:syscallArgs":         "/proc/<pid>/syscall of a git ralph started",
 	"memory/git/watch_linux.go:openedPath":          "/proc/<pid>/mem of a git ralph started, for the path its blocked open names",
