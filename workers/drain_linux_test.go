@@ -32,12 +32,20 @@ func TestExecOutputReadLateIsKept(t *testing.T) {
 // TestExecFloodFromALeftProcessCostsOnlyTheGrace: the drain waits for
 // what the command's own group wrote, not for a process that left the
 // group and keeps the pipe full: that one costs the grace, as before,
-// not the drain's whole limit.
+// not the drain's whole limit. The call is measured against the same
+// command without the flood, run just before it: in the busy suite under
+// -race the flooded call alone took 2.5 s, past the limit, while what
+// the drain added was a fraction of it.
 func TestExecFloodFromALeftProcessCostsOnlyTheGrace(t *testing.T) {
 	t.Parallel()
 	w := newTestWorkspace(t, Options{})
-	pidFile := filepath.Join(w.Root(), "yes.pid")
 	start := time.Now()
+	if res := w.Exec(context.Background(), `sh -c 'echo $$ > quiet.pid' & sleep 0.3; echo done`, time.Minute, true); res.IsError {
+		t.Fatalf("result %.200q", res.Output)
+	}
+	quiet := time.Since(start)
+	pidFile := filepath.Join(w.Root(), "yes.pid")
+	start = time.Now()
 	res := w.Exec(context.Background(), `setsid sh -c 'echo $$ > yes.pid; exec yes' & sleep 0.3; echo done`, time.Minute, true)
 	took := time.Since(start)
 	if data, err := os.ReadFile(pidFile); err == nil {
@@ -48,7 +56,7 @@ func TestExecFloodFromALeftProcessCostsOnlyTheGrace(t *testing.T) {
 	if res.IsError {
 		t.Fatalf("result %.200q", res.Output)
 	}
-	if took > drainLimit {
-		t.Fatalf("the call took %v, past the drain's limit %v: it waited for the flood", took, drainLimit)
+	if took-quiet > drainLimit*3/4 {
+		t.Fatalf("the call took %v against %v without the flood, near the drain's limit %v: it waited for the flood", took, quiet, drainLimit)
 	}
 }
