@@ -9,12 +9,13 @@ import (
 )
 
 // groupTemps are the temporary files that the processes of the group
-// pgid hold open for writing in packDir, by their names there. pack-objects writes
-// its pack to tmp_pack_… and its index to tmp_idx_… without removing
-// them when it is killed (git's prune takes them two weeks later), so a
-// repack stopped in the middle of writing would leave a file as large as
-// the pack behind. They are looked up before the stop, in the files the
-// group has open, so that no one else's file is taken for one.
+// pgid hold open for writing in packDir, by their names there.
+// pack-objects writes its pack to tmp_pack_… and its index to tmp_idx_…
+// without removing them when it is killed (git's prune takes them two
+// weeks later), so a repack stopped in the middle of writing would leave
+// a file as large as the pack behind. They are looked up before the stop,
+// in the files the group has open, so that no one else's file is taken
+// for one.
 func groupTemps(pgid int, packDir string) []string {
 	procs, err := os.ReadDir("/proc")
 	if err != nil {
