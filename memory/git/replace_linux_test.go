@@ -43,7 +43,7 @@ func BenchmarkReplace10k(b *testing.B) {
 		}
 		w := newWriterPool(bn)
 		for i, name := range names {
-			if err := w.write(name, "100644", data[i]); err != nil {
+			if err := w.write(name, "100644", data[i], false); err != nil {
 				b.Fatal(err)
 			}
 		}

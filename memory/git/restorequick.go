@@ -163,11 +163,15 @@ func (r *Repo) restoreChanged(ctx context.Context, from string, rs Restoration, 
 			return nil, nil, errNotQuick
 		}
 		f := restoredFile{path: ch.path, gone: ch.dstMode == nullMode, fresh: ch.srcMode == nullMode}
+		u, known := rs.Undone[f.path]
 		if !f.gone {
 			f.mode, f.object = ch.dstMode, ch.dstObject
-			tree[f.path] = treeEntry{mode: f.mode, object: f.object}
+			// A change that only added lines may have appended them:
+			// the restore tries cutting the file short (grown).
+			grown := known && !f.fresh && ch.srcMode == ch.dstMode && !u.Binary && u.Added > 0 && u.Deleted == 0
+			tree[f.path] = treeEntry{mode: f.mode, object: f.object, grown: grown}
 		}
-		if u, ok := rs.Undone[f.path]; ok && reversible(u, f.gone || f.fresh, myers) {
+		if known && reversible(u, f.gone || f.fresh, myers) {
 			counts[f.path] = FileChange{Path: f.path, Added: u.Deleted, Deleted: u.Added, Binary: u.Binary}
 		} else {
 			count = append(count, f.path)

@@ -4,8 +4,9 @@ package git
 
 import "bytes"
 
-// writeData writes a file whose content is in memory (see writeOne).
-func (b *beneath) writeData(path, mode string, data []byte) error {
+// writeData writes a file whose content is in memory (see writeOne); grown
+// is a hint only Linux takes (shrink_linux.go).
+func (b *beneath) writeData(path, mode string, data []byte, grown bool) error {
 	return b.writeOne(path, mode, bytes.NewReader(data), int64(len(data)))
 }
 

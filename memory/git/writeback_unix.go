@@ -23,7 +23,10 @@ import (
 // target before the rename, the process id for the name), which was most
 // of an undo of ten thousand files. A symbolic link, and a directory not
 // held open, go the portable way.
-func (b *beneath) writeData(path, mode string, data []byte) error {
+//
+// grown says the file is known to have only gained lines since data was
+// its content: it is first tried cut short in place (shrinkInPlace).
+func (b *beneath) writeData(path, mode string, data []byte, grown bool) error {
 	if mode == "120000" {
 		return b.writeOne(path, mode, bytes.NewReader(data), int64(len(data)))
 	}
@@ -39,6 +42,11 @@ func (b *beneath) writeData(path, mode string, data []byte) error {
 	}
 	dirfd := int(f.Fd())
 	name := filepath.Base(filepath.FromSlash(path))
+	if grown {
+		if done, err := shrinkInPlace(dirfd, name, mode, data); done {
+			return err
+		}
+	}
 	tmp := "." + name + b.tmpSuffix
 	// As git checkout does: 0666 or 0777, narrowed by the umask.
 	perm := uint32(0o666)
