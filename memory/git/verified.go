@@ -39,6 +39,30 @@ func (r *Repo) checkEntries(ctx context.Context, commit string, paths []string, 
 
 // checkTreeEntries is checkEntries from a tree named root.
 func (r *Repo) checkTreeEntries(ctx context.Context, root string, paths []string, tree map[string]treeEntry) error {
+	dirs, err := r.pathTrees(ctx, root, paths)
+	if err != nil {
+		if errors.Is(err, ErrObjectChanged) {
+			return fmt.Errorf("restore: %w; nothing was restored", err)
+		}
+		return fmt.Errorf("restore: %w", err)
+	}
+	for _, p := range paths {
+		got, ok := lookup(dirs, p)
+		exp, expOK := tree[p]
+		switch {
+		case !expOK && !ok:
+		case expOK && ok && canonMode(got.mode) == exp.mode && got.id == exp.object:
+		default:
+			return fmt.Errorf("restore: %s: what git read of the checkpoint is not what its trees hold: %w; nothing was restored", p, ErrObjectChanged)
+		}
+	}
+	return nil
+}
+
+// pathTrees reads the trees on the way from the tree root to each of
+// paths, each checked against its name (readTrees), by directory ("" the
+// top): what lookup finds a path's entry in.
+func (r *Repo) pathTrees(ctx context.Context, root string, paths []string) (map[string]map[string]storedEntry, error) {
 	dirs := map[string]map[string]storedEntry{}
 	// The trees are read a level at a time, each level in one git.
 	want := map[string]string{"": root}
@@ -49,16 +73,13 @@ func (r *Repo) checkTreeEntries(ctx context.Context, root string, paths []string
 		}
 		bodies, err := r.readTrees(ctx, ids)
 		if err != nil {
-			if errors.Is(err, ErrObjectChanged) {
-				return fmt.Errorf("restore: %w; nothing was restored", err)
-			}
-			return fmt.Errorf("restore: %w", err)
+			return nil, err
 		}
 		next := map[string]string{}
 		for dir, id := range want {
 			entries, err := parseStoredTree(bodies[id], len(id)/2)
 			if err != nil {
-				return fmt.Errorf("restore: tree %s: %w", id, err)
+				return nil, fmt.Errorf("tree %s: %w", id, err)
 			}
 			dirs[dir] = entries
 		}
@@ -86,17 +107,7 @@ func (r *Repo) checkTreeEntries(ctx context.Context, root string, paths []string
 		}
 		want = next
 	}
-	for _, p := range paths {
-		got, ok := lookup(dirs, p)
-		exp, expOK := tree[p]
-		switch {
-		case !expOK && !ok:
-		case expOK && ok && canonMode(got.mode) == exp.mode && got.id == exp.object:
-		default:
-			return fmt.Errorf("restore: %s: what git read of the checkpoint is not what its trees hold: %w; nothing was restored", p, ErrObjectChanged)
-		}
-	}
-	return nil
+	return dirs, nil
 }
 
 // maxLooseTree bounds a tree read without git: a root tree of 10,000
