@@ -502,11 +502,17 @@ func (c *Checkpoints) recordRestoredTree(ctx context.Context, env []string, name
 	}
 	found := make([]*quickFile, 0, len(paths))
 	links := &linkCheck{repo: c.repo, seen: map[string]bool{}}
+	for _, p := range paths {
+		if !quickPath(p) || links.beyond(p) {
+			return nil, errNotQuick
+		}
+	}
 	stats := newStatter(c.repo.Top)
 	defer stats.close()
-	for _, p := range paths {
+	sts, errs := stats.lstatAll(paths)
+	for i, p := range paths {
 		f := want[p]
-		if !quickPath(p) || !asRestored(links, stats, f) {
+		if !asRestored(f, sts[i], errs[i]) {
 			return nil, errNotQuick
 		}
 		q := &quickFile{path: p, gone: f.gone, mode: f.mode}
@@ -553,15 +559,12 @@ func (c *Checkpoints) recordRestoredTree(ctx context.Context, env []string, name
 }
 
 // asRestored reports whether the work tree still holds f as the restore
-// left it, by one lstat: gone, or a file (a link for mode 120000) of the
-// size written, executable as its mode says. A file the person wrote
-// since (an editor saving beside the undo) makes the checkpoint take the
-// paths from the work tree, as git reads them.
-func asRestored(links *linkCheck, stats *statter, f restoredFile) bool {
-	if links.beyond(f.path) {
-		return false
-	}
-	st, err := stats.lstat(f.path)
+// left it, by its lstat (st, err; the path is beyond no link): gone, or a
+// file (a link for mode 120000) of the size written, executable as its
+// mode says. A file the person wrote since (an editor saving beside the
+// undo) makes the checkpoint take the paths from the work tree, as git
+// reads them.
+func asRestored(f restoredFile, st pathStat, err error) bool {
 	if f.gone {
 		return errors.Is(err, fs.ErrNotExist)
 	}

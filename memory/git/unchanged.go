@@ -8,7 +8,9 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 	"time"
 )
@@ -294,6 +296,26 @@ func (c *Checkpoints) Unchanged(ctx context.Context, paths []string) bool {
 	if len(paths) == 0 || c.last == "" || c.store == nil || len(c.last) != 2*len(indexEntry{}.id) {
 		return false
 	}
+	wanted := pathSet(paths)
+	order := slices.Collect(maps.Keys(wanted))
+	links := &linkCheck{repo: c.repo, seen: map[string]bool{}}
+	for _, p := range order {
+		if !quickPath(p) || links.beyond(p) || c.isState(p) {
+			return false
+		}
+	}
+	// The files' stats are taken beside the reading of the index and the
+	// trees (lstatAll); every return waits for them.
+	stats := newStatter(c.repo.Top)
+	defer stats.close()
+	statted := make(chan struct{})
+	var sts []pathStat
+	var stErrs []error
+	go func() {
+		defer close(statted)
+		sts, stErrs = stats.lstatAll(order)
+	}()
+	defer func() { <-statted }()
 	// The index, read through ralph's own door, never through a link.
 	if c.ownIndex(c.index) != nil {
 		return false
@@ -311,10 +333,6 @@ func (c *Checkpoints) Unchanged(ctx context.Context, paths []string) bool {
 	if err != nil {
 		return false
 	}
-	wanted := make(map[string]bool, len(paths))
-	for _, p := range paths {
-		wanted[p] = true
-	}
 	entries, err := readIndexEntries(data, wanted, func(name string) ([]byte, error) { return readAdmin(c.repo.GitDir, name) })
 	if err != nil {
 		return false
@@ -323,19 +341,16 @@ func (c *Checkpoints) Unchanged(ctx context.Context, paths []string) bool {
 	if err != nil {
 		return false
 	}
-	links := &linkCheck{repo: c.repo, seen: map[string]bool{}}
-	stats := newStatter(c.repo.Top)
-	defer stats.close()
 	dirs := &treeDirs{c: c, tree: tree, dirs: map[string][]dirEntry{}}
-	for p := range wanted {
-		if !quickPath(p) || links.beyond(p) || c.isState(p) {
+	wants := make([]*dirEntry, len(order))
+	for i, p := range order {
+		if wants[i], err = dirs.entry(ctx, p); err != nil {
 			return false
 		}
-		want, err := dirs.entry(ctx, p)
-		if err != nil {
-			return false
-		}
-		st, err := stats.lstat(p)
+	}
+	<-statted
+	for i, p := range order {
+		want, st, err := wants[i], sts[i], stErrs[i]
 		if want == nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				return false
@@ -352,6 +367,15 @@ func (c *Checkpoints) Unchanged(ctx context.Context, paths []string) bool {
 	}
 	c.proven = &proof{commit: c.last, paths: wanted}
 	return true
+}
+
+// pathSet is paths as a set.
+func pathSet(paths []string) map[string]bool {
+	w := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		w[p] = true
+	}
+	return w
 }
 
 // commitTreeOf is commit's tree: the latest checkpoint's as this process

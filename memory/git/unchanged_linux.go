@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -23,6 +24,12 @@ func newStatter(top string) *statter { return &statter{top: top, dirs: map[strin
 // followed; fs.ErrNotExist when it, or its directory, is gone.
 func (s *statter) lstat(p string) (pathStat, error) {
 	dir, name := path.Split(p)
+	return lstatAt(s.dirFd(dir), name)
+}
+
+// dirFd is the descriptor of the directory dir (relative to the top, ""
+// or ending in a slash), opened the first time; -1 when it cannot be.
+func (s *statter) dirFd(dir string) int {
 	fd, ok := s.dirs[dir]
 	if !ok {
 		var err error
@@ -32,6 +39,42 @@ func (s *statter) lstat(p string) (pathStat, error) {
 		}
 		s.dirs[dir] = fd
 	}
+	return fd
+}
+
+// lstatAll is lstat of each of paths, in order, on a few goroutines at
+// once: ten thousand lstats in a row were half of what an undo's proof
+// that its files are unchanged took, and the other half (the index and
+// the trees read) can go on beside them. The directories are opened
+// first, on the caller's goroutine, so the map is never shared.
+func (s *statter) lstatAll(paths []string) ([]pathStat, []error) {
+	fds := make([]int, len(paths))
+	names := make([]string, len(paths))
+	for i, p := range paths {
+		dir, name := path.Split(p)
+		fds[i], names[i] = s.dirFd(dir), name
+	}
+	stats, errs := make([]pathStat, len(paths)), make([]error, len(paths))
+	var wg sync.WaitGroup
+	per := max(256, (len(paths)+statters-1)/statters)
+	for lo := 0; lo < len(paths); lo += per {
+		hi := min(len(paths), lo+per)
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				stats[i], errs[i] = lstatAt(fds[i], names[i])
+			}
+		})
+	}
+	wg.Wait()
+	return stats, errs
+}
+
+// statters is how many goroutines lstatAll stats on.
+const statters = 4
+
+// lstatAt is the stat of name in the directory fd, not followed;
+// fs.ErrNotExist when it is gone, or fd is -1.
+func lstatAt(fd int, name string) (pathStat, error) {
 	if fd < 0 {
 		// Gone, or not a directory (a link, a file): nothing lies in it
 		// as a checkpoint has it; the callers' link check says which.

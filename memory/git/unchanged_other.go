@@ -31,4 +31,13 @@ func (s *statter) lstat(p string) (pathStat, error) {
 	return ps, nil
 }
 
+// lstatAll is lstat of each of paths, in order.
+func (s *statter) lstatAll(paths []string) ([]pathStat, []error) {
+	stats, errs := make([]pathStat, len(paths)), make([]error, len(paths))
+	for i, p := range paths {
+		stats[i], errs[i] = s.lstat(p)
+	}
+	return stats, errs
+}
+
 func (s *statter) close() {}
