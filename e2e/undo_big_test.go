@@ -218,8 +218,10 @@ func TestUndoBesideA600MBFile(t *testing.T) {
 // 10,000 new ones beside them.
 // Target: undo/git at most 1.5 for each, the median of the pairs' ratios
 // (a pair sees one load, the medians of the two series may not). The
-// undo is one batch: a diff of two trees, a cat-file for the contents,
-// each file written (openat, write, close, renameat2, unlinkat) or
+// undo is one batch: the two commits' trees read on the paths' way, a
+// cat-file for the contents, each file written (openat, write, close,
+// renameat2, unlinkat), cut back to its old end when its change only
+// added lines (openat, fstat, a lease, pread, ftruncate, close), or
 // removed (unlinkat) beneath a directory descriptor held open, and its
 // checkpoint takes the paths it wrote by name.
 func BenchmarkUndo10k(b *testing.B) {

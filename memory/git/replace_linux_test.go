@@ -18,10 +18,12 @@ import (
 // unlinked, so the file is whole at every moment a kill may come) against
 // git checkout's (the file unlinked, then created and written: missing or
 // short for that moment), on as many writers, each pair timed back to
-// back. exchange/unlink-create is the floor of BenchmarkUndo10k's
-// undo/git, the part of it no work around the writes can take away: 1.8
-// to 2.0 on the unjournaled ext4 of these 2-core machines, 1.8 on a
-// journaled one, where undo/git's target is 1.5 (issue 94).
+// back. exchange/unlink-create is the floor of writing a file anew in
+// BenchmarkUndo10k's undo/git, the part of it no work around the writes
+// can take away: 1.8 to 2.0 on the unjournaled ext4 of these 2-core
+// machines, 1.8 on a journaled one, where undo/git's target is 1.5 (issue
+// 94). An undo of appended files is under it: they are cut back in place
+// (shrink_linux.go), which needs no new file.
 func BenchmarkReplace10k(b *testing.B) {
 	const n = 10000
 	dir := b.TempDir()
