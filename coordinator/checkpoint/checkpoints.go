@@ -225,9 +225,8 @@ func (c *Checkpoints) record(ctx context.Context, e git.Entry, name string, repo
 
 // recordLocked is record's part under the lock.
 func (c *Checkpoints) recordLocked(ctx context.Context, e git.Entry, name string, report func([]git.FileChange), only ...string) *git.Checkpoint {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	cp, err := stillWhile(func() (*git.Checkpoint, error) {
+	defer c.lock(ctx)()
+	cp, err := c.stillWhile(ctx, func() (*git.Checkpoint, error) {
 		return c.cps.RecordExcept(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name), c.leaveOut, only...)
 	})
 	if err != nil {
@@ -296,7 +295,7 @@ func (c *Checkpoints) RecordTask(ctx context.Context, task, name string, skip ma
 		}
 	}
 	slices.Sort(except)
-	cp, err := stillWhile(func() (*git.Checkpoint, error) {
+	cp, err := c.stillWhile(ctx, func() (*git.Checkpoint, error) {
 		return c.cps.RecordExcept(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name), except, only...)
 	})
 	if err != nil {
@@ -475,10 +474,9 @@ func (c *Checkpoints) Unchanged(ctx context.Context, paths []string) bool {
 	if c.session.WaitInPlace() != nil {
 		return false
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	defer c.lock(ctx)()
 	same := false
-	_, err := stillWhile(func() (*git.Checkpoint, error) {
+	_, err := c.stillWhile(ctx, func() (*git.Checkpoint, error) {
 		same = c.cps.Unchanged(ctx, paths)
 		return nil, nil
 	})

@@ -18,7 +18,7 @@ func TestEveryCheckpointRouteHoldsTheProcessesStill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	held := regexp.MustCompile(`stillWhile\(func\(\) \(\*git\.Checkpoint, error\) \{\s*return c\.cps\.RecordExcept\(`)
+	held := regexp.MustCompile(`stillWhile\(ctx, func\(\) \(\*git\.Checkpoint, error\) \{\s*return c\.cps\.RecordExcept\(`)
 	calls := 0
 	for _, e := range entries {
 		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {

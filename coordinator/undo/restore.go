@@ -42,6 +42,14 @@ func undo(ctx context.Context, cps *checkpoint.Checkpoints, w undoWhere, log []g
 	// files the undo touches are provably as the latest one has them
 	// (the undo touches no other), which spares a look at the whole tree.
 	cps.Ready()
+	// From the look at the files to the undo's own checkpoint, nothing
+	// ralph started may move a directory under the undo's writes
+	// (checkpoint.Hold).
+	ctx, release, err := cps.Hold(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if !cps.Unchanged(ctx, ch.Files) {
 		cps.Record(ctx, git.Entry{Kind: git.KindResume}, "before-undo")
 	}
