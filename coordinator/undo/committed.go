@@ -78,6 +78,13 @@ func committedTasks(ctx context.Context, repo *git.Repo, session string, ch *Cha
 func undoCommitted(ctx context.Context, cps *checkpoint.Checkpoints, w undoWhere, ch *Changes, tasks []taskCommits) (*Result, error) {
 	repo := cps.Repo()
 	cps.Ready()
+	// As an undo of files does (restore.go), from the checkpoint before
+	// the reverts to the one after them.
+	ctx, release, err := cps.Hold(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	cps.Record(ctx, git.Entry{Kind: git.KindResume}, "before-undo")
 	res := &Result{Session: w.target, What: ch.What, TooBig: ch.TooBig}
 	for _, tc := range tasks {
