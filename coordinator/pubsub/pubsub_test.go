@@ -451,3 +451,50 @@ func TestLosslessKeepsLossyValuesOfASlowSubscriber(t *testing.T) {
 	}
 	cancel()
 }
+
+// TestDrainedWritesEveryBurstBeforeItCounts: a subscriber that gathers
+// values and writes them when Drained says its queue is empty has written
+// every value published before a Flush returns and before its cancel
+// returns, and it gathers a burst published while it was busy into one
+// write.
+func TestDrainedWritesEveryBurstBeforeItCounts(t *testing.T) {
+	b := NewBroker[int]()
+	var mu sync.Mutex
+	var pending, written []int
+	writes := 0
+	gate := make(chan struct{})
+	cancel := b.Subscribe(context.Background(), func(v int) {
+		if v == 0 {
+			<-gate // busy while the burst is published
+		}
+		pending = append(pending, v)
+	}, Drained(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(pending) > 0 {
+			written = append(written, pending...)
+			pending = pending[:0]
+			writes++
+		}
+	}))
+	b.Publish(0)
+	for v := 1; v <= 100; v++ {
+		b.Publish(v)
+	}
+	close(gate)
+	if err := b.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	if len(written) != 101 || writes > 2 {
+		t.Fatalf("after Flush: %d values written in %d writes, want 101 in at most 2", len(written), writes)
+	}
+	mu.Unlock()
+	b.Publish(101)
+	cancel()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(written) != 102 || written[101] != 101 {
+		t.Fatalf("after cancel: %d values written", len(written))
+	}
+}
