@@ -10,11 +10,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/ralph-dev/ralph/coordinator/checkpoint"
-	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/git/gittest"
-	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // TestHelperSwapper is no test: run by TestUndoWritesIntoNoDirectorySwappedIn
@@ -50,20 +47,7 @@ func TestUndoWritesIntoNoDirectorySwappedIn(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx := context.Background()
-		repo, err := git.Open(ctx, root)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fs, err := rootfs.New(root)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := memory.CreateSession(fs, root, "s1", memory.State{SessionID: "s1", Status: memory.StatusRunning, StartedAt: time.Now().UTC()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cps := checkpoint.SessionCheckpoints(repo, s, root, "", nil, func(error) {})
-		cps.Record(ctx, git.Entry{Kind: git.KindBaseline}, git.KindBaseline)
+		fs, s, cps := sessionS1(t, root, func(error) {})
 		sh(t, root, "echo more >> d/a.txt")
 		cps.Record(ctx, git.Entry{Kind: git.KindTurn, Turn: 1, Request: 1}, "turn-1")
 

@@ -17,15 +17,11 @@ import (
 
 var sh = gittest.Sh
 
-// TestUndoPutsBackWhatTheRequestChanged: against a real repository and
-// the session's own checkpoints, an undo puts back the files the last
-// request changed, skips one the person changed since (saying so), is
-// recorded as a checkpoint of its own, and `undo --skipped --force`
-// then puts back that file alone.
-func TestUndoPutsBackWhatTheRequestChanged(t *testing.T) {
-	gittest.PersonEnv(t)
-	root := gittest.Repo(t)
-	sh(t, root, "printf '.ralph/\\n' > .gitignore && echo one > a.txt && echo one > b.txt && git add . && git commit -qm second")
+// sessionS1 is a session "s1" of the repository at root, on the real file
+// system, with its checkpoints (fail is told of one that fails) and its
+// baseline taken.
+func sessionS1(t *testing.T, root string, fail func(error)) (*rootfs.Fs, *memory.Session, *checkpoint.Checkpoints) {
+	t.Helper()
 	ctx := context.Background()
 	repo, err := git.Open(ctx, root)
 	if err != nil {
@@ -39,9 +35,23 @@ func TestUndoPutsBackWhatTheRequestChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	cps := checkpoint.SessionCheckpoints(repo, s, root, "", nil, func(err error) { t.Errorf("checkpoint: %v", err) })
+	cps := checkpoint.SessionCheckpoints(repo, s, root, "", nil, fail)
 	cps.Record(ctx, git.Entry{Kind: git.KindBaseline}, git.KindBaseline)
+	return fs, s, cps
+}
+
+// TestUndoPutsBackWhatTheRequestChanged: against a real repository and
+// the session's own checkpoints, an undo puts back the files the last
+// request changed, skips one the person changed since (saying so), is
+// recorded as a checkpoint of its own, and `undo --skipped --force`
+// then puts back that file alone.
+func TestUndoPutsBackWhatTheRequestChanged(t *testing.T) {
+	gittest.PersonEnv(t)
+	root := gittest.Repo(t)
+	sh(t, root, "printf '.ralph/\\n' > .gitignore && echo one > a.txt && echo one > b.txt && git add . && git commit -qm second")
+	ctx := context.Background()
+	fs, s, cps := sessionS1(t, root, func(err error) { t.Errorf("checkpoint: %v", err) })
+	defer s.Close()
 	// The request's two steps change a.txt and b.txt; the person then
 	// changes b.txt again.
 	sh(t, root, "echo two > a.txt")
