@@ -258,10 +258,6 @@ func (s *Server) serve(c net.Conn) {
 	_ = writeLine(c, r)
 }
 
-// watchBatch is how many bytes of events a watch gathers at most before
-// it writes them.
-const watchBatch = 64 << 10
-
 // watch is one client following the event stream.
 type watch struct {
 	c      net.Conn
@@ -278,12 +274,6 @@ func (s *Server) watch(c net.Conn) {
 	offset := int64(-1)
 	ready := make(chan struct{})
 	var failed sync.Once
-	var flush func()
-	// The events of a burst (64 children streaming at once) are gathered
-	// and written together once the subscription has handled them all
-	// (pubsub.Drained): a write a line made a system call in the run, and
-	// woke its reader (ralph serve), for each.
-	var out []byte
 	send := func(ev event.Event) {
 		select {
 		case <-ready:
@@ -297,23 +287,13 @@ func (s *Server) watch(c net.Conn) {
 		if s.o.Redact != nil {
 			b = s.o.Redact(b)
 		}
-		out = append(append(out, b...), '\n')
-		if len(out) >= watchBatch {
-			flush()
-		}
-	}
-	flush = func() {
-		if len(out) == 0 {
-			return
-		}
 		_ = c.SetWriteDeadline(time.Now().Add(writeTimeout))
-		if _, err := c.Write(out); err != nil {
+		if _, err := c.Write(append(b, '\n')); err != nil {
 			failed.Do(stop)
 		}
-		out = out[:0]
 	}
 	var session string
-	cancel := s.o.Events.Subscribe(ctx, send, pubsub.Drained(flush), pubsub.At(func() {
+	cancel := s.o.Events.Subscribe(ctx, send, pubsub.At(func() {
 		var path string
 		session, path = s.o.Session()
 		offset = 0

@@ -39,7 +39,6 @@ type options struct {
 	sync     bool
 	lossless bool
 	at       func()
-	drained  func()
 }
 
 // Lossless makes an asynchronous subscriber take lossy values too, however
@@ -64,14 +63,6 @@ func Sync() Option { return func(o *options) { o.sync = true } }
 // be quick and must not use the broker. It is not called when the broker
 // is closed, since nothing is subscribed then.
 func At(fn func()) Option { return func(o *options) { o.at = fn } }
-
-// Drained calls fn, on an asynchronous subscriber's goroutine, each time
-// it has handled every value queued for it: before it waits for more, and
-// before a Flush or its end counts the values as handled. A subscriber
-// that writes what it is given can gather a burst of values and write it
-// once (a connection's buffer, flushed by fn) rather than make a system
-// call, and wake its reader, for each.
-func Drained(fn func()) Option { return func(o *options) { o.drained = fn } }
 
 // Publish delivers v to every subscriber; it is never dropped.
 func (b *Broker[T]) Publish(v T) { b.publish(v, false) }
@@ -106,7 +97,7 @@ func (b *Broker[T]) Subscribe(ctx context.Context, fn func(T), opts ...Option) (
 	for _, opt := range opts {
 		opt(&o)
 	}
-	s := &subscriber[T]{fn: fn, sync: o.sync, lossless: o.lossless, drained: o.drained}
+	s := &subscriber[T]{fn: fn, sync: o.sync, lossless: o.lossless}
 	if !s.sync {
 		// Made before the subscriber is in the broker, where a publish on
 		// another goroutine may push to it at once.
@@ -204,8 +195,7 @@ type item[T any] struct {
 type subscriber[T any] struct {
 	fn       func(T)
 	sync     bool
-	lossless bool   // takes lossy values however far behind (Lossless)
-	drained  func() // called when the queue is drained (Drained), or nil
+	lossless bool // takes lossy values however far behind (Lossless)
 
 	// For an asynchronous subscriber: its queue, the signal that the queue
 	// grew, the request to stop once it is drained, and the sign that its
@@ -275,7 +265,6 @@ func (s *subscriber[T]) run(ctx context.Context, b *Broker[T]) {
 			}
 			s.handle(it)
 		}
-		s.drain()
 		select {
 		case <-s.wake:
 		case <-s.quit:
@@ -283,7 +272,6 @@ func (s *subscriber[T]) run(ctx context.Context, b *Broker[T]) {
 			for it, ok := s.pop(); ok; it, ok = s.pop() {
 				s.handle(it)
 			}
-			s.drain()
 			return
 		case <-ctx.Done():
 			s.abandon(b)
@@ -292,17 +280,8 @@ func (s *subscriber[T]) run(ctx context.Context, b *Broker[T]) {
 	}
 }
 
-// drain tells the subscriber it has handled everything queued (Drained).
-func (s *subscriber[T]) drain() {
-	if s.drained != nil {
-		s.drained()
-	}
-}
-
 func (s *subscriber[T]) handle(it item[T]) {
 	if it.flushed != nil {
-		// What came before the marker is handled once it is written.
-		s.drain()
 		close(it.flushed)
 		return
 	}
