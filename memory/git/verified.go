@@ -39,30 +39,6 @@ func (r *Repo) checkEntries(ctx context.Context, commit string, paths []string, 
 
 // checkTreeEntries is checkEntries from a tree named root.
 func (r *Repo) checkTreeEntries(ctx context.Context, root string, paths []string, tree map[string]treeEntry) error {
-	dirs, err := r.pathTrees(ctx, root, paths)
-	if err != nil {
-		if errors.Is(err, ErrObjectChanged) {
-			return fmt.Errorf("restore: %w; nothing was restored", err)
-		}
-		return fmt.Errorf("restore: %w", err)
-	}
-	for _, p := range paths {
-		got, ok := lookup(dirs, p)
-		exp, expOK := tree[p]
-		switch {
-		case !expOK && !ok:
-		case expOK && ok && canonMode(got.mode) == exp.mode && got.id == exp.object:
-		default:
-			return fmt.Errorf("restore: %s: what git read of the checkpoint is not what its trees hold: %w; nothing was restored", p, ErrObjectChanged)
-		}
-	}
-	return nil
-}
-
-// pathTrees reads the trees on the way from the tree root to each of
-// paths, each checked against its name (readTrees), by directory ("" the
-// top): what lookup finds a path's entry in.
-func (r *Repo) pathTrees(ctx context.Context, root string, paths []string) (map[string]map[string]storedEntry, error) {
 	dirs := map[string]map[string]storedEntry{}
 	// The trees are read a level at a time, each level in one git.
 	want := map[string]string{"": root}
@@ -73,13 +49,16 @@ func (r *Repo) pathTrees(ctx context.Context, root string, paths []string) (map[
 		}
 		bodies, err := r.readTrees(ctx, ids)
 		if err != nil {
-			return nil, err
+			if errors.Is(err, ErrObjectChanged) {
+				return fmt.Errorf("restore: %w; nothing was restored", err)
+			}
+			return fmt.Errorf("restore: %w", err)
 		}
 		next := map[string]string{}
 		for dir, id := range want {
 			entries, err := parseStoredTree(bodies[id], len(id)/2)
 			if err != nil {
-				return nil, fmt.Errorf("tree %s: %w", id, err)
+				return fmt.Errorf("restore: tree %s: %w", id, err)
 			}
 			dirs[dir] = entries
 		}
@@ -107,7 +86,17 @@ func (r *Repo) pathTrees(ctx context.Context, root string, paths []string) (map[
 		}
 		want = next
 	}
-	return dirs, nil
+	for _, p := range paths {
+		got, ok := lookup(dirs, p)
+		exp, expOK := tree[p]
+		switch {
+		case !expOK && !ok:
+		case expOK && ok && canonMode(got.mode) == exp.mode && got.id == exp.object:
+		default:
+			return fmt.Errorf("restore: %s: what git read of the checkpoint is not what its trees hold: %w; nothing was restored", p, ErrObjectChanged)
+		}
+	}
+	return nil
 }
 
 // maxLooseTree bounds a tree read without git: a root tree of 10,000
