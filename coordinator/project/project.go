@@ -24,6 +24,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/checkpoint"
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/instructions"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/loop"
@@ -310,6 +311,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 func open(ctx context.Context, opts Options) (*Project, error) {
 	if rootfs.IsReal(opts.Fs) {
 		warmProcessStart()
+		memory.WarmCodecs(event.Event{})
 	}
 	door := withNotices(&opts)
 	root, person, err := place(&opts)
