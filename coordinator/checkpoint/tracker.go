@@ -120,25 +120,28 @@ type gitLook struct {
 
 // lookAtGit starts the first look at the git work tree the project lies
 // in. Finding the repository and describing it run side by side, from the
-// project's directory. Open collects it; the look ends on its own,
-// bounded by git's timeout, when nothing does.
+// project's directory. The description's look at the repository's files
+// and the start of its git status happen on the caller's goroutine
+// (git.StartContext): a goroutine of its own waited for a processor
+// while the caller, on the way to the first request, kept the other, and
+// the request waits for the status. Open collects it; the look ends on
+// its own, bounded by git's timeout, when nothing does.
 func lookAtGit(root string) chan gitLook {
 	ch := make(chan gitLook, 1)
+	var (
+		repo    *git.Repo
+		openErr error
+	)
+	opened := make(chan struct{})
+	go func() {
+		defer close(opened)
+		repo, openErr = git.Open(context.Background(), root)
+	}()
+	describe := git.StartContext(context.Background(), root, ".ralph")
 	go func() {
 		var l gitLook
 		defer func() { ch <- l }()
-		var (
-			repo    *git.Repo
-			openErr error
-		)
-		opened := make(chan struct{})
-		go func() {
-			defer close(opened)
-			repo, openErr = git.Open(context.Background(), root)
-		}()
-		// The status, the longer way to the first request, starts on
-		// this goroutine, without waiting for another to be scheduled.
-		text, clean, ctxErr := git.Context(context.Background(), root, ".ralph")
+		text, clean, ctxErr := describe()
 		<-opened
 		if openErr != nil {
 			return
