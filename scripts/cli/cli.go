@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/event"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/coordinator/projectroot"
 	"github.com/ralph-dev/ralph/interrupts"
@@ -143,6 +144,10 @@ func Main(args []string, version string, shell ChatShell) int {
 		fmt.Fprintf(os.Stdout, "ralph %s\n", version)
 		return ExitOK
 	}
+	// The records' codecs are built beside the command line, on the
+	// other processor: most commands open a project, and a one-shot's
+	// bring-up met them on its own goroutine (memory.WarmCodecs).
+	memory.WarmCodecs(event.Event{})
 	c := &cli{version: version, shell: shell}
 	root := c.command()
 	if completing(args) {
