@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/event"
@@ -92,22 +93,41 @@ func (c *Coordinator) forward(ev event.Event) {
 	c.emit(ev)
 }
 
+// spawnOrder is where a spawned child stands among the children its
+// step starts: after, when set, is closed once the child called before it
+// has started (or given up); ready is closed once this one has; memory
+// is the step's one reading of the project's instructions
+// (childMemory).
+type spawnOrder struct {
+	after  <-chan struct{}
+	ready  chan struct{}
+	memory func() string
+}
+
+// childMemory is what the children of one step are told of the project
+// (ChildOptions.Memory), read once, when the first of them needs it;
+// nil when the session has no such reading.
+func (c *Coordinator) childMemory() func() string {
+	if c.opts.Children == nil || c.opts.Children.Memory == nil {
+		return nil
+	}
+	return sync.OnceValue(c.opts.Children.Memory)
+}
+
 // spawnChild runs one child agent to the end and returns its final report
 // as the spawn_agent result. A child that fails, times out or panics is
 // reported as an error result; it never takes the coordinator down.
-// after, when set, is closed once the child called before it has started
-// (or given up); ready is closed once this one has.
-func (c *Coordinator) spawnChild(ctx context.Context, callID string, raw json.RawMessage, after <-chan struct{}, ready chan struct{}) (res workers.Result) {
+func (c *Coordinator) spawnChild(ctx context.Context, callID string, raw json.RawMessage, o spawnOrder) (res workers.Result) {
 	var a tools.SpawnAgentParams
 	if err := json.Unmarshal(raw, &a); err != nil || strings.TrimSpace(a.Task) == "" {
-		close(ready)
+		close(o.ready)
 		return workers.Result{IsError: true, Output: `spawn_agent needs {"task": "..."} with a non-empty task`}
 	}
-	job := agentJob{callID: callID, prompt: a.Task, after: after, ready: ready}
+	job := agentJob{callID: callID, prompt: a.Task, after: o.after, ready: o.ready, memory: o.memory}
 	if name := strings.TrimSpace(a.Agent); name != "" {
 		def, err := c.opts.Children.definition(name)
 		if err != nil {
-			close(ready)
+			close(o.ready)
 			return workers.Result{IsError: true, Output: err.Error()}
 		}
 		job.def = &def
@@ -138,6 +158,9 @@ type agentJob struct {
 	// keep are the tools a definition's list does not take away: the
 	// ones the agent finishes with (ChildTask.Finish).
 	keep []string
+	// memory, when set, is the reading of the project's instructions the
+	// agent is told (spawnOrder.memory); nil reads them afresh.
+	memory func() string
 }
 
 // agentRun is the result of one child agent.
@@ -252,7 +275,10 @@ func (c *Coordinator) newChild(job agentJob, id string, tools Tools) (*Coordinat
 		store = ch.Store(id)
 	}
 	memory := ""
-	if ch.Memory != nil {
+	switch {
+	case job.memory != nil:
+		memory = job.memory()
+	case ch.Memory != nil:
 		memory = ch.Memory()
 	}
 	queue := job.queue

@@ -288,3 +288,28 @@ func TestChildEventsReachEachSubscriberOneAtATime(t *testing.T) {
 		t.Fatalf("%d agent_finished events from %d agents", got, len(ids))
 	}
 }
+
+// The children one step spawns are told the project's instructions as
+// one reading makes them: they start together, and reading them for each
+// of 64 children held the last one's start back.
+func TestChildrenOfOneStepReadTheInstructionsOnce(t *testing.T) {
+	f := newFamily(t, 8, familyModel(8, 0))
+	var reads atomic.Int32
+	f.coord.opts.Children.Memory = func() string {
+		reads.Add(1)
+		return "learned: use tabs"
+	}
+	f.coord.Run(context.Background(), "split the work")
+	if n := reads.Load(); n != 1 {
+		t.Fatalf("8 children of one step read the instructions %d times, want 1", n)
+	}
+	told := 0
+	for _, r := range f.srv.Requests() {
+		if m := r.Request.Messages; strings.HasPrefix(m[0].Content, "You are a child agent") && strings.Contains(m[0].Content, "learned: use tabs") {
+			told++
+		}
+	}
+	if told != 8 {
+		t.Fatalf("%d children's first requests carry the instructions, want 8", told)
+	}
+}

@@ -64,6 +64,11 @@ func (c *Coordinator) toolStep(ctx context.Context, calls []conversation.ToolCal
 		// stream and the agents' numbers follow the model's calls rather
 		// than the goroutines' timing.
 		var prev chan struct{}
+		// The children of one step read the project's instructions once,
+		// as they stand when the first of them starts: they are started
+		// together, and reading them for each of 64 children held up the
+		// last one's start by milliseconds.
+		memory := c.childMemory()
 		for i := range calls {
 			if spawn(i) && json.Valid(args[i]) {
 				c.announce(calls[i], args[i])
@@ -71,7 +76,7 @@ func (c *Coordinator) toolStep(ctx context.Context, calls []conversation.ToolCal
 				wg.Add(1)
 				go func(after <-chan struct{}) {
 					defer wg.Done()
-					finish(i, c.hookedSpawn(ctx, calls[i].ID, args[i], after, ready))
+					finish(i, c.hookedSpawn(ctx, calls[i].ID, args[i], spawnOrder{after, ready, memory}))
 				}(prev)
 				prev = ready
 			}
@@ -106,22 +111,22 @@ func (c *Coordinator) toolStep(ctx context.Context, calls []conversation.ToolCal
 // hookedSpawn runs a spawn_agent call through the tool hooks, as the
 // tool door runs every other call (Task is its name to a hook). A call a
 // hook refuses starts no child, and the next child is let start at once.
-func (c *Coordinator) hookedSpawn(ctx context.Context, callID string, args json.RawMessage, after <-chan struct{}, ready chan struct{}) workers.Result {
+func (c *Coordinator) hookedSpawn(ctx context.Context, callID string, args json.RawMessage, o spawnOrder) workers.Result {
 	door, ok := c.opts.Tools.(hookDoor)
 	hctx := c.hookCall(ctx, callID)
 	if !ok || hctx == ctx {
-		return c.spawnChild(ctx, callID, args, after, ready)
+		return c.spawnChild(ctx, callID, args, o)
 	}
 	ran := false
 	res := door.Hooked(hctx, SpawnAgentTool, args, func(_ context.Context, args json.RawMessage) workers.Result {
 		ran = true
-		return c.spawnChild(ctx, callID, args, after, ready)
+		return c.spawnChild(ctx, callID, args, o)
 	})
 	if !ran {
-		if after != nil {
-			<-after
+		if o.after != nil {
+			<-o.after
 		}
-		close(ready)
+		close(o.ready)
 	}
 	return res
 }
