@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -201,7 +202,17 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 		spawned.TaskAttempt = &event.TaskAttempt{Number: job.attempt}
 	}
 	c.emit(spawned)
+	chained := job.ready != nil
 	started()
+	if chained {
+		// The child spawned after this one waits for the close above to
+		// take its place and announce itself; woken on this processor,
+		// it would wait for this child to block, that is, for all of
+		// its setup up to its first request. Yielding lets the chain of
+		// announcements run through first, and the children's setups
+		// share the processors after it.
+		runtime.Gosched()
+	}
 	// recover is called here, in the deferred function itself, for it
 	// to stop a panic; agentFinished only reads what it returned.
 	defer func() { c.agentFinished(job, id, &run, recover()) }()
