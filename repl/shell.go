@@ -209,10 +209,13 @@ type Shell struct {
 	// width is the terminal width readline was last told (syncWidth).
 	width int
 
-	lastCtrlC  time.Time // the last Ctrl-C at an idle prompt; the loop's own
-	guard      *termGuard
-	raw        rawMode
-	starting   atomic.Bool // see aboveWriter
+	lastCtrlC time.Time // the last Ctrl-C at an idle prompt; the loop's own
+	guard     *termGuard
+	raw       rawMode
+	starting  atomic.Bool // see aboveWriter
+	// keyWaiting counts the keys readline's key loop holds in filterRune,
+	// waiting for a paint in progress to end (see awaitReading).
+	keyWaiting atomic.Int32
 	askTurn    chan struct{}
 	quitCode   atomic.Int32 // -1 until a signal asks the shell to leave
 	promptMu   sync.Mutex
@@ -377,8 +380,10 @@ func (s *Shell) filterRune(r rune) (rune, bool) {
 	// so every paint is ordered before the next key's changes, and every
 	// key's changes before the paints after the next key; the race
 	// detector found a paint and a Tab unordered.
+	s.keyWaiting.Add(1)
 	s.scr.paintMu.Lock()
 	s.scr.paintMu.Unlock()
+	s.keyWaiting.Add(-1)
 	if s.keyAnswer(r) {
 		// readline draws the prompt again after a key it drops, which
 		// may be between two lines (the Enter typed after a one-key

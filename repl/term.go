@@ -62,10 +62,18 @@ func (a *aboveWriter) Write(p []byte) (int, error) {
 // awaitReading waits, for up to 50 ms, while readline is printing the
 // prompt but not yet marked as reading. It reports whether readline is
 // reading now: what is drawn through it from then on is drawn at once.
+//
+// Readline's reader is unmarked between two keys too, until its key loop
+// has dealt with the one it read, and that loop waits in filterRune for
+// the paint in progress, whose writes call this: the wait would only end
+// at its deadline, twice in a paint of two writes, and a Ctrl-C typed
+// then stopped the run 100 ms late (BenchmarkChatHardStop's command
+// p99, one run in four). A key waiting there is a key loop that prints
+// nothing until the paint ends, so the paint does not wait.
 func (s *Shell) awaitReading() bool {
 	if s.starting.Load() && !s.rl.Terminal.IsReading() {
 		deadline := time.Now().Add(50 * time.Millisecond)
-		for s.starting.Load() && !s.rl.Terminal.IsReading() && time.Now().Before(deadline) {
+		for s.starting.Load() && !s.rl.Terminal.IsReading() && s.keyWaiting.Load() == 0 && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Microsecond)
 		}
 	}
