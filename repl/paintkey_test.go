@@ -3,6 +3,7 @@ package repl
 import (
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +16,26 @@ import (
 // for the paint. The paint must not wait for a key loop that waits for
 // it: a Ctrl-C typed then stopped the run 100 ms late.
 func TestAPaintDoesNotWaitForTheKeyItHolds(t *testing.T) {
+	for name, tc := range map[string]struct {
+		held   func(*Shell) *sync.Mutex
+		waiter func(*Shell)
+	}{
+		// A paint holds paintMu; readline's key loop has read a key
+		// (filterRune) or is about to print a prompt (promptComing).
+		"key":    {func(s *Shell) *sync.Mutex { return &s.scr.paintMu }, func(s *Shell) { s.filterRune('x') }},
+		"prompt": {func(s *Shell) *sync.Mutex { return &s.scr.paintMu }, func(s *Shell) { s.promptComing() }},
+		// A prompt update holds promptMu; the key loop reads an Enter,
+		// which asks whether the line ends at the status prompt.
+		"status": {func(s *Shell) *sync.Mutex { return &s.promptMu }, func(s *Shell) {
+			s.promptOut = &promptOut{w: io.Discard}
+			s.filterRune(readline.CharEnter)
+		}},
+	} {
+		t.Run(name, func(t *testing.T) { heldForReadline(t, tc.held, tc.waiter) })
+	}
+}
+
+func heldForReadline(t *testing.T, held func(*Shell) *sync.Mutex, waiter func(*Shell)) {
 	s, _ := testShell(t)
 	rl, err := readline.NewEx(&readline.Config{
 		Stdin:          io.NopCloser(strings.NewReader("")),
@@ -33,26 +54,27 @@ func TestAPaintDoesNotWaitForTheKeyItHolds(t *testing.T) {
 	if rl.Terminal.IsReading() {
 		t.Fatal("readline's reader is marked before any Readline")
 	}
-	// The paint in progress holds the painter's lock; a key reaches
-	// filterRune meanwhile.
-	s.scr.paintMu.Lock()
-	filtered := make(chan struct{})
+	// The paint or update in progress holds its lock; readline comes to
+	// wait for it meanwhile.
+	mu := held(s)
+	mu.Lock()
+	done := make(chan struct{})
 	go func() {
-		defer close(filtered)
-		s.filterRune('x')
+		defer close(done)
+		waiter(s)
 	}()
-	eventually(t, "the key to wait for the paint", func() bool { return s.keyWaiting.Load() == 1 })
+	eventually(t, "readline to wait for the paint", func() bool { return s.readlineWaiting.Load() == 1 })
 	start := time.Now()
 	s.awaitReading()
 	s.awaitReading()
 	waited := time.Since(start)
-	s.scr.paintMu.Unlock()
-	<-filtered
-	// Without the key's mark each wait runs to its 50 ms deadline.
+	mu.Unlock()
+	<-done
+	// Without the mark each wait runs to its 50 ms deadline.
 	if waited >= 50*time.Millisecond {
-		t.Fatalf("the paint's two writes waited %s for a key loop that waits for the paint", waited)
+		t.Fatalf("the paint's two writes waited %s for readline, which waits for the paint", waited)
 	}
-	if s.keyWaiting.Load() != 0 {
-		t.Fatalf("keyWaiting = %d after the key went through", s.keyWaiting.Load())
+	if n := s.readlineWaiting.Load(); n != 0 {
+		t.Fatalf("readlineWaiting = %d once readline went on", n)
 	}
 }

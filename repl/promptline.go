@@ -65,7 +65,7 @@ func (s *Shell) endsAtStatus(r rune) bool {
 	// ended in that moment (the test types right as the answer starts; on
 	// a busy machine the moment is long) kept its status line in the
 	// scrollback, in the middle of the answer.
-	s.promptMu.Lock()
+	s.readlineLock(&s.promptMu)
 	status := s.oneRow.Load()
 	s.promptMu.Unlock()
 	if status {

@@ -213,13 +213,14 @@ type Shell struct {
 	guard     *termGuard
 	raw       rawMode
 	starting  atomic.Bool // see aboveWriter
-	// keyWaiting counts the keys readline's key loop holds in filterRune,
-	// waiting for a paint in progress to end (see awaitReading).
-	keyWaiting atomic.Int32
-	askTurn    chan struct{}
-	quitCode   atomic.Int32 // -1 until a signal asks the shell to leave
-	promptMu   sync.Mutex
-	lastPrompt string
+	// readlineWaiting counts readline's goroutines waiting for a paint in
+	// progress to end, a key in filterRune or a prompt about to be
+	// printed in promptComing (see awaitReading).
+	readlineWaiting atomic.Int32
+	askTurn         chan struct{}
+	quitCode        atomic.Int32 // -1 until a signal asks the shell to leave
+	promptMu        sync.Mutex
+	lastPrompt      string
 	// oneRow is set while the prompt is the status line, which readline
 	// then keeps on one row with the line typed there (statusline.go).
 	oneRow  atomic.Bool
@@ -345,7 +346,7 @@ func (s *Shell) open(fd int) error {
 			s.promptComing()
 		}
 		s.lineLen.Store(int64(len(line)))
-		s.lineMu.Lock()
+		s.readlineLock(&s.lineMu)
 		s.curLine = string(line)
 		s.lineMu.Unlock()
 		return complete(line, pos, key)
@@ -380,10 +381,8 @@ func (s *Shell) filterRune(r rune) (rune, bool) {
 	// so every paint is ordered before the next key's changes, and every
 	// key's changes before the paints after the next key; the race
 	// detector found a paint and a Tab unordered.
-	s.keyWaiting.Add(1)
-	s.scr.paintMu.Lock()
+	s.readlineLock(&s.scr.paintMu)
 	s.scr.paintMu.Unlock()
-	s.keyWaiting.Add(-1)
 	if s.keyAnswer(r) {
 		// readline draws the prompt again after a key it drops, which
 		// may be between two lines (the Enter typed after a one-key
@@ -456,9 +455,20 @@ func (s *Shell) promptComing() {
 		// never will: the prompt's next line must not be dropped.
 		s.promptOut.dropLine.Store(false)
 	}
-	s.scr.paintMu.Lock()
+	s.readlineLock(&s.scr.paintMu)
 	s.starting.Store(true)
 	s.scr.paintMu.Unlock()
+}
+
+// readlineLock takes mu on one of readline's goroutines (its key loop,
+// its prompt listener), marked as such while it waits: a paint or a
+// prompt update that holds mu and waits for readline to read
+// (awaitReading) stops waiting, for readline cannot get there before
+// mu is let go.
+func (s *Shell) readlineLock(mu sync.Locker) {
+	s.readlineWaiting.Add(1)
+	mu.Lock()
+	s.readlineWaiting.Add(-1)
 }
 
 // expandKey (Ctrl-O) shows the whole text of the pastes folded in the

@@ -68,12 +68,16 @@ func (a *aboveWriter) Write(p []byte) (int, error) {
 // the paint in progress, whose writes call this: the wait would only end
 // at its deadline, twice in a paint of two writes, and a Ctrl-C typed
 // then stopped the run 100 ms late (BenchmarkChatHardStop's command
-// p99, one run in four). A key waiting there is a key loop that prints
-// nothing until the paint ends, so the paint does not wait.
+// p99, one run in four); an update of the prompt, which waits here
+// holding promptMu, held back the key loop's endsAtStatus the same way.
+// So a readline goroutine waiting for a lock (readlineLock) ends the
+// wait: it prints nothing until the lock is let go, and what is written
+// meanwhile goes out as after the deadline, which rowClearing and the
+// next prompt update already deal with.
 func (s *Shell) awaitReading() bool {
 	if s.starting.Load() && !s.rl.Terminal.IsReading() {
 		deadline := time.Now().Add(50 * time.Millisecond)
-		for s.starting.Load() && !s.rl.Terminal.IsReading() && s.keyWaiting.Load() == 0 && time.Now().Before(deadline) {
+		for s.starting.Load() && !s.rl.Terminal.IsReading() && s.readlineWaiting.Load() == 0 && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Microsecond)
 		}
 	}
