@@ -34,7 +34,11 @@ func Context(ctx context.Context, dir string, exclude ...string) (text string, c
 // one-shot's first request, which waits for the description: started
 // from a goroutine of its own, the status waited up to 2 ms for a
 // processor on a 2-core machine while the caller ran on the other, and
-// git's own 2 ms began only then.
+// git's own 2 ms began only then. Where the guard needs git's listing of
+// the configuration first (quickGuard: a configuration that mentions a
+// filter, as Git LFS's global one does, or includes a file), the whole
+// look runs on a goroutine of its own instead, as the listing is a git
+// process the caller would otherwise wait for.
 func StartContext(ctx context.Context, dir string, exclude ...string) func() (text string, clean bool, err error) {
 	// Outside any work tree both commands can only fail; starting them
 	// cost milliseconds of every one-shot in a scratch directory.
@@ -42,18 +46,43 @@ func StartContext(ctx context.Context, dir string, exclude ...string) func() (te
 		return func() (string, bool, error) { return "", false, ErrNoRepo }
 	}
 	look := lookedRepo(dir)
-	g := lookGuard(ctx, dir, look)
-	// The whole work tree (":/"), whatever dir is, with paths relative to
-	// its top. The status, the longer of the two, starts first.
+	if g := quickGuard(look); g != nil {
+		st, err := startStatus(ctx, dir, g, exclude)
+		if err != nil {
+			return func() (string, bool, error) { return "", false, err }
+		}
+		return func() (string, bool, error) { return describe(ctx, dir, look, g, st) }
+	}
+	var (
+		text  string
+		clean bool
+		err   error
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		g := guardFor(ctx, dir)
+		st, serr := startStatus(ctx, dir, g, exclude)
+		if serr != nil {
+			err = serr
+			return
+		}
+		text, clean, err = describe(ctx, dir, look, g, st)
+	}()
+	return func() (string, bool, error) {
+		<-done
+		return text, clean, err
+	}
+}
+
+// startStatus starts the look's git status: the whole work tree (":/"),
+// whatever dir is, with paths relative to its top, but exclude.
+func startStatus(ctx context.Context, dir string, g *guard, exclude []string) (*proc, error) {
 	args := []string{"-c", "status.relativePaths=false", "status", "--short", "--branch", "--untracked-files=normal", "--ignore-submodules=dirty", "--", ":/"}
 	for _, x := range exclude {
 		args = append(args, ":(exclude,literal)"+x)
 	}
-	st, err := startGuarded(ctx, Timeout, g, dir, []string{"GIT_OPTIONAL_LOCKS=0"}, args...)
-	if err != nil {
-		return func() (string, bool, error) { return "", false, err }
-	}
-	return func() (string, bool, error) { return describe(ctx, dir, look, g, st) }
+	return startGuarded(ctx, Timeout, g, dir, []string{"GIT_OPTIONAL_LOCKS=0"}, args...)
 }
 
 // describe is the second half of StartContext: the commit subjects, read
@@ -133,8 +162,17 @@ func describe(ctx context.Context, dir string, look *lookRepo, g *guard, st *pro
 // when git's discovery may not be the plain one (discover), the guard is
 // the directory's listed one (guardFor), as for every other git.
 func lookGuard(ctx context.Context, dir string, look *lookRepo) *guard {
+	if g := quickGuard(look); g != nil {
+		return g
+	}
+	return guardFor(ctx, dir)
+}
+
+// quickGuard is lookGuard's guard where no listing is needed, nil where
+// it is.
+func quickGuard(look *lookRepo) *guard {
 	if look == nil || configMayName(look.common, look.gitDir, "filter") {
-		return guardFor(ctx, dir)
+		return nil
 	}
 	return &guard{noDiffDrivers: true, noHooks: true, env: look.env}
 }
