@@ -73,3 +73,26 @@ func TestFirstLookWithoutAListingRunsNoFsmonitor(t *testing.T) {
 		t.Fatalf("the first look ran the repository's programs: %s", b)
 	}
 }
+
+// TestFirstLookWithAListingDescribes: where the guard needs git's
+// listing (a filter named in the person's global config, as Git LFS's
+// is), StartContext leaves the listing and the status to a goroutine of
+// its own; the description it waits for then has the work tree's
+// changes. Not parallel: see above.
+func TestFirstLookWithAListingDescribes(t *testing.T) {
+	trustEnv(t)
+	forgetGuards()
+	dir := repo(t)
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	write(t, global, "[filter \"lfs\"]\n\tclean = git-lfs clean -- %f\n")
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	sh(t, dir, "echo changed >> README.md")
+	if quickGuard(lookedRepo(dir)) != nil {
+		t.Fatal("the test needs the first look with a listing")
+	}
+	describe := StartContext(context.Background(), dir)
+	text, clean, err := describe()
+	if err != nil || clean || !strings.Contains(text, "Branch: ") || !strings.Contains(text, "README.md") {
+		t.Fatalf("StartContext's description = %q, clean %v, %v", text, clean, err)
+	}
+}
