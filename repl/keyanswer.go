@@ -72,7 +72,7 @@ func (s *Shell) keyAnswer(r rune) bool {
 		}
 		k.rest, k.dropEnter = nil, false
 	}
-	s.readlineLock(&s.mu)
+	s.mu.Lock()
 	req := s.ask
 	s.mu.Unlock()
 	if req == nil || req.keys == "" || s.lineLen.Load() != 0 {

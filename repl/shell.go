@@ -213,9 +213,8 @@ type Shell struct {
 	guard     *termGuard
 	raw       rawMode
 	starting  atomic.Bool // see aboveWriter
-	// readlineWaiting counts readline's goroutines waiting for a paint in
-	// progress to end, a key in filterRune or a prompt about to be
-	// printed in promptComing (see awaitReading).
+	// readlineWaiting counts readline's goroutines waiting for a lock
+	// held across awaitReading (readlineLock).
 	readlineWaiting atomic.Int32
 	askTurn         chan struct{}
 	quitCode        atomic.Int32 // -1 until a signal asks the shell to leave
@@ -346,7 +345,7 @@ func (s *Shell) open(fd int) error {
 			s.promptComing()
 		}
 		s.lineLen.Store(int64(len(line)))
-		s.readlineLock(&s.lineMu)
+		s.lineMu.Lock()
 		s.curLine = string(line)
 		s.lineMu.Unlock()
 		return complete(line, pos, key)
@@ -460,11 +459,13 @@ func (s *Shell) promptComing() {
 	s.scr.paintMu.Unlock()
 }
 
-// readlineLock takes mu on one of readline's goroutines (its key loop,
-// its prompt listener), marked as such while it waits: a paint or a
-// prompt update that holds mu and waits for readline to read
-// (awaitReading) stops waiting, for readline cannot get there before
-// mu is let go.
+// readlineLock takes mu, one of the two locks held while waiting for
+// readline to read (awaitReading: paintMu by a paint, promptMu by a
+// prompt update), on one of readline's goroutines (its key loop, its
+// prompt listener), marked as such while it waits: the holder stops
+// waiting, for readline cannot get there before mu is let go. The
+// shell's other locks are never held across that wait, and take no
+// mark, which would cut a paint's wait short for nothing.
 func (s *Shell) readlineLock(mu sync.Locker) {
 	s.readlineWaiting.Add(1)
 	mu.Lock()

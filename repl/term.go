@@ -70,8 +70,8 @@ func (a *aboveWriter) Write(p []byte) (int, error) {
 // then stopped the run 100 ms late (BenchmarkChatHardStop's command
 // p99, one run in four); an update of the prompt, which waits here
 // holding promptMu, held back the key loop's endsAtStatus the same way.
-// So a readline goroutine waiting for a lock (readlineLock) ends the
-// wait: it prints nothing until the lock is let go, and what is written
+// So a readline goroutine waiting for either lock (readlineLock) ends
+// the wait: it prints nothing until the lock is let go, and what is written
 // meanwhile goes out as after the deadline, which rowClearing and the
 // next prompt update already deal with.
 func (s *Shell) awaitReading() bool {
