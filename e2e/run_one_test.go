@@ -51,8 +51,18 @@ func TestRunResumedInChatEndsAsItsRun(t *testing.T) {
 	r.waitIdle(5*time.Second, nil)
 	waitFor(t, "no child streaming after the switch", 2*time.Second, func() bool { return srv.Active() == 0 })
 	fast.Store(true)
+	// The Ctrl-C was a signal, and a signal's stop holds every git
+	// started after it to two seconds (memory/git's stopGrace) as the
+	// process is on its way out. This one handed the loop to the chat
+	// instead, and the resumed loop's checkpoints ran past those two
+	// seconds on a busy machine and were ended; resuming after them
+	// makes that certain.
+	time.Sleep(2500 * time.Millisecond)
 	r.typeKeys("/run\r")
 	r.waitFor("task loop: all tasks done", 30*time.Second)
+	if screen := r.screen(); strings.Contains(screen, "checkpoint") {
+		t.Fatalf("the resumed loop could not record its checkpoints:\n%s", screen)
+	}
 	r.waitFor("the review after the run is clean", 30*time.Second)
 	r.waitFor("moved it to docs/plans/completed/small.md", 10*time.Second)
 	if got := readFileT(t, filepath.Join(dir, "docs", "plans", "completed", "small.md")); strings.Count(got, "- [x]") != 2 {

@@ -99,6 +99,37 @@ func OnHardStop(f func(Interrupt)) {
 	hardStopHooks = append(hardStopHooks, f)
 }
 
+// carryOnHooksMu guards carryOnHooks.
+var (
+	carryOnHooksMu sync.Mutex
+	carryOnHooks   []func()
+)
+
+// OnCarryOn has f called whenever CarryOn is: a hook given to OnHardStop
+// that takes a signal's stop for the end of the process (a git's grace
+// that every later git is held to) undoes that there. f must return at
+// once.
+func OnCarryOn(f func()) {
+	carryOnHooksMu.Lock()
+	defer carryOnHooksMu.Unlock()
+	carryOnHooks = append(carryOnHooks, f)
+}
+
+// CarryOn says that the process goes on after a signal's hard stop: the
+// face took the stop as a switch, not an end. ralph run's Ctrl-C at a
+// terminal stops the task loop and hands its coordinator to the chat,
+// where the person may /run the loop again hours later; without this,
+// every git ralph started after that Ctrl-C was ended two seconds after
+// it, and the resumed loop's checkpoints failed.
+func CarryOn() {
+	carryOnHooksMu.Lock()
+	hooks := carryOnHooks
+	carryOnHooksMu.Unlock()
+	for _, f := range hooks {
+		f()
+	}
+}
+
 func tellHardStop(it Interrupt) {
 	hardStopHooksMu.Lock()
 	hooks := hardStopHooks

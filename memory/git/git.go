@@ -334,7 +334,26 @@ func commandError(ctx context.Context, timeout time.Duration, args []string, std
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = msg[:i]
 	}
-	return &CommandError{Command: args[0], Message: msg, Stderr: full, Err: err}
+	return &CommandError{Command: subcommand(args), Message: msg, Stderr: full, Err: err}
+}
+
+// subcommand is the git command args run, past the options before it
+// ("-c key=value", "--no-pager"): an error that named "git -c" said
+// nothing of what failed.
+func subcommand(args []string) string {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-c" || a == "-C" || a == "--git-dir" || a == "--work-tree" || a == "--namespace":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a
+		}
+	}
+	if len(args) > 0 {
+		return args[0]
+	}
+	return ""
 }
 
 // proc is a git command started before its input is known, which it then
@@ -417,7 +436,12 @@ type CommandError struct {
 }
 
 func (e *CommandError) Error() string {
-	return fmt.Sprintf("git %s: %s: %s", e.Command, e.Message, e.Err)
+	// A git ralph ended has no message of its own but the cause, which
+	// would otherwise be said twice.
+	if e.Err != nil && e.Message != e.Err.Error() {
+		return fmt.Sprintf("git %s: %s: %s", e.Command, e.Message, e.Err)
+	}
+	return fmt.Sprintf("git %s: %s", e.Command, e.Message)
 }
 
 func (e *CommandError) Unwrap() error { return e.Err }

@@ -87,6 +87,16 @@ var (
 
 func init() {
 	interrupts.OnHardStop(func(it interrupts.Interrupt) { hurry(it.Signal != nil) })
+	interrupts.OnCarryOn(unhurry)
+}
+
+// unhurry lifts the deadline a signal set for gits started later: the
+// process did not end by it (interrupts.CarryOn). Gits already running
+// keep the deadline they were given, as the stop was meant for them.
+func unhurry() {
+	watchMu.Lock()
+	defer watchMu.Unlock()
+	endsBy = time.Time{}
 }
 
 // hurry gives every running git stopGrace to end; sticky (a signal, which

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ralph-dev/ralph/interrupts"
 )
 
 // TestGitBlockedOnAFIFOIsEnded: a FIFO at .gitignore (which git opens
@@ -63,4 +65,34 @@ func TestAStopEndsAGitItWaitsOn(t *testing.T) {
 func sh2(dir string) error {
 	_, err := run(context.Background(), dir, nil, nil, "rev-parse", "HEAD")
 	return err
+}
+
+// TestAGitAfterACarriedOnSignalRuns: a signal's stop holds every git
+// started later to its deadline, as the process is on its way out; once
+// a face says the process carries on (ralph run's Ctrl-C handed over to
+// the chat), a git started after that deadline runs to its end.
+func TestAGitAfterACarriedOnSignalRuns(t *testing.T) {
+	t.Cleanup(unhurry)
+	hurry(true)
+	// The grace is over: without the carry-on, every later git is ended
+	// as it starts.
+	watchMu.Lock()
+	endsBy = time.Now().Add(-time.Second)
+	watchMu.Unlock()
+	interrupts.CarryOn()
+	dir := repo(t)
+	for i := 0; i < 20; i++ {
+		if err := sh2(dir); err != nil {
+			t.Fatalf("git %d after the carry-on: %v", i, err)
+		}
+	}
+}
+
+// TestAStoppedGitSaysWhichGitOnce: the error of a git a stop ended names
+// the git command past its options, and says that ralph was stopped once.
+func TestAStoppedGitSaysWhichGitOnce(t *testing.T) {
+	err := commandError(context.Background(), Timeout, []string{"-c", "core.quotePath=false", "--no-pager", "commit-tree", "x"}, "", errStopped)
+	if want := "git commit-tree: ralph was stopped"; err.Error() != want {
+		t.Fatalf("error %q, want %q", err, want)
+	}
 }

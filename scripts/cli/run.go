@@ -395,6 +395,9 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	res := run.Result
 	if run.HandedOff {
 		at.StopSignals()
+		// The Ctrl-C stopped the loop, not ralph: what it held to the
+		// end of the process (every git's two seconds) is let go.
+		interrupts.CarryOn()
 		face.Close()
 		fmt.Fprintf(face.Stderr, "ralph: stopped the task loop (%d done, %d failed) — state saved; this is chat now: /run resumes the loop, Ctrl-D leaves\n",
 			len(res.Done), len(res.Failed))
