@@ -123,6 +123,19 @@ func TestNoVersionSettles(t *testing.T) {
 	}
 }
 
+// TestSlowPhasesAreWaitedFor: a server that gives no version and is
+// slow with its first publish (nothing, its syntax check) is given the
+// time for its next (the type error): a quarter of the first's, past
+// the 300ms settle a quick server gets.
+func TestSlowPhasesAreWaitedFor(t *testing.T) {
+	t.Parallel()
+	s, root := fakeSet(t, "phases", nil)
+	f := write(t, filepath.Join(root, "a.go"), "ERR: type error\n")
+	if got := s.Edited(context.Background(), []string{f}); len(got) != 1 || !strings.Contains(got[0].String(), "a.go:1:1: error: type error") {
+		t.Fatalf("got %v", got)
+	}
+}
+
 // TestWaitIsBounded: a server that never publishes costs the edit the
 // wait, and the result says so with the configured figure.
 func TestWaitIsBounded(t *testing.T) {

@@ -29,6 +29,9 @@ import (
 //	silent    never publishes
 //	ask       asks workspace/configuration before it publishes
 //	slow      publishes 1.5s after each change
+//	phases    publishes as typescript-language-server does when cold:
+//	          no version, nothing 2s after each change, then the
+//	          diagnostics 350ms after that
 //	deaf      stops reading its input once initialized
 //	probe     tries to write .git/config of its working directory and
 //	          publishes "ERR: wrote .git/config" or "WARN: refused"
@@ -139,6 +142,13 @@ func serve(mode string) {
 				publish(doc.URI, doc.Version, probeWrite(), true)
 			case "netprobe":
 				publish(doc.URI, doc.Version, probeNet(), true)
+			case "phases":
+				go func() {
+					time.Sleep(2 * time.Second)
+					publish(doc.URI, doc.Version, "", false)
+					time.Sleep(350 * time.Millisecond)
+					publish(doc.URI, doc.Version, text, false)
+				}()
 			case "slow":
 				go func() { time.Sleep(1500 * time.Millisecond); publish(doc.URI, doc.Version, text, true) }()
 			case "ask":
