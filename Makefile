@@ -12,7 +12,7 @@ LDFLAGS  := -s -w -X main.version=$(VERSION)
 # detector needs cgo, so `make test` keeps it.
 CGO      ?= 0
 
-.PHONY: build build-ralph test test-setup check fault-sweep kill-sweep e2e test-temporal temporal-server bench bench-peers lint cross dist demo clean
+.PHONY: build build-ralph profile test test-setup check fault-sweep kill-sweep e2e test-temporal temporal-server bench bench-peers lint cross dist demo clean
 
 ## build: compile ralph into bin/ralph, and ralph-temporal (the task loop
 ## on Temporal, a module of its own so ralph links no Temporal SDK) beside it
@@ -22,6 +22,11 @@ build: build-ralph
 ## build-ralph: compile ralph alone (no Temporal SDK to download)
 build-ralph:
 	CGO_ENABLED=$(CGO) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
+
+## profile: compile ralph into bin/ralph with its CPU profile built in:
+## RALPH_CPUPROFILE=FILE then writes one of any run (profile.go)
+profile:
+	CGO_ENABLED=$(CGO) $(GO) build -tags ralphprofile -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
 
 ## test-setup: install, or build once and cache, every real program the
 ## end-to-end tests drive (e2e/setup.sh: the agents' CLIs and MCP servers

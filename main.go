@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"runtime/pprof"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/repl"
@@ -44,27 +43,6 @@ func chat(ctx context.Context, p *project.Project, o cli.ChatOptions) int {
 		mo.Queue, mo.Coord = o.Handoff.Queue, o.Handoff.Coord
 	}
 	return repl.Main(ctx, p, mo)
-}
-
-// profiled writes a CPU profile to $RALPH_CPUPROFILE when set: a tool for
-// ralph's developers to see where its own time goes.
-func profiled(fn func() int) int {
-	path := os.Getenv("RALPH_CPUPROFILE")
-	if path == "" {
-		return fn()
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "ralph: cannot write the CPU profile:", err)
-		return fn()
-	}
-	defer f.Close()
-	if err := pprof.StartCPUProfile(f); err != nil {
-		fmt.Fprintln(os.Stderr, "ralph: cannot start the CPU profile:", err)
-		return fn()
-	}
-	defer pprof.StopCPUProfile()
-	return fn()
 }
 
 // memstats writes ralph's own peak resident memory to $RALPH_MEMSTATS

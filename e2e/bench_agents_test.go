@@ -308,7 +308,8 @@ func waitingChildren(reqs []llmtest.RecordedRequest) int {
 }
 
 // TestProfileChildren64 writes a CPU profile of ralph running 64 children
-// when RALPH_PROFILE_OUT is set; it is a developer tool, skipped otherwise.
+// when RALPH_PROFILE_OUT is set, with a ralph built by `make profile`; it
+// is a developer tool, skipped otherwise.
 func TestProfileChildren64(t *testing.T) {
 	out := os.Getenv("RALPH_PROFILE_OUT")
 	if out == "" {

@@ -55,7 +55,7 @@ var allowed = map[string]string{
 	"workers/workerstest/workerstest.go:OutsideDir":    "a test's directory outside the temporary one",
 	"workers/workerstest/workerstest.go:StandInOnPath": "a test's stand-in program, in its temporary directory",
 	"workers/workerstest/hooks.go:HookSet":             "a test's hook scripts, in a temporary directory outside its project",
-	"main.go:profiled":                                 "the profile file the person names in RALPH_CPUPROFILE",
+	"profile.go:profiled":                              "the profile file the person names in RALPH_CPUPROFILE",
 	"main.go:memstats":                                 "the file the person names in RALPH_MEMSTATS",
 	// The CLAUDE_ENV_FILE ralph makes for SessionStart hooks, in a new
 	// directory of its own in the temporary directory, never the project.
