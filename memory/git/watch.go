@@ -23,7 +23,8 @@ import (
 // Now a stop gives every running git stopGrace to end, which a healthy
 // one needs a few milliseconds of, and then ends it; after a signal,
 // which ends the process, a git started later gets what is left of that
-// grace too.
+// grace too, unless the face takes the signal back (interrupts.CarryOn:
+// ralph run's Ctrl-C at a terminal goes on as the chat).
 //
 // And a git must not wait on a FIFO the model planted where git reads
 // (.gitignore, .git/info/exclude, a nested repository's config): git's
