@@ -136,6 +136,7 @@ bench-peers: build-ralph
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags ralphprofile .
 	cd ralph-temporal && $(GO) vet ./...
 
 # The targets ralph is built, vetted and released for.
