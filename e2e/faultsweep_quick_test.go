@@ -84,8 +84,7 @@ func TestFaultSweepOfAQuickRun(t *testing.T) {
 					tally.reset()
 					spec := fmt.Sprintf("%s:%s:when=%d", call, fault, n)
 					dir := taskRepo(t, sweepTitles...)
-					r := underStrace(t, dir, env, []string{"-q", "-e", "signal=none", "-e", "trace=" + call, "-e", "inject=" + spec},
-						"-y", "--json", "run", "--max-wait", "0")
+					r := underStrace(t, dir, env, []string{"-q", "-e", "signal=none", "-e", "trace=" + call, "-e", "inject=" + spec}, brokenRun...)
 					if !strings.Contains(r.log, "(INJECTED)") {
 						continue
 					}

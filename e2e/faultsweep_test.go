@@ -40,6 +40,14 @@ var sweepCalls = []string{"write", "fsync", "renameat", "openat"}
 // sweepDepths are the N make test tries.
 var sweepDepths = []int{1, 4, 16, 64}
 
+// brokenRun is the command line of a sweep's broken `ralph run`.
+// --max-wait 0: a full disk stops the run instead of waiting for space.
+// --breaker-cooldown 1s: strace injects the fault at the Nth call of
+// every thread, and a busy machine's extra threads can fail three
+// attempts in a row; the tripped breaker then waited its default five
+// minutes, past the trial's four (seen once in a full suite at load).
+var brokenRun = []string{"-y", "--json", "run", "--max-wait", "0", "--breaker-cooldown", "1s"}
+
 // sweepTitles are the five tasks of each trial.
 var sweepTitles = numbered(5, nil)
 
@@ -94,9 +102,7 @@ func sweepTrial(t *testing.T, env []string, call, spec string) bool {
 	t.Helper()
 	dir := t.TempDir()
 	writeTasks(t, dir, sweepTitles...)
-	// --max-wait 0: a full disk stops the run instead of waiting for space.
-	r := underStrace(t, dir, env, []string{"-q", "-e", "signal=none", "-e", "trace=" + call, "-e", "inject=" + spec},
-		"-y", "--json", "run", "--max-wait", "0")
+	r := underStrace(t, dir, env, []string{"-q", "-e", "signal=none", "-e", "trace=" + call, "-e", "inject=" + spec}, brokenRun...)
 	hit := r.killed || strings.Contains(r.log, "(INJECTED)")
 	if !hit {
 		return false
