@@ -20,7 +20,7 @@ const recentCommits = 10
 // any directory of the work tree, so that it needs nothing Open finds
 // and can run beside it: this is on the way to the first request, and
 // its two git commands run side by side too, with no listing of the
-// configuration before them where none is needed (lookGuard). clean reports a work tree
+// configuration before them where none is needed (quickGuard). clean reports a work tree
 // and index that match HEAD, with no untracked files. exclude are paths
 // (relative to dir) left out of the status: ralph's own state directory.
 func Context(ctx context.Context, dir string, exclude ...string) (text string, clean bool, err error) {
@@ -137,10 +137,12 @@ func describe(ctx context.Context, dir string, look *lookRepo, g *guard, st *pro
 	return b.String(), clean, nil
 }
 
-// lookGuard is the guard of the first look's two gits (status and log),
-// decided without git's listing of the configuration where that is sound,
+// quickGuard is the guard of the first look's two gits (status and log)
+// where it can be decided without git's listing of the configuration,
 // so that the look's gits start at once: the listing ran before them, in
-// series, on the way to every first request in a repository.
+// series, on the way to every first request in a repository. It is nil
+// where only the listing can decide; the guard is then the directory's
+// listed one (guardFor), as for every other git.
 //
 // Those two gits run few of the programs configuration can name, and all
 // but one kind are off for every git ralph runs, whoever configured them
@@ -159,17 +161,7 @@ func describe(ctx context.Context, dir string, look *lookRepo, g *guard, st *pro
 // file mentions "filter" at all and none includes another (configMayName,
 // a search for the word, not a parser: a mention in a comment counts),
 // there is no filter to turn off and no listing is needed. Otherwise, or
-// when git's discovery may not be the plain one (discover), the guard is
-// the directory's listed one (guardFor), as for every other git.
-func lookGuard(ctx context.Context, dir string, look *lookRepo) *guard {
-	if g := quickGuard(look); g != nil {
-		return g
-	}
-	return guardFor(ctx, dir)
-}
-
-// quickGuard is lookGuard's guard where no listing is needed, nil where
-// it is.
+// when git's discovery may not be the plain one (discover), it is nil.
 func quickGuard(look *lookRepo) *guard {
 	if look == nil || configMayName(look.common, look.gitDir, "filter") {
 		return nil

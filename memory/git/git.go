@@ -247,7 +247,7 @@ func build(ctx context.Context, dir string, env []string, hooks, remote bool, ar
 }
 
 // buildWith is build with the guard decided: the other callers are the
-// first look at the work tree (lookGuard), whose guard needs no listing,
+// first look at the work tree (quickGuard), whose guard needs no listing,
 // and git config (configCommand), which runs no program.
 func buildWith(ctx context.Context, g *guard, dir string, env []string, hooks, remote bool, args []string) *exec.Cmd {
 	if g.noHooks {

@@ -8,6 +8,15 @@ import (
 	"testing"
 )
 
+// lookGuard is the guard StartContext gives the first look's gits:
+// quickGuard's, else the listed one.
+func lookGuard(ctx context.Context, dir string, look *lookRepo) *guard {
+	if g := quickGuard(look); g != nil {
+		return g
+	}
+	return guardFor(ctx, dir)
+}
+
 // TestFirstLookListsNoConfigurationWithoutAFilter: the first look's guard
 // (lookGuard) needs no listing of the configuration where no file can name
 // a filter, and takes the listed guard where one could: a filter in the
