@@ -81,10 +81,30 @@ func (q *Queue) Push(it Interrupt) {
 	q.wake()
 }
 
-// hardStopHooksMu guards hardStopHooks.
+// hooks is a list of functions to call, added from any goroutine.
+type hooks[T any] struct {
+	mu sync.Mutex
+	fs []func(T)
+}
+
+func (h *hooks[T]) add(f func(T)) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.fs = append(h.fs, f)
+}
+
+func (h *hooks[T]) call(v T) {
+	h.mu.Lock()
+	fs := h.fs
+	h.mu.Unlock()
+	for _, f := range fs {
+		f(v)
+	}
+}
+
 var (
-	hardStopHooksMu sync.Mutex
-	hardStopHooks   []func(Interrupt)
+	hardStopHooks hooks[Interrupt]
+	carryOnHooks  hooks[struct{}]
 )
 
 // OnHardStop has f called with every hard stop pushed on any queue, as it
@@ -93,27 +113,13 @@ var (
 // may be blocked on a file the model planted while the run waits for its
 // checkpoint, and the stop must reach that git, not the queue's reader.
 // f must return at once.
-func OnHardStop(f func(Interrupt)) {
-	hardStopHooksMu.Lock()
-	defer hardStopHooksMu.Unlock()
-	hardStopHooks = append(hardStopHooks, f)
-}
-
-// carryOnHooksMu guards carryOnHooks.
-var (
-	carryOnHooksMu sync.Mutex
-	carryOnHooks   []func()
-)
+func OnHardStop(f func(Interrupt)) { hardStopHooks.add(f) }
 
 // OnCarryOn has f called whenever CarryOn is: a hook given to OnHardStop
 // that takes a signal's stop for the end of the process (a git's grace
 // that every later git is held to) undoes that there. f must return at
 // once.
-func OnCarryOn(f func()) {
-	carryOnHooksMu.Lock()
-	defer carryOnHooksMu.Unlock()
-	carryOnHooks = append(carryOnHooks, f)
-}
+func OnCarryOn(f func()) { carryOnHooks.add(func(struct{}) { f() }) }
 
 // CarryOn says that the process goes on after a signal's hard stop: the
 // face took the stop as a switch, not an end. ralph run's Ctrl-C at a
@@ -121,23 +127,9 @@ func OnCarryOn(f func()) {
 // where the person may /run the loop again hours later; without this,
 // every git ralph started after that Ctrl-C was ended two seconds after
 // it, and the resumed loop's checkpoints failed.
-func CarryOn() {
-	carryOnHooksMu.Lock()
-	hooks := carryOnHooks
-	carryOnHooksMu.Unlock()
-	for _, f := range hooks {
-		f()
-	}
-}
+func CarryOn() { carryOnHooks.call(struct{}{}) }
 
-func tellHardStop(it Interrupt) {
-	hardStopHooksMu.Lock()
-	hooks := hardStopHooks
-	hardStopHooksMu.Unlock()
-	for _, f := range hooks {
-		f(it)
-	}
-}
+func tellHardStop(it Interrupt) { hardStopHooks.call(it) }
 
 func (q *Queue) wake() {
 	select {
