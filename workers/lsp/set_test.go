@@ -126,7 +126,9 @@ func TestNoVersionSettles(t *testing.T) {
 // TestSlowPhasesAreWaitedFor: a server that gives no version and is
 // slow with its first publish (nothing, its syntax check) is given the
 // time for its next (the type error): a quarter of the first's, past
-// the 300ms settle a quick server gets.
+// the 300ms settle a quick server gets. The fake's second publish comes
+// 350 ms after its first, past 300 ms and 400 ms short of 3 s / 4: a
+// late timer on a busy machine moves both.
 func TestSlowPhasesAreWaitedFor(t *testing.T) {
 	t.Parallel()
 	s, root := fakeSet(t, "phases", nil)

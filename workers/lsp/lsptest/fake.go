@@ -30,7 +30,7 @@ import (
 //	ask       asks workspace/configuration before it publishes
 //	slow      publishes 1.5s after each change
 //	phases    publishes as typescript-language-server does when cold:
-//	          no version, nothing 2s after each change, then the
+//	          no version, nothing 3s after each change, then the
 //	          diagnostics 350ms after that
 //	deaf      stops reading its input once initialized
 //	probe     tries to write .git/config of its working directory and
@@ -144,7 +144,7 @@ func serve(mode string) {
 				publish(doc.URI, doc.Version, probeNet(), true)
 			case "phases":
 				go func() {
-					time.Sleep(2 * time.Second)
+					time.Sleep(3 * time.Second)
 					publish(doc.URI, doc.Version, "", false)
 					time.Sleep(350 * time.Millisecond)
 					publish(doc.URI, doc.Version, text, false)
