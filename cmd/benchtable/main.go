@@ -30,7 +30,10 @@ type target struct {
 // for the package initialisation of glamour's highlighter; that cost is
 // gone (docs/development.md, "Start-up budget"), and so is the allowance.
 var targets = []target{
-	// Issue 94: `--version` in 3 ms, a Go hello-world being 1–2 ms here.
+	// Issue 94: `--version` in 3 ms, a Go hello-world being 1–2 ms here
+	// then. The benchmark reports the hello-world's time in the same run
+	// (hello-median-ms) and the paired ratio (version/hello): on a machine
+	// whose page faults are slow, the floor itself passes 3 ms.
 	{"StartupVersion", "median-ms", 3, "≤ 3 ms"},
 	{"OneShotSayHi", "median-ms", 15, "≤ 15 ms"},
 	{"OneShotSayHi", "own-median-ms", 8, "≤ 8 ms"},
