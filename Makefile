@@ -56,7 +56,7 @@ E2E_SKIP = $(if $(SKIP_GROUP),-skip '^($(call e2e_group,$(SKIP_GROUP)))$$')
 ## in one go test, then ralph-temporal's. About 9 minutes on 2 cores.
 test: test-setup
 	$(GO) vet ./...
-	$(GO) test -race -count=1 -parallel $(E2E_PARALLEL) -timeout 50m ./...
+	$(GO) test -race -count=1 -parallel $(E2E_PARALLEL) -timeout 80m ./...
 	cd ralph-temporal && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 10m ./...
 # ralph's patches to readline (third_party/readline/PATCHED.md) have
 # tests of their own; it is a module of its own, so ./... skips it.
@@ -96,7 +96,7 @@ check:
 ## e2e: the end-to-end tests alone, with GROUP=, SKIP_GROUP= or RUN=
 ## (make e2e GROUP=browser; make e2e SKIP_GROUP='browser temporal attack agents_real')
 e2e: test-setup
-	$(GO) test -race -count=1 -parallel $(E2E_PARALLEL) -timeout 50m $(E2E_RUN) $(E2E_SKIP) ./e2e
+	$(GO) test -race -count=1 -parallel $(E2E_PARALLEL) -timeout 80m $(E2E_RUN) $(E2E_SKIP) ./e2e
 
 ## test-temporal: ralph-temporal's tests (the workflow in the SDK's test
 ## suite) and the end-to-end runs on a dev server
