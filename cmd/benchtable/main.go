@@ -94,6 +94,9 @@ var targets = []target{
 	{"ServeFollowers20", "followed/alone", 1.05, "< 1.05x"},
 	{"ServeFollowers20", "cpu-followed/alone", 1.05, "< 1.05x"},
 	{"ApplyPatch50", "patch/write", 1.5, "< 1.5x"},
+	// RunPlan's two ratios missed on these machines' long-used disk
+	// (ext4 without a journal, 264 GB) and were within both on a fresh
+	// ext4, journaled or not, in the same hour (docs/run.md).
 	{"RunPlan/", "last/first", 1.2, "≤ 1.2"},
 	{"RunPlan/", "per-task/100-tasks", 1.2, "≤ 1.2"},
 	// Issue 94: the CPU of a task late in a plan of 10,000 tasks whose
