@@ -72,8 +72,51 @@ func (r *RuneBuffer) oneRowOf(text []rune, idx int) []byte {
 	if back > 0 {
 		buf.WriteString("\033[" + strconv.Itoa(back) + "D")
 	}
-	r.oneRowCol = col
+	r.oneRowCol, r.oneRowEnd = col, col+back
 	return buf.Bytes()
+}
+
+// printedAt records where readline's own print of the line left the
+// cursor and the line's end, in columns along the line, for a clean after
+// the terminal's width changed (clean, reflowedRow). edge is the print's
+// " \b" at a line that fills its last row: the space is on the screen.
+// A line with a newline is rows of its own and a tab's width is the
+// terminal's, so neither is recorded, nor a masked line; their clean
+// counts rows at the width the terminal has now, as readline's does.
+func (r *RuneBuffer) printedAt(edge bool) {
+	if r.cfg.EnableMask || r.width <= 0 {
+		return
+	}
+	for _, c := range r.buf {
+		if c == '\n' || c == '\t' {
+			return
+		}
+	}
+	r.printedWidth = r.width
+	r.printedCol = r.promptLen() + runes.WidthAll(r.buf[:r.idx])
+	r.printedEnd = r.promptLen() + runes.WidthAll(r.buf)
+	if edge {
+		r.printedEnd++
+	}
+}
+
+// reflowedRow is the row, counted from the first, that the cursor is on
+// when a row printed wider, ending at column end with the cursor at
+// column col, is reflowed by a terminal now width columns wide (tmux,
+// VTE, iTerm2 and Windows Terminal reflow): col/width, but for a row the
+// line fills exactly to the new width with the cursor after its last
+// character. That row is not cut in two: the cursor stays on it, past its
+// last column, as tmux 3.3a shows it (printf of 60 columns at 100, then
+// resize-window -x 60: the cursor at x=60 on the same row). Cleaning a
+// row more than that moved up onto the row above, a line of the answer
+// in the scrollback, and erased it: a resize from 100 to 60 columns
+// whose status line and typed text came to exactly 60 left a blank line
+// where a line of code had been.
+func reflowedRow(col, end, width int) int {
+	if col > 0 && col == end && col%width == 0 {
+		return col/width - 1
+	}
+	return col / width
 }
 
 // window is the part of line, [start, end), shown in room columns with

@@ -33,8 +33,15 @@ type RuneBuffer struct {
 	lastKill []rune
 
 	// oneRowCol is the cursor's column when the line was last printed on
-	// one row (onerow.go), -1 when it was printed as readline does.
-	oneRowCol int
+	// one row (onerow.go), -1 when it was printed as readline does;
+	// oneRowEnd is the column that row ended at.
+	oneRowCol, oneRowEnd int
+	// printedWidth is the terminal's width when the line was last printed
+	// as readline does, 0 when that print is not known in columns (a
+	// line with a newline or a tab, a mask); printedCol and printedEnd are
+	// the cursor's column and the line's end then, counted along the line
+	// from the prompt's first column (onerow.go, printedAt).
+	printedWidth, printedCol, printedEnd int
 
 	sync.Mutex
 }
@@ -488,7 +495,7 @@ func (r *RuneBuffer) output() []byte {
 	if r.oneRow() {
 		return r.oneRowOutput()
 	}
-	r.oneRowCol = -1
+	r.oneRowCol, r.printedWidth = -1, 0
 	buf := bytes.NewBuffer(nil)
 	buf.WriteString(string(r.prompt))
 	if r.cfg.EnableMask && len(r.buf) > 0 {
@@ -510,9 +517,11 @@ func (r *RuneBuffer) output() []byte {
 				buf.WriteRune(e)
 			}
 		}
-		if r.isInLineEdge() {
+		edge := r.isInLineEdge()
+		if edge {
 			buf.Write([]byte(" \b"))
 		}
+		r.printedAt(edge)
 	}
 	// cursor position
 	if len(r.buf) > r.idx {
@@ -638,7 +647,13 @@ func (r *RuneBuffer) clean() {
 	if r.oneRowCol >= 0 && r.width > 0 {
 		// The row printed may have been reflowed by a terminal made
 		// narrower since (onerow.go).
-		r.cleanWithIdxLine(r.oneRowCol / r.width)
+		r.cleanWithIdxLine(reflowedRow(r.oneRowCol, r.oneRowEnd, r.width))
+		return
+	}
+	if r.printedWidth > 0 && r.width > 0 && r.printedWidth != r.width {
+		// So may the rows of a line printed as readline does: they are
+		// where the terminal put them, not where this width would.
+		r.cleanWithIdxLine(reflowedRow(r.printedCol, r.printedEnd, r.width))
 		return
 	}
 	r.cleanWithIdxLine(r.idxLine(r.width))
