@@ -2,7 +2,6 @@ package repl
 
 import (
 	"io"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -316,7 +315,7 @@ func (s *screen) fitLocked() {
 	if len(s.shown) == 0 || (cols >= s.shownCols && height >= s.shownHeight) {
 		return
 	}
-	if s.ans.Held() && s.intactLocked(cols, height) {
+	if s.ans.Held() && live.Intact(s.shown, cols, height, 1) {
 		// A held block's status row (and a notice under it) fit the new
 		// size unchanged: nothing of them went to the scrollback, so they
 		// are erased and drawn again as ever rather than left behind.
@@ -335,24 +334,6 @@ func (s *screen) keptLaterLocked() {
 		s.later, s.laterRows = nil, 0
 	}
 }
-
-// intactLocked reports whether the rows shown stay as they are on a
-// terminal of cols×height: each narrower than its last column, and room
-// above the prompt (two rows, should the status line wrap) for all.
-func (s *screen) intactLocked(cols, height int) bool {
-	if len(s.shown)+2 >= height {
-		return false
-	}
-	for _, r := range s.shown {
-		if v := styleSeq().ReplaceAllString(r, ""); text.ClipWidth(v, cols-1) != v {
-			return false
-		}
-	}
-	return true
-}
-
-// styleSeq is a style sequence, which takes no room on the screen.
-var styleSeq = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("\x1b\\[[0-9;]*m") })
 
 // resized paints the live region again for the terminal's new size.
 func (s *screen) resized() {

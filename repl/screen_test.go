@@ -22,7 +22,7 @@ func testScreen(cols, rows int) (*screen, *bytes.Buffer, *bytes.Buffer) {
 
 // shown replays what the screen wrote the way a terminal shows it, as far
 // as the screen's own sequences go (erase the live region: up n rows and
-// clear to the end), with styles removed.
+// clear them and what is below, live.Erase), with styles removed.
 func shown(out string) []string {
 	out = sgr.ReplaceAllString(out, "")
 	var lines []string
@@ -50,8 +50,9 @@ func shown(out string) []string {
 }
 
 var (
-	sgr     = regexp.MustCompile("\x1b\\[[0-9;]*m")
-	eraseUp = regexp.MustCompile("^\x1b\\[([0-9]+)A\r\x1b\\[J")
+	sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
+	// live.Erase: up n rows, the first erased as a row, the rest below it.
+	eraseUp = regexp.MustCompile("^\x1b\\[([0-9]+)A\r\x1b\\[2K\x1b\\[B\x1b\\[J\x1b\\[A")
 )
 
 // stream sends text in pieces of n bytes.

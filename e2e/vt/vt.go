@@ -160,12 +160,33 @@ func (v *Screen) escape(b []byte) (int, bool) {
 			v.lines[v.y] = clearFrom(v.lines[v.y], v.x)
 		}
 	case 'J':
+		if v.x == 0 && v.y == 0 && params == "" {
+			// tmux (3.3 and later, scroll-on-clear on by default) takes
+			// an erase below from the top left for clearing the whole
+			// screen and first scrolls what it shows into the
+			// scrollback: a live region erased there stayed above.
+			v.pushScreen()
+		}
 		v.lines[v.y] = clearFrom(v.lines[v.y], v.x)
 		for y := v.y + 1; y < v.rows; y++ {
 			v.lines[y] = nil
 		}
 	}
 	return j + 1, true
+}
+
+// pushScreen scrolls the screen's lines, up to the last that is not
+// blank, into the scrollback.
+func (v *Screen) pushScreen() {
+	last := -1
+	for y, l := range v.lines {
+		if strings.TrimRight(string(l), " ") != "" {
+			last = y
+		}
+	}
+	for y := 0; y <= last; y++ {
+		v.scrolled = append(v.scrolled, strings.TrimRight(string(v.lines[y]), " "))
+	}
 }
 
 // Text is the whole screen, scrolled-off lines included, without trailing

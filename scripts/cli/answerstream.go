@@ -22,8 +22,11 @@ import (
 // terminal: while text streams the status line is not drawn.
 type answerStream struct {
 	out io.Writer // standard output, a terminal
-	// width and height are its size; 0 unknown, laid out as 80×24.
-	width, height int
+	// size is its size now, asked at every paint: a window made narrower
+	// mid-stream reflowed the rows drawn for the old width, and erasing
+	// them by their old count printed them twice (live.Region.Fit). nil,
+	// or 0 for unknown, lays out as 80×24.
+	size func() (cols, rows int)
 	// color renders finished blocks in style (asked once, when the first
 	// block is rendered, since deciding may ask the terminal).
 	color bool
@@ -54,8 +57,16 @@ func (a *answerStream) delta(s string) {
 		_, _ = io.WriteString(a.out, s)
 		return
 	}
-	a.ans.Write(s, a.width, a.height)
+	a.ans.Append(s)
 	a.paint()
+}
+
+// dims is the terminal's size for layout.
+func (a *answerStream) dims() (int, int) {
+	if a.size == nil {
+		return live.Size(0, 0)
+	}
+	return live.Size(a.size())
 }
 
 // renderStyle is the render style, decided once.
@@ -68,9 +79,13 @@ func (a *answerStream) renderStyle() string {
 	return style
 }
 
-// paint writes what the model wrote for good and redraws the live region.
+// paint lays out what the model wrote since the last paint at the
+// terminal's size now, writes what is final and redraws the live region.
 func (a *answerStream) paint() {
-	if out := a.region.Frame(a.ans.Take(), a.ans.Live()); out != "" {
+	cols, rows := a.dims()
+	a.region.Fit(&a.ans, cols, rows)
+	a.ans.Layout(cols, rows)
+	if out := a.region.Frame(a.ans.Take(), a.ans.Live(), cols, rows); out != "" {
 		_, _ = io.WriteString(a.out, out)
 	}
 	a.ans.Shown()
@@ -91,8 +106,10 @@ func (a *answerStream) end() {
 		}
 		return
 	}
+	cols, rows := a.dims()
+	a.region.Fit(&a.ans, cols, rows)
 	a.last = a.ans.Text()
-	a.ans.Finish(a.last, a.width, a.height)
+	a.ans.Finish(a.last, cols, rows)
 	a.paint()
 	a.region.Forget()
 }

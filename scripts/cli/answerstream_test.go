@@ -30,7 +30,7 @@ func TestAnswerStreamPlainIsTheText(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 7))
 	for range 20 {
 		var out strings.Builder
-		a := &answerStream{out: &out, width: 40, height: 10}
+		a := &answerStream{out: &out, size: fixedSize(40, 10)}
 		streamAnswer(rng, a, answer)
 		if a.replace(answer) {
 			t.Fatalf("the plain answer would be written twice")
@@ -65,7 +65,7 @@ func TestAnswerStreamWritesEveryWordOnce(t *testing.T) {
 			answer, n := vt.Numbered(ps...)
 			term := vt.New(cols, rows)
 			style := []string{"notty", "dark"}[i%2]
-			a := &answerStream{out: term.TTY(), width: cols, height: rows, color: true, style: func() string { return style }}
+			a := &answerStream{out: term.TTY(), size: fixedSize(cols, rows), color: true, style: func() string { return style }}
 			streamAnswer(rng, a, answer)
 			if a.replace(answer) {
 				t.Fatalf("case %d: the final answer would be written again", i)
@@ -95,10 +95,15 @@ func TestAnswerStreamRendersAtUnknownSize(t *testing.T) {
 // A final answer other than the last message streamed is written whole.
 func TestAnswerStreamOtherFinalIsWritten(t *testing.T) {
 	term := vt.New(80, 24)
-	a := &answerStream{out: term.TTY(), width: 80, height: 24}
+	a := &answerStream{out: term.TTY(), size: fixedSize(80, 24)}
 	a.delta("first message")
 	a.end()
 	if !a.replace("a different answer") {
 		t.Fatalf("a different final answer must be written")
 	}
+}
+
+// fixedSize is a terminal's size that never changes.
+func fixedSize(cols, rows int) func() (int, int) {
+	return func() (int, int) { return cols, rows }
 }

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -164,13 +165,23 @@ func (o *OneShot) Start() {
 		o.progress = startProgress(o.Stderr, o.Color)
 		if o.StdoutTTY {
 			o.progress.mu.Lock()
-			o.progress.answer = &answerStream{out: o.Stdout, width: o.Width, height: o.Height, color: o.Color, style: o.renderStyle}
+			o.progress.answer = &answerStream{out: o.Stdout, size: o.outSize(), color: o.Color, style: o.renderStyle}
 			o.progress.mu.Unlock()
 		}
 		if o.asks != nil {
 			o.asks.pause, o.asks.note = o.progress.pause, o.progress.note
 		}
 	}
+}
+
+// outSize is the size of the terminal standard output is, asked anew at
+// each call, so that a window resized while an answer streams is laid out
+// at its new size; Width and Height where it is no file.
+func (o *OneShot) outSize() func() (int, int) {
+	if f, ok := o.Stdout.(*os.File); ok {
+		return func() (int, int) { return terminal.Size(f, o.Width, o.Height) }
+	}
+	return func() (int, int) { return o.Width, o.Height }
 }
 
 // Close stops the progress display and lets go of the terminal.

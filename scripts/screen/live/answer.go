@@ -497,13 +497,20 @@ func Redraw(prev, next []string) string {
 	return b.String()
 }
 
-// Erase erases the n rows above the cursor and leaves it at the start of
-// the first of them.
+// Erase erases the n rows above the cursor, and what is below them, and
+// leaves the cursor at the start of the first of them. The first row is
+// erased as a row and the rest from the row under it: an erase below from
+// the screen's top left is, to tmux (scroll-on-clear, on by default since
+// 3.3), the whole screen cleared, whose rows it first scrolls into the
+// scrollback, so a live region drawn from the top row (`clear; ralph
+// "task"`, a new pane) left each of its frames there, one under another.
+// The row under the first is the cursor's own at the least, so moving
+// down to it never scrolls.
 func Erase(n int) string {
 	if n <= 0 {
 		return ""
 	}
-	return fmt.Sprintf("\x1b[%dA\r\x1b[J", n)
+	return fmt.Sprintf("\x1b[%dA\r\x1b[2K\x1b[B\x1b[J\x1b[A", n)
 }
 
 // Sanitize keeps a model's text from driving the terminal: escape
@@ -514,24 +521,3 @@ func Erase(n int) string {
 func Sanitize(t string) string {
 	return strings.ReplaceAll(text.StripControls(t), "\t", "    ")
 }
-
-// Region is what a terminal shows of a live region, for a face that
-// paints it on its own: the rows shown, directly above the cursor.
-type Region struct{ shown []string }
-
-// Frame is what writes above for good (after erasing the live region,
-// when there is any) and shows rows as the live region.
-func (r *Region) Frame(above string, rows []string) string {
-	var out string
-	if above == "" {
-		out = Redraw(r.shown, rows)
-	} else {
-		out = Erase(len(r.shown)) + above + Redraw(nil, rows)
-	}
-	r.shown = append(r.shown[:0], rows...)
-	return out
-}
-
-// Forget leaves the rows shown on the screen for good (something was
-// written below them).
-func (r *Region) Forget() { r.shown = r.shown[:0] }

@@ -26,7 +26,7 @@ func streamTo(rng *rand.Rand, answer string, color bool, cols, rows int) string 
 	a := &Answer{Color: color, Style: func() string { return "notty" }}
 	var r Region
 	paint := func() {
-		_, _ = io.WriteString(term.TTY(), r.Frame(a.Take(), a.Live()))
+		_, _ = io.WriteString(term.TTY(), r.Frame(a.Take(), a.Live(), cols, rows))
 		a.Shown()
 	}
 	maxPiece := 1 + rng.IntN(40)

@@ -17,7 +17,7 @@ func wordByWord(answer string, cols, rows int) (screen string, held bool) {
 	a := &Answer{Color: true, Style: func() string { return "dark" }}
 	var r Region
 	paint := func() {
-		_, _ = io.WriteString(term.TTY(), r.Frame(a.Take(), a.Live()))
+		_, _ = io.WriteString(term.TTY(), r.Frame(a.Take(), a.Live(), cols, rows))
 		a.Shown()
 		for _, l := range a.Live() {
 			held = held || strings.Contains(l, HeldStatus)
