@@ -15,7 +15,9 @@ import (
 // Screen is a small terminal emulator for ralph's screen tests: enough of VT100 to
 // replay what readline and ralph write (text, CR, LF, backspace, cursor up,
 // down and sideways, erase in line and display, home; styles and OSC
-// queries are skipped), so a test can assert
+// queries are skipped), with tmux's own habit of scrolling the screen into
+// the scrollback before an erase below from the top left (its
+// scroll-on-clear), so a test can assert
 // on what the screen finally shows rather than on the raw byte stream,
 // and a garbled redraw shows up as a wrong screen.
 type Screen struct {
