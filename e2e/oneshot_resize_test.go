@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -68,3 +69,50 @@ func TestOneShotResizeMidStreamWordsOnce(t *testing.T) {
 	screen, words := streamOneShot(t, []int{50, 100, 40})
 	assertWordsOnce(t, screen, words)
 }
+
+// The one-shot's status line stays one row in a window narrower than it,
+// and after a window made narrower under it: it was drawn whole, wrapped,
+// and each tick's clear took back only its last row, so a long command's
+// status filled the scrollback ten rows a second (30 rows in 3 s here).
+// Made narrower mid-run, a tick tmux reads after its reflow may leave its
+// first rows where no erase reaches, as any redraw in flight at a resize
+// may (streamWithResizes); ralph cannot stop its ticks for the test, so
+// that case allows those two rows and no more.
+func TestOneShotStatusLineStaysOneRow(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		cols     int
+		narrowTo int
+		stale    int
+	}{{"narrow", 30, 0, 0}, {"made narrower", 100, 30, 2}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := inlineServer(t, `{"name":"sleepy","responses":[
+				{"tool_calls":[{"name":"run_command","arguments":"{\"command\":\"sleep 3; echo finished-sleeping-with-a-long-command-line\"}"}]},
+				{"text":"done"}]}`)
+			c := startTmux(t, t.TempDir(), nil, tc.cols, 20, "-y", "--base-url", srv.URL, "go")
+			c.tmux("set-option", "-gw", "remain-on-exit", "on")
+			c.waitFor("the command's status", 20*time.Second, func(s string) bool { return strings.Count(s, "running `sleep 3") >= 2 })
+			if tc.narrowTo > 0 {
+				c.tmux("resize-window", "-x", fmt.Sprint(tc.narrowTo), "-y", "20")
+			}
+			c.waitFor("the one-shot's end", 60*time.Second, func(string) bool {
+				return strings.TrimSpace(c.tmux("display-message", "-p", "#{pane_dead}")) == "1"
+			})
+			s := c.tmux("capture-pane", "-p", "-S", "-")
+			stale := 0
+			for _, l := range strings.Split(s, "\n") {
+				if strings.ContainsAny(l, strings.Join(spinner, "")) {
+					stale++
+				}
+			}
+			if stale > tc.stale {
+				t.Fatalf("%d rows of status lines stayed on the screen, want at most %d:\n%s", stale, tc.stale, tailOf(s, 3000))
+			}
+		})
+	}
+}
+
+// spinner is the status line's first column.
+var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}

@@ -4,8 +4,13 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"time"
+
+	"github.com/mattn/go-runewidth"
+	"github.com/ralph-dev/ralph/scripts/screen/live"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 
 	"github.com/ralph-dev/ralph/scripts/screen/view"
 
@@ -47,14 +52,22 @@ type progress struct {
 	// answer streams the main agent's text to standard output when that
 	// is a terminal (answerstream.go); nil otherwise.
 	answer *answerStream
-	done   chan struct{}
-	wg     sync.WaitGroup
+	// size is the terminal's width now, asked at each draw (nil: 80
+	// columns); shown is how many columns the status line drawn last
+	// takes, 0 when none is on the screen (clearStatus).
+	size  func() int
+	shown int
+	done  chan struct{}
+	wg    sync.WaitGroup
 }
 
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 func startProgress(w io.Writer, color bool) *progress {
 	p := &progress{w: w, color: color, start: time.Now(), status: "starting", done: make(chan struct{})}
+	if f, ok := w.(*os.File); ok {
+		p.size = func() int { return terminal.Width(f) }
+	}
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -94,7 +107,37 @@ func (p *progress) draw() {
 	if p.agents > 0 {
 		line += " · " + text.Counted(p.agents, "agent", "agents")
 	}
-	fmt.Fprintf(p.w, "\r\x1b[K%s", p.dim(line))
+	// One row, whatever the width: a status line past it wrapped, and
+	// each tick's clear took back only its last row, so a long command's
+	// status filled the scrollback ten rows a second.
+	line = text.ClipWidth(line, p.cols()-1)
+	fmt.Fprintf(p.w, "%s%s", p.clearStatus(), p.dim(line))
+	p.shown = runewidth.StringWidth(line)
+}
+
+// cols is the terminal's width for the status line.
+func (p *progress) cols() int {
+	cols := 0
+	if p.size != nil {
+		cols = p.size()
+	}
+	cols, _ = live.Size(cols, 0)
+	return cols
+}
+
+// clearStatus is what erases the status line drawn last, with the cursor
+// at its end, as the terminal shows it now, and leaves the cursor at the
+// start of its first row: one row at the width it was drawn at, more once
+// a narrower window reflowed it (live.RowsAbove). callers hold p.mu.
+func (p *progress) clearStatus() string {
+	up := live.RowsAbove(p.shown, p.shown, p.cols())
+	p.shown = 0
+	if up == 0 {
+		return "\r\x1b[K"
+	}
+	// The cursor is on the last of the rows, so up rows above it is the
+	// first, where live.Erase leaves it.
+	return live.Erase(up)
 }
 
 func (p *progress) dim(s string) string { return view.Palette{On: p.color}.Dim(s) }
@@ -113,7 +156,7 @@ func (p *progress) printLine(s string) {
 		p.held = append(p.held, s)
 		return
 	}
-	fmt.Fprintf(p.w, "\r\x1b[K%s\n", s)
+	fmt.Fprintf(p.w, "%s%s\n", p.clearStatus(), s)
 	p.draw()
 }
 
@@ -127,7 +170,7 @@ func (p *progress) pause() (resume func()) {
 		return func() {}
 	}
 	p.paused = true
-	fmt.Fprint(p.w, "\r\x1b[K")
+	fmt.Fprint(p.w, p.clearStatus())
 	p.mu.Unlock()
 	return func() {
 		p.mu.Lock()
@@ -136,7 +179,7 @@ func (p *progress) pause() (resume func()) {
 		held := p.held
 		p.held = nil
 		for _, s := range held {
-			fmt.Fprintf(p.w, "\r\x1b[K%s\n", s)
+			fmt.Fprintf(p.w, "%s%s\n", p.clearStatus(), s)
 		}
 		select {
 		case <-p.done:
@@ -189,7 +232,7 @@ func (p *progress) handle(ev event.Event) {
 		p.tokens += max(1, len(ev.Text)/4)
 		if main && p.answer != nil {
 			if !p.answer.open {
-				fmt.Fprint(p.w, "\r\x1b[K")
+				fmt.Fprint(p.w, p.clearStatus())
 			}
 			p.answer.delta(ev.Text)
 		}
@@ -227,7 +270,7 @@ func (p *progress) stop() {
 		// A stopped run's partial answer stays on the screen, whole.
 		p.answer.end()
 	} else {
-		fmt.Fprint(p.w, "\r\x1b[K")
+		fmt.Fprint(p.w, p.clearStatus())
 	}
 	p.mu.Unlock()
 }

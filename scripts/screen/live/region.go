@@ -75,3 +75,20 @@ func Intact(rows []string, cols, height, below int) bool {
 
 // styleSeq is a style sequence, which takes no room on the screen.
 var styleSeq = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("\x1b\\[[0-9;]*m") })
+
+// RowsAbove is how many rows above the cursor a row printed wider now
+// shows, the row ending at column end with the cursor at column col, on
+// a terminal now width columns wide that reflows it (tmux, VTE, iTerm2,
+// Windows Terminal): col/width, but for a row the new width holds exactly
+// with the cursor after its last character, which stays one row with the
+// cursor past its last column (tmux 3.3a). readline's clean counts them
+// the same way (third_party/readline, reflowedRow).
+func RowsAbove(col, end, width int) int {
+	if width <= 0 {
+		return 0
+	}
+	if col > 0 && col == end && col%width == 0 {
+		return col/width - 1
+	}
+	return col / width
+}
