@@ -63,12 +63,32 @@ func freePort(t *testing.T) int {
 }
 
 // startDevServer starts a Temporal dev server on 127.0.0.1, in memory,
-// and waits until it takes connections.
+// and waits until it takes connections and answers that it serves. A
+// server that exits meanwhile is started again on another port, twice at
+// most: in a loaded suite one took connections and was gone a moment
+// later, and the test's workers found its port refused.
 func startDevServer(t *testing.T) string {
+	t.Helper()
+	var why string
+	for range 3 {
+		addr, failed := tryDevServer(t)
+		if failed == "" {
+			return addr
+		}
+		why = failed
+		t.Logf("the dev server on %s went away; starting another:\n%s", addr, failed)
+	}
+	t.Fatalf("no dev server stayed up in three starts:\n%s", why)
+	return ""
+}
+
+// tryDevServer is one start of startDevServer's: the server's address,
+// and why it is not serving ("" when it is).
+func tryDevServer(t *testing.T) (addr, failed string) {
 	t.Helper()
 	bin := temporalCLI(t)
 	port := freePort(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	addr = fmt.Sprintf("127.0.0.1:%d", port)
 	cmd := exec.Command(bin, "server", "start-dev", "--ip", "127.0.0.1", "--port", strconv.Itoa(port), "--headless",
 		"--log-level", "error", "--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000")
 	cmd.Env = cleanEnv(t)
@@ -78,19 +98,48 @@ func startDevServer(t *testing.T) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
 	t.Cleanup(func() {
 		_ = signalGroup(cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
+		<-exited
 	})
+	gone := func() bool {
+		select {
+		case <-exited:
+			return true
+		default:
+			return false
+		}
+	}
 	for end := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if gone() {
+			return addr, "it exited before it took connections:\n" + out.String()
+		}
 		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 			c.Close()
-			return addr
+			break
 		}
 		if time.Now().After(end) {
 			t.Fatalf("the dev server did not listen on %s within a minute:\n%s", addr, out.String())
 		}
 	}
+	health := exec.Command(bin, "operator", "cluster", "health", "--address", addr)
+	health.Env = cleanEnv(t)
+	if b, err := health.CombinedOutput(); err != nil || !strings.Contains(string(b), "SERVING") {
+		return addr, fmt.Sprintf("its health: %v %s\n%s", err, b, out.String())
+	}
+	// A server that loses a port it needs exits within moments of
+	// taking connections; one still here after that stays.
+	select {
+	case <-exited:
+		return addr, "it exited after it took connections:\n" + out.String()
+	case <-time.After(500 * time.Millisecond):
+	}
+	return addr, ""
 }
 
 // tworker is a running ralph-temporal worker.
