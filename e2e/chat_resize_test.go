@@ -121,18 +121,26 @@ func streamWithResizes(t *testing.T, answer string, chunk, delayMS int, progress
 	c.tmux("send-keys", "go on", "Enter")
 	c.waitFor("the stream to start", 20*time.Second, progress)
 	for _, cols := range []int{50, 100, 40} {
-		hold.Lock()
-		c.settle()
-		c.resize(cols)
-		time.Sleep(400 * time.Millisecond)
-		hold.Unlock()
-		time.Sleep(400 * time.Millisecond)
+		c.resizeHeld(&hold, cols)
 	}
 	c.waitFor("the answer to end", 60*time.Second, func(s string) bool {
 		return idlePrompt.MatchString(s) && strings.Count(s, "ralph>") >= 2
 	})
 	time.Sleep(200 * time.Millisecond)
 	return c.screen()
+}
+
+// resizeHeld resizes the window to cols columns while the stream is held
+// (hold, which the stand-in's Hold takes for reading) and the pane has
+// settled, then lets the stream go on for a moment.
+func (c *tmuxChat) resizeHeld(hold *sync.RWMutex, cols int) {
+	c.t.Helper()
+	hold.Lock()
+	c.settle()
+	c.resize(cols)
+	time.Sleep(400 * time.Millisecond)
+	hold.Unlock()
+	time.Sleep(400 * time.Millisecond)
 }
 
 // settle waits until the answer's words on the pane have stayed the same

@@ -34,12 +34,7 @@ func streamOneShot(t *testing.T, resizes []int) (screen string, words int) {
 	// tmux has read what ralph wrote (settle): a region drawn for the old
 	// width and read after the reflow cannot be erased by any count.
 	for _, cols := range resizes {
-		hold.Lock()
-		c.settle()
-		c.resize(cols)
-		time.Sleep(400 * time.Millisecond)
-		hold.Unlock()
-		time.Sleep(400 * time.Millisecond)
+		c.resizeHeld(&hold, cols)
 	}
 	c.waitFor("the one-shot's end", 60*time.Second, func(string) bool {
 		return strings.TrimSpace(c.tmux("display-message", "-p", "#{pane_dead}")) == "1"
