@@ -110,8 +110,9 @@ func (p *progress) draw() {
 	// One row, whatever the width: a status line past it wrapped, and
 	// each tick's clear took back only its last row, so a long command's
 	// status filled the scrollback ten rows a second.
-	line = text.ClipWidth(line, p.cols()-1)
-	fmt.Fprintf(p.w, "%s%s", p.clearStatus(), p.dim(line))
+	cols := p.cols()
+	line = text.ClipWidth(line, cols-1)
+	fmt.Fprintf(p.w, "%s%s", p.clearStatusAt(cols), p.dim(line))
 	p.shown = runewidth.StringWidth(line)
 }
 
@@ -129,8 +130,12 @@ func (p *progress) cols() int {
 // at its end, as the terminal shows it now, and leaves the cursor at the
 // start of its first row: one row at the width it was drawn at, more once
 // a narrower window reflowed it (live.RowsAbove). callers hold p.mu.
-func (p *progress) clearStatus() string {
-	up := live.RowsAbove(p.shown, p.shown, p.cols())
+func (p *progress) clearStatus() string { return p.clearStatusAt(p.cols()) }
+
+// clearStatusAt is clearStatus on a terminal cols wide, for a draw that
+// has asked the width already.
+func (p *progress) clearStatusAt(cols int) string {
+	up := live.RowsAbove(p.shown, p.shown, cols)
 	p.shown = 0
 	if up == 0 {
 		return "\r\x1b[K"
