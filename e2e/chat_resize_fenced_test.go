@@ -5,7 +5,6 @@ package e2e
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -65,9 +64,9 @@ func TestChatResizeFencedAnswerLeavesNoRawMarkdown(t *testing.T) {
 		t.Run(fmt.Sprintf("from-%dx%d", cols, rows), func(t *testing.T) {
 			t.Parallel()
 			const sections = 10
-			var hold sync.RWMutex
+			hold := newStreamGate(t)
 			srv := llmtest.NewServerFunc(func(llmtest.RecordedRequest) llmtest.Response {
-				return llmtest.Response{Text: fencedAnswer(sections), ChunkSize: 6, ChunkDelayMS: 10, Hold: func() { hold.RLock(); hold.RUnlock() }}
+				return llmtest.Response{Text: fencedAnswer(sections), ChunkSize: 6, ChunkDelayMS: 10, Hold: hold.Wait}
 			})
 			t.Cleanup(srv.Close)
 			c := startTmux(t, t.TempDir(), nil, cols, rows, "chat", "--base-url", srv.URL)
@@ -77,11 +76,11 @@ func TestChatResizeFencedAnswerLeavesNoRawMarkdown(t *testing.T) {
 			c.tmux("send-keys", "-l", "a note typed mid-stream")
 			other := [2]int{160 - cols, 45 - rows}
 			for i, sz := range [][2]int{other, size, other, size} {
-				hold.Lock()
+				hold.Hold()
 				c.settledPane()
 				c.tmux("resize-window", "-x", fmt.Sprint(sz[0]), "-y", fmt.Sprint(sz[1]))
 				time.Sleep(400 * time.Millisecond)
-				hold.Unlock()
+				hold.Open()
 				time.Sleep(time.Duration(300+200*i) * time.Millisecond)
 			}
 			c.waitFor("the end", 60*time.Second, func(s string) bool {

@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -111,9 +110,9 @@ var idlePrompt = regexp.MustCompile(`(?m)^ralph>[ ]*$`)
 // twice. Held, the resize still lands mid-answer, with the live region on
 // the screen, which is what these tests are about.
 func streamWithResizes(t *testing.T, answer string, chunk, delayMS int, progress func(string) bool) string {
-	var hold sync.RWMutex
+	hold := newStreamGate(t)
 	srv := llmtest.NewServerFunc(func(llmtest.RecordedRequest) llmtest.Response {
-		return llmtest.Response{Text: answer, ChunkSize: chunk, ChunkDelayMS: delayMS, Hold: func() { hold.RLock(); hold.RUnlock() }}
+		return llmtest.Response{Text: answer, ChunkSize: chunk, ChunkDelayMS: delayMS, Hold: hold.Wait}
 	})
 	t.Cleanup(srv.Close)
 	c := startTmuxChat(t, srv.URL, 100, 30)
@@ -121,7 +120,7 @@ func streamWithResizes(t *testing.T, answer string, chunk, delayMS int, progress
 	c.tmux("send-keys", "go on", "Enter")
 	c.waitFor("the stream to start", 20*time.Second, progress)
 	for _, cols := range []int{50, 100, 40} {
-		c.resizeHeld(&hold, cols)
+		c.resizeHeld(hold, cols)
 	}
 	c.waitFor("the answer to end", 60*time.Second, func(s string) bool {
 		return idlePrompt.MatchString(s) && strings.Count(s, "ralph>") >= 2
@@ -131,15 +130,15 @@ func streamWithResizes(t *testing.T, answer string, chunk, delayMS int, progress
 }
 
 // resizeHeld resizes the window to cols columns while the stream is held
-// (hold, which the stand-in's Hold takes for reading) and the pane has
-// settled, then lets the stream go on for a moment.
-func (c *tmuxChat) resizeHeld(hold *sync.RWMutex, cols int) {
+// (at hold, where the stand-in's Hold waits) and the pane has settled,
+// then lets the stream go on for a moment.
+func (c *tmuxChat) resizeHeld(hold *streamGate, cols int) {
 	c.t.Helper()
-	hold.Lock()
+	hold.Hold()
 	c.settle()
 	c.resize(cols)
 	time.Sleep(400 * time.Millisecond)
-	hold.Unlock()
+	hold.Open()
 	time.Sleep(400 * time.Millisecond)
 }
 

@@ -5,7 +5,6 @@ package e2e
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,22 +18,22 @@ import (
 // ralph starts on the pane's top row, as after `clear`.
 func streamOneShot(t *testing.T, resizes []int) (screen string, words int) {
 	answer, words := termvt.Numbered(600)
-	var hold sync.RWMutex
+	hold := newStreamGate(t)
 	srv := llmtest.NewServerFunc(func(llmtest.RecordedRequest) llmtest.Response {
-		return llmtest.Response{Text: answer, ChunkSize: 6, ChunkDelayMS: 12, Hold: func() { hold.RLock(); hold.RUnlock() }}
+		return llmtest.Response{Text: answer, ChunkSize: 6, ChunkDelayMS: 12, Hold: hold.Wait}
 	})
 	t.Cleanup(srv.Close)
 	// The stream waits until the pane is kept past ralph's exit.
-	hold.Lock()
+	hold.Hold()
 	c := startTmux(t, t.TempDir(), nil, 100, 30, "--base-url", srv.URL, "go on")
 	c.tmux("set-option", "-gw", "remain-on-exit", "on")
-	hold.Unlock()
+	hold.Open()
 	c.waitFor("the stream to start", 20*time.Second, func(s string) bool { return strings.Contains(s, "w60 ") })
 	// As in chat's resize tests, the stream is held for each resize until
 	// tmux has read what ralph wrote (settle): a region drawn for the old
 	// width and read after the reflow cannot be erased by any count.
 	for _, cols := range resizes {
-		c.resizeHeld(&hold, cols)
+		c.resizeHeld(hold, cols)
 	}
 	c.waitFor("the one-shot's end", 60*time.Second, func(string) bool {
 		return strings.TrimSpace(c.tmux("display-message", "-p", "#{pane_dead}")) == "1"

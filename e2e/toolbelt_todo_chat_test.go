@@ -5,7 +5,6 @@ package e2e
 import (
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,7 +27,7 @@ const (
 // is sent carries it.
 func TestTodoBlockInChatUpdatesInPlaceAndResumes(t *testing.T) {
 	t.Parallel()
-	seenFirst, seenSecond := make(chan struct{}), make(chan struct{})
+	first, second := newStreamGate(t), newStreamGate(t)
 	srv := answering(t, func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		last := msgs[len(msgs)-1]
@@ -44,17 +43,12 @@ func TestTodoBlockInChatUpdatesInPlaceAndResumes(t *testing.T) {
 		case last.Role == "user":
 			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "update_plan", Arguments: todoFirst}}}
 		case tools == 1:
-			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "update_plan", Arguments: todoSecond}}, Hold: func() { <-seenFirst }}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "update_plan", Arguments: todoSecond}}, Hold: first.Wait}
 		}
-		return llmtest.Response{Text: "Planned.", Hold: func() { <-seenSecond }}
+		return llmtest.Response{Text: "Planned.", Hold: second.Wait}
 	})
-	// A test that fails while an answer is held lets it go before the
-	// stand-in closes (cleanups run last first), or the close would wait.
-	var release1, release2 sync.Once
-	t.Cleanup(func() {
-		release1.Do(func() { close(seenFirst) })
-		release2.Do(func() { close(seenSecond) })
-	})
+	first.Hold()
+	second.Hold()
 	dir := t.TempDir()
 	c := startTmux(t, dir, nil, 100, 30, "chat", "--base-url", srv.URL)
 	c.waitFor("the prompt", 20*time.Second, idlePrompt.MatchString)
@@ -62,14 +56,14 @@ func TestTodoBlockInChatUpdatesInPlaceAndResumes(t *testing.T) {
 	c.waitFor("the first list", 30*time.Second, func(s string) bool {
 		return strings.Contains(s, "☰ todo 0/2") && strings.Contains(s, "◐ alpha step") && strings.Contains(s, "☐ beta step")
 	})
-	release1.Do(func() { close(seenFirst) })
+	first.Open()
 	c.waitFor("the second list", 30*time.Second, func(s string) bool {
 		return strings.Contains(s, "☰ todo 1/2") && strings.Contains(s, "☑ alpha step") && strings.Contains(s, "◐ beta step")
 	})
 	if s := c.screen(); strings.Contains(s, "◐ alpha step") || strings.Contains(s, "☰ todo 0/2") {
 		t.Fatalf("the first list is still on the screen beside the second:\n%s", tailOf(s, 3000))
 	}
-	release2.Do(func() { close(seenSecond) })
+	second.Open()
 	c.waitFor("the answer", 30*time.Second, func(s string) bool {
 		return strings.Contains(s, "Planned.") && strings.Count(s, "ralph>") >= 2 && idlePrompt.MatchString(s)
 	})

@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -131,18 +130,15 @@ func TestTodoListOneShotRecordedAndResumed(t *testing.T) {
 // the running one-shot's model set, as its one line.
 func TestTodoListInWatch(t *testing.T) {
 	t.Parallel()
-	seen := make(chan struct{})
-	var release sync.Once
+	seen := newStreamGate(t)
 	srv := answering(t, func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		if msgs[len(msgs)-1].Role == "user" {
 			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "update_plan", Arguments: todoPlan}}}
 		}
-		return llmtest.Response{Text: "Planned.", Hold: func() { <-seen }}
+		return llmtest.Response{Text: "Planned.", Hold: seen.Wait}
 	})
-	// A held answer is let go before the stand-in closes (cleanups run
-	// last first), should the test fail while it waits.
-	t.Cleanup(func() { release.Do(func() { close(seen) }) })
+	seen.Hold()
 	dir := t.TempDir()
 	env := cleanEnv(t, "OPENAI_BASE_URL="+srv.URL)
 	cmd, _, _ := startRalph(t, dir, env, "plan the fix")
@@ -156,7 +152,7 @@ func TestTodoListInWatch(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = w.Process.Kill(); _ = w.Wait() })
 	waitFor(t, "the todo line in the watch", 30*time.Second, func() bool { return strings.Contains(wout.String(), todoLine) })
-	release.Do(func() { close(seen) })
+	seen.Open()
 	if code, _ := exitCode(t, cmd, 30*time.Second); code != 0 {
 		t.Fatalf("the run exited %d", code)
 	}
