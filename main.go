@@ -12,6 +12,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/repl"
 	"github.com/ralph-dev/ralph/scripts/cli"
+	_ "github.com/ralph-dev/ralph/scripts/prefault"
 	"github.com/ralph-dev/ralph/workers/proctree"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
