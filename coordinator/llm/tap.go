@@ -136,15 +136,9 @@ var limitHeaders = []string{
 func (t tap) RoundTrip(req *http.Request) (*http.Response, error) {
 	slot, ok := req.Context().Value(slotKey{}).(*attemptSlot)
 	ok = ok && slot != nil
-	if ok && slot.messages != nil {
+	if ok && (slot.messages != nil || slot.tools != nil) {
 		var err error
-		if req, err = withMessages(req, slot.messages); err != nil {
-			return nil, err
-		}
-	}
-	if ok && slot.tools != nil {
-		var err error
-		if req, err = withTools(req, slot.tools); err != nil {
+		if req, err = withMessagesAndTools(req, slot.messages, slot.tools); err != nil {
 			return nil, err
 		}
 	}

@@ -160,29 +160,9 @@ func checkTools(o openai.ChatCompletionRequest, defs []conversation.ToolDef) err
 	return openai.NewReasoningValidator().Validate(o)
 }
 
-// withTools returns req with the encoded tools added to its JSON body as
-// the last field. The request itself is left as it was, as a RoundTripper
-// must.
-func withTools(req *http.Request, tools []byte) (*http.Request, error) {
-	return rewriteBody(req, func(body []byte) ([]byte, error) {
-		end := bytes.LastIndexByte(body, '}')
-		if end < 0 {
-			return nil, errors.New("the request body is not a JSON object")
-		}
-		out := make([]byte, 0, len(body)+len(tools)+10)
-		out = append(out, body[:end]...)
-		if head := bytes.TrimSpace(out); len(head) > 0 && head[len(head)-1] != '{' {
-			out = append(out, ',')
-		}
-		out = append(out, `"tools":`...)
-		out = append(out, tools...)
-		return append(out, body[end:]...), nil
-	})
-}
-
 // rewriteBody returns a clone of req whose body is what edit makes of
-// req's: the tools (withTools), Gemini's thought signatures
-// (withSignatures). The request itself is left as it was, as a
+// req's: the messages and tools (withMessagesAndTools), Gemini's thought
+// signatures (withSignatures). The request itself is left as it was, as a
 // RoundTripper must.
 func rewriteBody(req *http.Request, edit func(body []byte) ([]byte, error)) (*http.Request, error) {
 	if req.Body == nil {
