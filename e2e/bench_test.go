@@ -78,7 +78,7 @@ func BenchmarkStartupVersion(b *testing.B) {
 
 // helloWorld builds a Go program that prints one line, with ralph's
 // build's flags (no symbols, no cgo), into the benchmark's directory.
-func helloWorld(b *testing.B) string {
+func helloWorld(b testing.TB) string {
 	b.Helper()
 	dir := b.TempDir()
 	src := filepath.Join(dir, "main.go")

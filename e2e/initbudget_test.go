@@ -4,11 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The start-up budget: what package initialisation may cost in all, before
@@ -40,16 +44,25 @@ type initCost struct {
 // initialisation than the budget allows, naming the three that cost most,
 // so that work moved to first use (chroma's registries, templates,
 // regular expressions, tables) cannot creep back into every start.
+//
+// Under the race detector (make test) it measures a plain build of its
+// own: the race runtime adds an initialisation of its own, and skipping
+// there meant the check never ran where the suite runs. The clock budget
+// is for a machine that starts a Go hello-world in 1.5 ms; on a slower
+// one (the virtual machines whose page faults cost 15 µs start it in 7)
+// it grows in proportion. The bytes, which do not vary, keep theirs.
 func TestInitBudget(t *testing.T) {
+	bin := ralphBin
 	if raceEnabled {
-		t.Skip("the race detector's runtime adds its own initialisation")
+		bin = plainBuild(t)
 	}
+	budget := initBudgetMillis * max(1, helloStartMillis(t)/referenceHelloMillis)
 	byPackage := map[string]initCost{}
 	var best initCost
 	runs := 0
 	for runs < initMaxRuns {
 		runs++
-		for name, p := range measureInit(t).packages {
+		for name, p := range measureInit(t, bin).packages {
 			q, seen := byPackage[name]
 			if !seen || p.millis < q.millis {
 				q.millis = p.millis
@@ -64,22 +77,56 @@ func TestInitBudget(t *testing.T) {
 			best.millis += p.millis
 			best.bytes += p.bytes
 		}
-		if runs >= initMinRuns && best.millis <= initBudgetMillis && best.bytes <= initBudgetBytes {
+		if runs >= initMinRuns && best.millis <= budget && best.bytes <= initBudgetBytes {
 			break
 		}
 	}
-	t.Logf("package initialisation: %.2f ms, %d bytes (each package's minimum of %d runs)", best.millis, best.bytes, runs)
-	if best.millis <= initBudgetMillis && best.bytes <= initBudgetBytes {
+	t.Logf("package initialisation: %.2f ms, %d bytes (each package's minimum of %d runs; clock budget %.1f ms here)", best.millis, best.bytes, runs, budget)
+	if best.millis <= budget && best.bytes <= initBudgetBytes {
 		return
 	}
-	t.Errorf("package initialisation costs %.2f ms and %d bytes (budget %.1f ms, %d bytes); the largest:\n%s",
-		best.millis, best.bytes, initBudgetMillis, initBudgetBytes, biggestInits(byPackage, 3))
+	t.Errorf("package initialisation costs %.2f ms and %d bytes (budget %.1f ms on this machine, %d bytes); the largest:\n%s",
+		best.millis, best.bytes, budget, initBudgetBytes, biggestInits(byPackage, 3))
 }
 
-// measureInit runs `ralph --version` once with the runtime's init trace.
-func measureInit(t *testing.T) initCost {
+// referenceHelloMillis is how long a Go hello-world took to start on the
+// machine initBudgetMillis was set on.
+const referenceHelloMillis = 1.5
+
+// helloStartMillis is the median of eleven starts of a Go hello-world,
+// built here as ralph is (static, stripped), in milliseconds.
+func helloStartMillis(t *testing.T) float64 {
 	t.Helper()
-	cmd := exec.Command(ralphBin, "--version")
+	bin := helloWorld(t)
+	var took []time.Duration
+	for range 11 {
+		start := time.Now()
+		if err := exec.Command(bin).Run(); err != nil {
+			t.Fatal(err)
+		}
+		took = append(took, time.Since(start))
+	}
+	slices.Sort(took)
+	return float64(took[len(took)/2]) / float64(time.Millisecond)
+}
+
+// plainBuild is ralph built as `make build` builds it, without the race
+// detector, in a directory of the test's.
+func plainBuild(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "ralph")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, ".")
+	build.Dir, build.Env = moduleRoot, append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building ralph without the race detector: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// measureInit runs `bin --version` once with the runtime's init trace.
+func measureInit(t *testing.T, bin string) initCost {
+	t.Helper()
+	cmd := exec.Command(bin, "--version")
 	cmd.Env = cleanEnv(t, "GODEBUG=inittrace=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
