@@ -6,7 +6,7 @@
 GO       ?= go
 BIN      ?= bin/ralph
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS  := -s -w -X main.version=$(VERSION)
+LDFLAGS  := -s -w -X github.com/ralph-dev/ralph/scripts/startup.Version=$(VERSION)
 # ralph needs no C: without cgo it starts about 2.5 ms sooner and is about
 # 1.5 MB smaller (net and os/user use their pure Go versions). The race
 # detector needs cgo, so `make test` keeps it.

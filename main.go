@@ -12,13 +12,10 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/repl"
 	"github.com/ralph-dev/ralph/scripts/cli"
-	_ "github.com/ralph-dev/ralph/scripts/prefault"
+	"github.com/ralph-dev/ralph/scripts/startup"
 	"github.com/ralph-dev/ralph/workers/proctree"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
 
 func main() {
 	// The sandbox helper must act before anything else: it confines itself
@@ -32,7 +29,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "ralph:", err)
 	}
 	shell := cli.ChatShell{Help: repl.Help, Main: chat}
-	code := profiled(func() int { return cli.Main(os.Args[1:], version, shell) })
+	code := profiled(func() int { return cli.Main(os.Args[1:], startup.Version, shell) })
 	memstats()
 	os.Exit(code)
 }

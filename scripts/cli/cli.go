@@ -137,13 +137,6 @@ type cli struct {
 // Main is ralph's command line: it parses args, runs the command and
 // returns the exit code. version is ralph's; shell is the chat shell.
 func Main(args []string, version string, shell ChatShell) int {
-	if len(args) == 1 && args[0] == "--version" {
-		// The floor under every command (BenchmarkStartupVersion): the
-		// same line the root command's version template prints, without
-		// building the command tree, its flags and its help first.
-		fmt.Fprintf(os.Stdout, "ralph %s\n", version)
-		return ExitOK
-	}
 	// The records' codecs are built beside the command line, on the
 	// other processor: most commands open a project, and a one-shot's
 	// bring-up met them on its own goroutine (memory.WarmCodecs).
@@ -244,6 +237,8 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	wrapHelp(root)
 	hintTaskWords(root)
 	root.Version = version
+	// The line `ralph --version` alone prints before the packages are
+	// initialised (scripts/startup), for --version beside other words.
 	root.SetVersionTemplate("ralph {{.Version}}\n")
 	root.SetFlagErrorFunc(flagError)
 	useOwnBashCompletion(root)

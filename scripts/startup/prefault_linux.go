@@ -1,4 +1,4 @@
-package prefault
+package startup
 
 import (
 	"syscall"
@@ -14,17 +14,15 @@ const madvPopulateRead = 22
 // larger pages only makes the runs coarser.
 var pageSize = uintptr(syscall.Getpagesize())
 
-// populated is how many bytes of the program init asked the kernel to
-// map, for the tests.
+// populated is how many bytes of the program prefault asked the kernel
+// to map, for the tests.
 var populated uintptr
 
-// init maps the pages of ralph's own program that the page cache already
-// holds. It runs as early as the packages' initialisation lets a package
-// run (one that imports syscall alone is initialised before all but the
-// runtime's own): the inits that follow and the command touch hundreds of
+// prefault maps the pages of ralph's own program that the page cache
+// already holds: the inits that follow and the command touch hundreds of
 // pages of the program's text and read-only data, each first touch a
 // page fault.
-func init() {
+func prefault() {
 	var buf [8 << 10]byte
 	maps := readMaps(buf[:])
 	self := pathOf(maps, codeAddr())

@@ -1,4 +1,4 @@
-package prefault
+package startup
 
 import (
 	"bufio"
