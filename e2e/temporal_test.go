@@ -390,7 +390,11 @@ func TestTemporalSayReachesTheAgentOnItsWorker(t *testing.T) {
 	t.Parallel()
 	addr := startDevServer(t)
 	project, remoteDir := temporalProject(t, "write said.txt hello")
-	mark := fmt.Sprintf("5.%09d", time.Now().UnixNano()%1e9) // long enough for the message to arrive on a busy machine
+	// The command's sleep is the window in which ralph say's message must
+	// reach the agent on its worker: 5 s was too short once in the full
+	// suite under the race detector (ralph say's start, the signal through
+	// the dev server and the worker's pick-up on a loaded machine).
+	mark := fmt.Sprintf("15.%09d", time.Now().UnixNano()%1e9)
 	heard := make(chan bool, 1)
 	// The agent sleeps a moment (the test says something meanwhile), then
 	// writes the file and completes the task, telling the test whether
