@@ -5,9 +5,9 @@
 // packages that are ready in the order of their import paths).
 //
 // `ralph --version`, alone, is answered there (version.go): the line is
-// the one the command tree's version template prints, and printing it
-// after the 200 other packages' initialisation cost four times as long
-// as the rest of the process.
+// the one the command tree's version template prints. Printed after the
+// 210 packages' initialisation it took 22 ms here, where a Go
+// hello-world takes 7; printed here, 11.5 ms.
 //
 // Then, on Linux, ralph's own program is mapped into its address space
 // in a few system calls (prefault_linux.go), where each page it touches

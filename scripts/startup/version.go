@@ -6,8 +6,10 @@ import "os"
 // -ldflags "-X github.com/ralph-dev/ralph/scripts/startup.Version=...".
 var Version = "0.1.0-dev"
 
-// VersionLine is what `ralph --version` prints, and the command tree's
-// version template.
+// VersionLine is what `ralph --version` alone prints; the command tree's
+// version template (scripts/cli) prints the same line for --version beside
+// other words, which TestVersionIsAnsweredBeforeThePackagesInitialise
+// holds them to.
 func VersionLine() string { return "ralph " + Version + "\n" }
 
 func init() {
