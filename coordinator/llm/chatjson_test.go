@@ -164,3 +164,51 @@ func BenchmarkChatMessages401(b *testing.B) {
 		}
 	})
 }
+
+// TestSplicedBodyReadsTheSameEachTime: a body the tap rewrote gives the
+// same bytes, and as many as its ContentLength says, to the first reading
+// and to every reading GetBody starts (a transport's retry of a request
+// on a connection that went away); and the tools field follows an empty
+// object without a comma.
+func TestSplicedBodyReadsTheSameEachTime(t *testing.T) {
+	t.Parallel()
+	tools := []byte(`[{"type":"function","function":{"name":"read_file"}}]`)
+	for _, tc := range []struct{ body, msgs, want string }{
+		{`{"model":"m","messages":null,"stream":true}`, `[{"role":"user","content":"hi"}]`,
+			`{"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true,"tools":` + string(tools) + `}`},
+		{"{ \n}", "", "{ \n\"tools\":" + string(tools) + "}"},
+	} {
+		req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1/v1/chat/completions", strings.NewReader(tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msgs []byte
+		if tc.msgs != "" {
+			msgs = []byte(tc.msgs)
+		}
+		r, err := withMessagesAndTools(req, msgs, tools)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, err := io.ReadAll(r.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again := func() []byte {
+			rc, err := r.GetBody()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := io.ReadAll(rc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}
+		for i, got := range [][]byte{first, again(), again()} {
+			if string(got) != tc.want || int64(len(got)) != r.ContentLength {
+				t.Errorf("reading %d of %q: %q (%d bytes, ContentLength %d), want %q", i, tc.body, got, len(got), r.ContentLength, tc.want)
+			}
+		}
+	}
+}

@@ -89,8 +89,19 @@ var defaultTransport = sync.OnceValue(func() http.RoundTripper {
 	t.MaxIdleConnsPerHost = 128
 	t.MaxIdleConns = 256
 	t.DialContext = dialContext // a connection opened ahead first (Preconnect)
+	// A request up to this size is copied once, into the connection's
+	// buffer, and written in one system call. With the standard 4 kB, a
+	// child's 15 kB request took two writes and a buffer of its own,
+	// allocated for each request (net's genericReadFrom), on pages new
+	// to the process. A buffer is used only as far as it is filled.
+	t.WriteBufferSize = requestBufferSize
 	return t
 })
+
+// requestBufferSize is a connection's write buffer: a whole request of
+// a child agent (some 15 kB) or a one-shot, with room for a conversation
+// of a few turns.
+const requestBufferSize = 64 << 10
 
 // Client streams a model's answers from one endpoint, over its
 // protocol's wire (protocols.go). It holds what every wire shares: the
