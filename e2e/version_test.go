@@ -13,7 +13,7 @@ import (
 // be initialised (scripts/startup), before the 200 others: the line the
 // command tree's version template prints for --version beside other
 // words, on standard output, and a write that fails is one sentence and
-// exit 1.
+// exit 1, as it is for `ralph version`.
 func TestVersionIsAnsweredBeforeThePackagesInitialise(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -35,12 +35,16 @@ func TestVersionIsAnsweredBeforeThePackagesInitialise(t *testing.T) {
 		t.Skip("no /dev/full:", err)
 	}
 	defer full.Close()
-	cmd := exec.Command(ralphBin, "--version")
-	cmd.Env, cmd.Stdout = cleanEnv(t), full
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err = cmd.Run()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || stderr.String() != "ralph: cannot write the version: write /dev/stdout: no space left on device\n" {
-		t.Fatalf("--version to a full device: %v, stderr %q", err, stderr.String())
+	// `ralph version`, which initialises every package and prints its
+	// line through the command tree, says so too.
+	for _, arg := range []string{"--version", "version"} {
+		cmd := exec.Command(ralphBin, arg)
+		cmd.Env, cmd.Stdout = cleanEnv(t), full
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err = cmd.Run()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || stderr.String() != "ralph: cannot write the version: write /dev/stdout: no space left on device\n" {
+			t.Fatalf("ralph %s to a full device: %v, stderr %q", arg, err, stderr.String())
+		}
 	}
 }

@@ -299,8 +299,13 @@ func (c *cli) addCommands(root *cobra.Command) {
 		Use:   "version",
 		Short: "Print ralph's version",
 		Args:  cobra.NoArgs,
-		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintf(cmd.OutOrStdout(), "ralph %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		// A line that could not be written (a full disk, a closed pipe)
+		// is said and fails the command, as `ralph --version` does.
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if _, err := fmt.Fprintf(cmd.OutOrStdout(), "ralph %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH); err != nil {
+				return fmt.Errorf("cannot write the version: %w", err)
+			}
+			return nil
 		},
 	})
 	c.addConversationCommands(root)
