@@ -48,3 +48,28 @@ func TestVersionIsAnsweredBeforeThePackagesInitialise(t *testing.T) {
 		}
 	}
 }
+
+// A command that prints a record (status, sessions, config) to a device
+// that is full fails with one sentence and exit 1: the record was not
+// delivered, and a script reading it must not take the empty output for
+// an answer.
+func TestARecordCutShortByAFullDeviceFailsTheCommand(t *testing.T) {
+	t.Parallel()
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full:", err)
+	}
+	defer full.Close()
+	dir, env := t.TempDir(), cleanEnv(t)
+	for _, args := range [][]string{{"status"}, {"status", "--json"}, {"sessions"}, {"config"}} {
+		cmd := exec.Command(ralphBin, args...)
+		cmd.Dir, cmd.Env, cmd.Stdout = dir, env, full
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != 1 || !regexp.MustCompile(`^ralph: (cannot write the output: )?write /dev/stdout: no space left on device\n$`).MatchString(stderr.String()) {
+			t.Errorf("ralph %s to a full device: %v, stderr %q", strings.Join(args, " "), err, stderr.String())
+		}
+	}
+}

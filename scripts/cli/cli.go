@@ -128,6 +128,8 @@ type cli struct {
 	term    terminal.Facts
 	version string
 	shell   ChatShell
+	// out is the commands' standard output (stdout.go).
+	out *outWriter
 	// opener opens the project (nil: project.Open). The settings walk
 	// (TestEachFlagTravelsAsItsRowSays) sets it to see what each face
 	// opens the project with.
@@ -141,7 +143,7 @@ func Main(args []string, version string, shell ChatShell) int {
 	// other processor: most commands open a project, and a one-shot's
 	// bring-up met them on its own goroutine (memory.WarmCodecs).
 	memory.WarmCodecs(event.Event{})
-	c := &cli{version: version, shell: shell}
+	c := &cli{version: version, shell: shell, out: &outWriter{}}
 	root := c.command()
 	if completing(args) {
 		c.addValueCompletions(root)
@@ -153,7 +155,12 @@ func Main(args []string, version string, shell ChatShell) int {
 		err = root.ExecuteContext(context.Background())
 	}
 	failBeforeRun(root, args, err)
-	return c.exitCode(err)
+	code := c.exitCode(err)
+	if werr := c.out.failed(); code == ExitOK && werr != nil {
+		fmt.Fprintf(os.Stderr, "ralph: cannot write the output: %v\n", werr)
+		return ExitFailed
+	}
+	return code
 }
 
 // command is ralph's command line: the root command (a one-shot, or the
@@ -582,7 +589,7 @@ func (c *cli) records() (Records, error) {
 	if err != nil {
 		return Records{}, err
 	}
-	return Records{Fs: door, Person: rootfs.Person(), Root: root, JSON: c.f.json, Term: c.term, Out: os.Stdout, Err: os.Stderr}, nil
+	return Records{Fs: door, Person: rootfs.Person(), Root: root, JSON: c.f.json, Term: c.term, Out: c.stdout(), Err: os.Stderr}, nil
 }
 
 // session resolves an optional session id argument.

@@ -162,7 +162,7 @@ key is never printed: only the variable it is read from, and whether it is set.`
 			if err != nil {
 				return usageErrorf("%s", err)
 			}
-			return writeConfig(os.Stdout, e, c.f.json)
+			return writeConfig(c.stdout(), e, c.f.json)
 		},
 	}
 }

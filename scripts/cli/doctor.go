@@ -36,7 +36,7 @@ start, 1 when a problem would stop it.`,
 			e, err := c.loadEffective(cmd)
 			r := doctor.Run(cmd.Context(), doctor.Setup{Version: c.version, Root: e.Root, Cfg: e.Cfg, Files: e.Files, KeySource: e.KeySource, Err: err,
 				Plugins: pluginChecks(e.Root)})
-			if err := doctor.Write(os.Stdout, r, c.f.json); err != nil {
+			if err := doctor.Write(c.stdout(), r, c.f.json); err != nil {
 				return err
 			}
 			if !r.OK {

@@ -86,10 +86,10 @@ func (c *cli) handoff(ctx context.Context, args []string) int {
 	// first message as a finished conversation does.
 	_ = p.Session.SaveState(func(st *memory.State) { st.Status, st.EndedAt = memory.StatusCompleted, time.Now().UTC() })
 	if c.format() != FormatText {
-		err := Records{Out: os.Stdout}.writeJSON(map[string]any{"type": "handoff", "session_id": h.To, "handed_off_from": h.From, "goal": goal, "summary": h.Summary})
+		err := Records{Out: c.stdout()}.writeJSON(map[string]any{"type": "handoff", "session_id": h.To, "handed_off_from": h.From, "goal": goal, "summary": h.Summary})
 		return c.done(err)
 	}
-	fmt.Fprintln(os.Stdout, h.Summary)
+	fmt.Fprintln(c.stdout(), h.Summary)
 	fmt.Fprintf(os.Stderr, "ralph: handed session %s off to %s; go on in it with: ralph -c \"...\"\n", h.From, h.To)
 	return ExitOK
 }
@@ -128,10 +128,10 @@ func (c *cli) merge(ctx context.Context, a, b string) int {
 		return c.fail(err)
 	}
 	if c.format() != FormatText {
-		err := Records{Out: os.Stdout}.writeJSON(map[string]any{"type": "merge", "session_id": into, "merged_from": from, "summary": summary})
+		err := Records{Out: c.stdout()}.writeJSON(map[string]any{"type": "merge", "session_id": into, "merged_from": from, "summary": summary})
 		return c.done(err)
 	}
-	fmt.Fprintln(os.Stdout, summary)
+	fmt.Fprintln(c.stdout(), summary)
 	fmt.Fprintf(os.Stderr, "ralph: merged session %s into %s; go on in it with: ralph --session %s \"...\"\n", from, into, into)
 	return ExitOK
 }

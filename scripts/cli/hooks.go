@@ -43,7 +43,7 @@ func (c *cli) addHooksCommands(root *cobra.Command) {
 		return func(_ *cobra.Command, args []string) error {
 			return c.inProject(func(door *rootfs.Fs, dir string) error {
 				added, _ := project.AddedPlugins(door, dir)
-				return fn(HooksCommands{Fs: door, Person: rootfs.Person(), Root: dir, Plugins: sessionhooks.FromPlugins(added), JSON: c.f.json, Out: os.Stdout, Getenv: os.Getenv}, args)
+				return fn(HooksCommands{Fs: door, Person: rootfs.Person(), Root: dir, Plugins: sessionhooks.FromPlugins(added), JSON: c.f.json, Out: c.stdout(), Getenv: os.Getenv}, args)
 			})
 		}
 	}

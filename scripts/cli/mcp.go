@@ -57,7 +57,7 @@ func (c *cli) addMCPCommands(root *cobra.Command) {
 	run := func(fn func(m MCPCommands, cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
 		return func(cmd *cobra.Command, args []string) error {
 			return c.inProject(func(door *rootfs.Fs, dir string) error {
-				return fn(MCPCommands{Fs: door, Person: rootfs.Person(), Root: dir, JSON: c.f.json, Out: os.Stdout, Getenv: os.Getenv}, cmd, args)
+				return fn(MCPCommands{Fs: door, Person: rootfs.Person(), Root: dir, JSON: c.f.json, Out: c.stdout(), Getenv: os.Getenv}, cmd, args)
 			})
 		}
 	}

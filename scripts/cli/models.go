@@ -46,7 +46,7 @@ and --base-url ask about another.`,
 				}
 				return exit(ExitFailed)
 			}
-			return writeModels(os.Stdout, e.Cfg, models, c.f.json)
+			return writeModels(c.stdout(), e.Cfg, models, c.f.json)
 		},
 	}
 }

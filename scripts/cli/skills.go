@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -37,7 +36,7 @@ another) is one warning line; the command still succeeds.`,
 				return err
 			}
 			added, _ := project.AddedPlugins(door, dir)
-			return writeSkills(os.Stdout, project.LoadSkills(nil, door, project.PluginSkillRoots(added)...), dir, c.f.json)
+			return writeSkills(c.stdout(), project.LoadSkills(nil, door, project.PluginSkillRoots(added)...), dir, c.f.json)
 		},
 	}
 }

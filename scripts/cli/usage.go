@@ -71,7 +71,7 @@ func (c *cli) sessionsCommand() *cobra.Command {
 				}
 				root = r
 			}
-			return Records{Fs: rootfs.NewProjects(), JSON: c.f.json, Term: c.term, Out: os.Stdout, Err: os.Stderr}.Sessions(root, limit)
+			return Records{Fs: rootfs.NewProjects(), JSON: c.f.json, Term: c.term, Out: c.stdout(), Err: os.Stderr}.Sessions(root, limit)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "project", "", "only this project's sessions (a directory in it)")
