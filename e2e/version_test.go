@@ -49,10 +49,10 @@ func TestVersionIsAnsweredBeforeThePackagesInitialise(t *testing.T) {
 	}
 }
 
-// A command that prints a record (status, sessions, config) to a device
-// that is full fails with one sentence and exit 1: the record was not
-// delivered, and a script reading it must not take the empty output for
-// an answer.
+// A command that prints a record (status, sessions, config) or a task's
+// answer (in each format) to a device that is full fails with one
+// sentence and exit 1: the output was not delivered, and a script reading
+// it must not take the empty output for an answer.
 func TestARecordCutShortByAFullDeviceFailsTheCommand(t *testing.T) {
 	t.Parallel()
 	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
@@ -61,7 +61,9 @@ func TestARecordCutShortByAFullDeviceFailsTheCommand(t *testing.T) {
 	}
 	defer full.Close()
 	dir, env := t.TempDir(), cleanEnv(t)
-	for _, args := range [][]string{{"status"}, {"status", "--json"}, {"sessions"}, {"config"}} {
+	srv := inlineServer(t, `{"name":"hi","loop":true,"responses":[{"text":"hi"}]}`)
+	for _, args := range [][]string{{"status"}, {"status", "--json"}, {"sessions"}, {"config"},
+		{"--base-url", srv.URL, "say hi"}, {"--base-url", srv.URL, "--json", "say hi"}, {"--base-url", srv.URL, "--output-format", "stream-json", "say hi"}} {
 		cmd := exec.Command(ralphBin, args...)
 		cmd.Dir, cmd.Env, cmd.Stdout = dir, env, full
 		var stderr bytes.Buffer

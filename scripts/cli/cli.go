@@ -454,7 +454,7 @@ func (f flags) maxWaitOverride() *time.Duration {
 // task is `ralph "task"`: one task and exit, or the chat shell for bare
 // ralph on a terminal.
 func (c *cli) task(ctx context.Context, task string) int {
-	face, code := NewOneShot(c.format(), c.term)
+	face, code := c.oneShotFace(c.format())
 	if code != 0 {
 		return code
 	}
@@ -528,7 +528,7 @@ func (c *cli) chat(ctx context.Context) int {
 
 // script runs chat lines without a person.
 func (c *cli) script(ctx context.Context, in io.Reader, o ScriptOptions) int {
-	face, code := NewOneShot(o.Format, c.term)
+	face, code := c.oneShotFace(o.Format)
 	if code != 0 {
 		return code
 	}

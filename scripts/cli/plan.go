@@ -115,7 +115,7 @@ func planUsage(err error) error {
 
 // plan is `ralph plan "feature"`; toBeads writes the plan into Beads.
 func (c *cli) plan(ctx context.Context, feature string, toBeads bool) int {
-	face, code := NewOneShot(c.format(), c.term)
+	face, code := c.oneShotFace(c.format())
 	if code != 0 {
 		return code
 	}

@@ -83,7 +83,7 @@ func (c *cli) addReviewCommand(root *cobra.Command) {
 
 // review is `ralph review [RANGE]`.
 func (c *cli) review(ctx context.Context, rng string, findingsOnly bool, rounds int, reviewer string) int {
-	face, code := NewOneShot(c.format(), c.term)
+	face, code := c.oneShotFace(c.format())
 	if code != 0 {
 		return code
 	}

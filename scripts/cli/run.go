@@ -97,7 +97,7 @@ const runExamples = `  ralph run -y
 func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 	ctx := cmd.Context()
 	loopCollector()
-	face, code := NewOneShot(c.format(), c.term)
+	face, code := c.oneShotFace(c.format())
 	if code != 0 {
 		return code
 	}

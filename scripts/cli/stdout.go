@@ -6,19 +6,23 @@ import (
 	"sync"
 )
 
-// outWriter is the standard output of the commands that print records
-// (status, sessions, config, models, doctor …). It writes to os.Stdout as
-// it is at the time of the write (ACP's mode moves it) and keeps the first
-// error, which Main turns into the command's failure when the command
-// itself succeeded: a listing cut short by a full disk is one sentence
-// and exit 1, not a quiet exit 0.
+// outWriter is the standard output of every command: the records
+// (status, sessions, config, models, doctor …) and the one-shot's faces
+// (a task's answer or result object, a run's, a plan's, a review's). It
+// writes to os.Stdout as it is at the time of the write (ACP's mode moves
+// it) and keeps the first error, which Main turns into the command's
+// failure when the command itself succeeded: an answer or a listing lost
+// to a full disk is one sentence and exit 1, not a quiet exit 0.
 type outWriter struct {
 	mu  sync.Mutex
 	err error
 }
 
+// target is the file written to.
+func (w *outWriter) target() *os.File { return os.Stdout }
+
 func (w *outWriter) Write(p []byte) (int, error) {
-	n, err := os.Stdout.Write(p)
+	n, err := w.target().Write(p)
 	if err != nil {
 		w.mu.Lock()
 		if w.err == nil {
@@ -36,11 +40,19 @@ func (w *outWriter) failed() error {
 	return w.err
 }
 
-// stdout is where a command prints its records: the invocation's
-// outWriter, or os.Stdout itself for a cli made without Main (tests).
+// stdout is where a command prints: the invocation's outWriter, or
+// os.Stdout itself for a cli made without Main (tests).
 func (c *cli) stdout() io.Writer {
 	if c.out == nil {
 		return os.Stdout
 	}
 	return c.out
+}
+
+// oneShotFace is NewOneShot printing to the invocation's standard output
+// (stdout), so that Main sees a write of its answer that failed.
+func (c *cli) oneShotFace(format string) (*OneShot, int) {
+	face, code := NewOneShot(format, c.term)
+	face.Stdout = c.stdout()
+	return face, code
 }
