@@ -145,6 +145,7 @@ func Main(args []string, version string, shell ChatShell) int {
 	memory.WarmCodecs(event.Event{})
 	c := &cli{version: version, shell: shell, out: &outWriter{}}
 	root := c.command()
+	root.SetOut(c.out)
 	if completing(args) {
 		c.addValueCompletions(root)
 	}
@@ -306,13 +307,8 @@ func (c *cli) addCommands(root *cobra.Command) {
 		Use:   "version",
 		Short: "Print ralph's version",
 		Args:  cobra.NoArgs,
-		// A line that could not be written (a full disk, a closed pipe)
-		// is said and fails the command, as `ralph --version` does.
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := fmt.Fprintf(cmd.OutOrStdout(), "ralph %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH); err != nil {
-				return fmt.Errorf("cannot write the version: %w", err)
-			}
-			return nil
+		Run: func(cmd *cobra.Command, _ []string) {
+			fmt.Fprintf(cmd.OutOrStdout(), "ralph %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		},
 	})
 	c.addConversationCommands(root)

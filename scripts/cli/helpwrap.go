@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -19,7 +18,7 @@ func wrapHelp(root *cobra.Command) {
 	help := root.HelpFunc()
 	root.SetHelpFunc(func(cmd *cobra.Command, args []string) {
 		out := cmd.OutOrStdout()
-		f, ok := out.(*os.File)
+		f, ok := outFile(out)
 		width := 0
 		if ok {
 			width = terminal.Width(f)

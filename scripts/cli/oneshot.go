@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -178,11 +177,7 @@ func (o *OneShot) Start() {
 // each call, so that a window resized while an answer streams is laid out
 // at its new size; Width and Height where it is no file.
 func (o *OneShot) outSize() func() (int, int) {
-	out := o.Stdout
-	if w, ok := out.(*outWriter); ok {
-		out = w.target()
-	}
-	if f, ok := out.(*os.File); ok {
+	if f, ok := outFile(o.Stdout); ok {
 		return func() (int, int) { return terminal.Size(f, o.Width, o.Height) }
 	}
 	return func() (int, int) { return o.Width, o.Height }

@@ -6,9 +6,10 @@ import (
 	"sync"
 )
 
-// outWriter is the standard output of every command: the records
-// (status, sessions, config, models, doctor …) and the one-shot's faces
-// (a task's answer or result object, a run's, a plan's, a review's). It
+// outWriter is the standard output of every command: the command tree's
+// own (help, the version), the records (status, sessions, config, models,
+// doctor …) and the one-shot's faces (a task's answer or result object,
+// a run's, a plan's, a review's). It
 // writes to os.Stdout as it is at the time of the write (ACP's mode moves
 // it) and keeps the first error, which Main turns into the command's
 // failure when the command itself succeeded: an answer or a listing lost
@@ -18,11 +19,18 @@ type outWriter struct {
 	err error
 }
 
-// target is the file written to.
-func (w *outWriter) target() *os.File { return os.Stdout }
+// outFile is the file w writes to, seen through an outWriter, for what
+// asks the terminal (its width); false when w is no file.
+func outFile(w io.Writer) (*os.File, bool) {
+	if _, ok := w.(*outWriter); ok {
+		return os.Stdout, true
+	}
+	f, ok := w.(*os.File)
+	return f, ok
+}
 
 func (w *outWriter) Write(p []byte) (int, error) {
-	n, err := w.target().Write(p)
+	n, err := os.Stdout.Write(p)
 	if err != nil {
 		w.mu.Lock()
 		if w.err == nil {

@@ -20,10 +20,11 @@ func init() {
 }
 
 // answerVersion prints the version line and returns the exit code: 1,
-// with the reason on standard error, when standard output takes no line.
+// with the reason on standard error, when standard output takes no line,
+// in the words every other command uses for it (scripts/cli's stdout.go).
 func answerVersion() int {
 	if _, err := os.Stdout.WriteString(VersionLine()); err != nil {
-		_, _ = os.Stderr.WriteString("ralph: cannot write the version: " + err.Error() + "\n")
+		_, _ = os.Stderr.WriteString("ralph: cannot write the output: " + err.Error() + "\n")
 		return 1
 	}
 	return 0
