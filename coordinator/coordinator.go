@@ -633,57 +633,44 @@ func (c *Coordinator) interrupted(it interrupts.Interrupt) event.Result {
 // watch runs fn under a cancellable context while watching the queue; a
 // hard stop or urgent message (or ctx ending) cancels fn and is returned
 // once fn has returned, so nothing of the step outlives the call.
-//
-// fn runs on the caller's goroutine and the watching on a new one, not
-// the other way round: a step (a model's answer, a child agent's whole
-// run) goes deep, and a goroutine new for each step grew its stack from
-// the smallest size each time, copying it at each doubling, some tenth
-// of the CPU of 64 children (BenchmarkChildren64). The watching only
-// waits, in a stack that never grows.
-func (c *Coordinator) watch(ctx context.Context, fn func(ctx context.Context)) (cause *stopCause) {
+func (c *Coordinator) watch(ctx context.Context, fn func(ctx context.Context)) *stopCause {
 	stepCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stepDone := make(chan struct{})
-	watched := make(chan *stopCause, 1)
-	go func() { watched <- c.watchStep(ctx, stepDone, cancel) }()
-	defer func() {
-		close(stepDone)
-		cause = <-watched
-		// A panic in a step (a tool, a child) is raised again as a
-		// stepPanic, with the stack where it began, which Run turns into
-		// a failed result instead of a crashed process.
-		if r := recover(); r != nil {
-			if p, ok := r.(*stepPanic); ok {
-				panic(p)
+	done := make(chan struct{})
+	var crash *stepPanic
+	go func() {
+		defer close(done)
+		// A panic in a step (a tool, a child) is carried back to this
+		// goroutine and raised again there, where Run turns it into a
+		// failed result instead of a crashed process.
+		defer func() {
+			if r := recover(); r != nil {
+				crash = &stepPanic{value: r, stack: debug.Stack()}
 			}
-			panic(&stepPanic{value: r, stack: debug.Stack()})
-		}
+		}()
+		fn(stepCtx)
 	}()
-	fn(stepCtx)
-	return nil
-}
-
-// watchStep waits for the step to end (stepDone), or for a reason to cut
-// it short: ctx ending, or an urgent message or a hard stop in the
-// queue, which it cancels the step for and returns.
-func (c *Coordinator) watchStep(ctx context.Context, stepDone <-chan struct{}, cancel context.CancelFunc) *stopCause {
+	wait := func() {
+		<-done
+		if crash != nil {
+			panic(crash)
+		}
+	}
 	for {
 		select {
-		case <-stepDone:
+		case <-done:
+			wait()
+			// An interrupt that raced with the end of the step is handled
+			// at the boundary.
 			return nil
 		case <-ctx.Done():
 			cancel()
+			wait()
 			return &stopCause{it: interrupts.Interrupt{Kind: interrupts.HardStop}}
 		case <-c.opts.Queue.Ready():
-			select {
-			case <-stepDone:
-				// The step ended as the message came: the message is
-				// handled at the boundary, not as a cut.
-				return nil
-			default:
-			}
 			if it, ok := c.opts.Queue.PopAtMost(interrupts.Urgent); ok {
 				cancel()
+				wait()
 				return &stopCause{it: it}
 			}
 		}
