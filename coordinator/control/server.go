@@ -258,6 +258,9 @@ func (s *Server) serve(c net.Conn) {
 	_ = writeLine(c, r)
 }
 
+// maxHeld bounds the buffer a watch keeps between bursts of events.
+const maxHeld = 256 << 10
+
 // watch is one client following the event stream.
 type watch struct {
 	c      net.Conn
@@ -274,6 +277,11 @@ func (s *Server) watch(c net.Conn) {
 	offset := int64(-1)
 	ready := make(chan struct{})
 	var failed sync.Once
+	// The lines of the events that arrived together go in one write
+	// (pubsub.Batched calls flush once the queue is empty): 64 child
+	// agents' events were a write each, a system call of the run's and a
+	// wake-up of the reader's for every line.
+	var held []byte
 	send := func(ev event.Event) {
 		select {
 		case <-ready:
@@ -287,13 +295,24 @@ func (s *Server) watch(c net.Conn) {
 		if s.o.Redact != nil {
 			b = s.o.Redact(b)
 		}
+		held = append(append(held, b...), '\n')
+	}
+	flush := func() {
+		if len(held) == 0 {
+			return
+		}
 		_ = c.SetWriteDeadline(time.Now().Add(writeTimeout))
-		if _, err := c.Write(append(b, '\n')); err != nil {
+		if _, err := c.Write(held); err != nil {
 			failed.Do(stop)
 		}
+		// A burst's buffer is kept for the next, unless it grew large.
+		if cap(held) > maxHeld {
+			held = nil
+		}
+		held = held[:0]
 	}
 	var session string
-	cancel := s.o.Events.Subscribe(ctx, send, pubsub.At(func() {
+	cancel := s.o.Events.Subscribe(ctx, send, pubsub.Batched(flush), pubsub.At(func() {
 		var path string
 		session, path = s.o.Session()
 		offset = 0

@@ -39,6 +39,7 @@ type options struct {
 	sync     bool
 	lossless bool
 	at       func()
+	idle     func()
 }
 
 // Lossless makes an asynchronous subscriber take lossy values too, however
@@ -63,6 +64,17 @@ func Sync() Option { return func(o *options) { o.sync = true } }
 // be quick and must not use the broker. It is not called when the broker
 // is closed, since nothing is subscribed then.
 func At(fn func()) Option { return func(o *options) { o.at = fn } }
+
+// Batched lets an asynchronous subscriber hold what fn is given (lines
+// for a socket, say) and send it all at once: the broker calls flush
+// whenever the subscriber's queue runs empty, before it releases a Flush
+// waiting on the subscriber, and before the subscription ends by cancel
+// or Close. A burst of values (64 child agents' events at once) then
+// costs the subscriber one write, where it cost one a value; a value that
+// arrives alone is flushed at once, with no timer to wait for. flush runs
+// on the subscriber's goroutine, never beside fn. A subscription whose
+// context ended drops what fn holds, as it drops what is queued.
+func Batched(flush func()) Option { return func(o *options) { o.idle = flush } }
 
 // Publish delivers v to every subscriber; it is never dropped.
 func (b *Broker[T]) Publish(v T) { b.publish(v, false) }
@@ -97,7 +109,7 @@ func (b *Broker[T]) Subscribe(ctx context.Context, fn func(T), opts ...Option) (
 	for _, opt := range opts {
 		opt(&o)
 	}
-	s := &subscriber[T]{fn: fn, sync: o.sync, lossless: o.lossless}
+	s := &subscriber[T]{fn: fn, sync: o.sync, lossless: o.lossless, idle: o.idle}
 	if !s.sync {
 		// Made before the subscriber is in the broker, where a publish on
 		// another goroutine may push to it at once.
@@ -195,7 +207,8 @@ type item[T any] struct {
 type subscriber[T any] struct {
 	fn       func(T)
 	sync     bool
-	lossless bool // takes lossy values however far behind (Lossless)
+	lossless bool   // takes lossy values however far behind (Lossless)
+	idle     func() // sends what fn holds (Batched); nil for most
 
 	// For an asynchronous subscriber: its queue, the signal that the queue
 	// grew, the request to stop once it is drained, and the sign that its
@@ -265,6 +278,7 @@ func (s *subscriber[T]) run(ctx context.Context, b *Broker[T]) {
 			}
 			s.handle(it)
 		}
+		s.flushHeld()
 		select {
 		case <-s.wake:
 		case <-s.quit:
@@ -272,6 +286,7 @@ func (s *subscriber[T]) run(ctx context.Context, b *Broker[T]) {
 			for it, ok := s.pop(); ok; it, ok = s.pop() {
 				s.handle(it)
 			}
+			s.flushHeld()
 			return
 		case <-ctx.Done():
 			s.abandon(b)
@@ -282,6 +297,8 @@ func (s *subscriber[T]) run(ctx context.Context, b *Broker[T]) {
 
 func (s *subscriber[T]) handle(it item[T]) {
 	if it.flushed != nil {
+		// Handled means sent, for a subscriber that holds values.
+		s.flushHeld()
 		close(it.flushed)
 		return
 	}
@@ -289,6 +306,13 @@ func (s *subscriber[T]) handle(it item[T]) {
 	s.mu.Lock()
 	s.pending--
 	s.mu.Unlock()
+}
+
+// flushHeld has a Batched subscriber send what it holds.
+func (s *subscriber[T]) flushHeld() {
+	if s.idle != nil {
+		s.idle()
+	}
 }
 
 // abandon ends a subscription whose context ended: it leaves the broker,
