@@ -91,7 +91,7 @@ func TestApprovalAskerStopped(t *testing.T) {
 }
 
 func TestHistory(t *testing.T) {
-	h := loadHistory(afero.NewOsFs(), filepath.Join(t.TempDir(), "missing"))
+	h := openHistory(afero.NewOsFs(), filepath.Join(t.TempDir(), "missing"), nil)
 	if flat := h.add("line 1\nline\t2"); flat != "line 1␤line⇥2" || unpaste(flat) != "line 1\nline\t2" {
 		t.Fatalf("add = %q", flat)
 	}

@@ -21,9 +21,23 @@ type history struct {
 	lines []string
 }
 
-// loadHistory reads the history file; a missing or unreadable file is an
+// openHistory reads the history file as a shell opens: the lines it
+// keeps (the last historyKeep, which is all readline and /history show),
+// with the secrets in them redacted. A missing or unreadable file is an
 // empty history, never an error that keeps the shell from starting.
-func loadHistory(fs afero.Fs, path string) *history {
+//
+// The file is rewritten, atomically and through the project's door, when
+// a secret was in it (typed before ralph redacted history, or under
+// another key), so neither readline nor /history brings it back and git
+// never sees it; and when it has grown past twice what is kept. Lines are
+// only ever appended as they are typed, so without the trim every chat
+// would start by reading and redacting all that was ever typed in the
+// project: 10,000 lines were 2.5 ms of each start. A trimmed file holds
+// the kept lines alone, and the lines it drops are no secret's hiding
+// place. A line another chat of the project appends while the file is
+// rewritten may be lost, as the scrub could always lose one; the history
+// is a convenience.
+func openHistory(fs afero.Fs, path string, redact func(string) string) *history {
 	h := &history{}
 	if path == "" || fs == nil {
 		return h
@@ -32,15 +46,45 @@ func loadHistory(fs afero.Fs, path string) *history {
 	if err != nil {
 		return h
 	}
-	for _, l := range strings.Split(string(data), "\n") {
+	lines := historyLines(string(data))
+	trim := len(lines) > 2*historyKeep
+	if trim {
+		lines = lines[len(lines)-historyKeep:]
+	}
+	if len(lines) == 0 {
+		return h
+	}
+	text := strings.Join(lines, "\n") + "\n"
+	clean := text
+	if redact != nil {
+		clean = redact(text)
+	}
+	if trim || clean != text {
+		mode := os.FileMode(0o600)
+		if fi, err := fs.Stat(path); err == nil {
+			mode = fi.Mode().Perm()
+		}
+		// Failing to rewrite it must not keep the shell from starting,
+		// and the next line typed is redacted regardless.
+		_ = memory.WriteFileAtomic(fs, path, []byte(clean), mode)
+		lines = historyLines(clean)
+	}
+	if len(lines) > historyKeep {
+		lines = lines[len(lines)-historyKeep:]
+	}
+	h.lines = lines
+	return h
+}
+
+// historyLines are the non-blank lines of a history file, trimmed.
+func historyLines(data string) []string {
+	var lines []string
+	for l := range strings.SplitSeq(data, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
-			h.lines = append(h.lines, l)
+			lines = append(lines, l)
 		}
 	}
-	if len(h.lines) > historyKeep {
-		h.lines = h.lines[len(h.lines)-historyKeep:]
-	}
-	return h
+	return lines
 }
 
 // redact is Options.Redact, or the line unchanged.
@@ -49,30 +93,6 @@ func (s *Shell) redact(line string) string {
 		return line
 	}
 	return s.opts.Redact(line)
-}
-
-// scrubHistory rewrites a history file that holds a secret (typed before
-// ralph redacted history, or under another key) without it, atomically, so
-// neither readline nor /history brings it back and git never sees it.
-func scrubHistory(fs afero.Fs, path string, redact func(string) string) {
-	if path == "" || fs == nil {
-		return
-	}
-	data, err := afero.ReadFile(fs, path)
-	if err != nil {
-		return
-	}
-	clean := redact(string(data))
-	if clean == string(data) {
-		return
-	}
-	mode := os.FileMode(0o600)
-	if fi, err := fs.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	// The history is a convenience: failing to scrub it must not keep the
-	// shell from starting, and the next line typed is redacted regardless.
-	_ = memory.WriteFileAtomic(fs, path, []byte(clean), mode)
 }
 
 // appendHistory appends one submitted line to the history file through

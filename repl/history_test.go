@@ -4,6 +4,7 @@ package repl
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -102,11 +103,68 @@ func TestHistoryFollowsNoLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	appendHistory(door, hist, "echo pwned")
-	scrubHistory(door, hist, func(s string) string { return s + "echo scrubbed\n" })
-	if h := loadHistory(door, hist); len(h.last(10)) != 0 {
+	if h := openHistory(door, hist, func(s string) string { return s + "echo scrubbed\n" }); len(h.last(10)) != 0 {
 		t.Fatalf("the history read through the link: %q", h.last(10))
 	}
 	if b, _ := os.ReadFile(bashrc); string(b) != "# the person's\n" {
 		t.Fatalf("~/.bashrc = %q", b)
+	}
+}
+
+// TestHistoryFileStaysBounded: a history file that has grown past twice
+// what the shell keeps is cut to the kept lines as the shell opens it,
+// secrets redacted, so a chat's start does not grow with all that was
+// ever typed; a file within the bound and without a secret is left as it
+// is, byte for byte.
+func TestHistoryFileStaysBounded(t *testing.T) {
+	const key = "sk-test-0123456789abcdef"
+	redact := memory.NewRedactor(key).Redact
+	hist := filepath.Join(t.TempDir(), "history")
+	var b strings.Builder
+	for i := range 5 * historyKeep {
+		switch i {
+		case 3: // in the part that is dropped
+			b.WriteString("an old line with " + key + "\n")
+		case 5*historyKeep - 2: // in the part that is kept
+			b.WriteString("a recent line with " + key + "\n")
+		default:
+			fmt.Fprintf(&b, "line %d\n", i)
+		}
+	}
+	if err := os.WriteFile(hist, []byte(b.String()), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	h := openHistory(historyDoor(t, hist), hist, redact)
+	got := h.last(2 * historyKeep)
+	if len(got) != historyKeep || got[0] != fmt.Sprintf("line %d", 4*historyKeep) || got[historyKeep-2] != "a recent line with [REDACTED]" {
+		t.Fatalf("kept %d lines, first %q, next to last %q", len(got), got[0], got[len(got)-2])
+	}
+	data, err := os.ReadFile(hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Join(got, "\n") + "\n"; string(data) != want {
+		t.Fatalf("the file was not cut to the kept lines: %d bytes, want %d", len(data), len(want))
+	}
+	if fi, err := os.Stat(hist); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Fatalf("history mode after the cut: %v %v", fi, err)
+	}
+
+	// Within the bound, without a secret: not written at all.
+	b.Reset()
+	for i := range historyKeep + historyKeep/2 {
+		fmt.Fprintf(&b, "line %d\n\n", i)
+	}
+	if err := os.WriteFile(hist, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.Stat(hist)
+	h = openHistory(historyDoor(t, hist), hist, redact)
+	if got := h.last(2 * historyKeep); len(got) != historyKeep || got[len(got)-1] != fmt.Sprintf("line %d", historyKeep+historyKeep/2-1) {
+		t.Fatalf("kept %d lines, last %q", len(got), got[len(got)-1])
+	}
+	after, _ := os.Stat(hist)
+	if data, _ := os.ReadFile(hist); string(data) != b.String() || !os.SameFile(before, after) {
+		t.Fatal("a history file within the bound and without a secret was rewritten")
 	}
 }

@@ -90,7 +90,7 @@ func testShell(t *testing.T) (*Shell, *fakeCoord) {
 	s.ctx = context.Background()
 	fc := &fakeCoord{queue: q, release: make(chan struct{})}
 	s.coord = fc
-	s.hist = loadHistory(nil, "")
+	s.hist = openHistory(nil, "", nil)
 	buf := &text.LockedBuffer{}
 	s.scr.infoOut, s.scr.draftOut = buf, buf
 	t.Cleanup(func() {

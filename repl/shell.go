@@ -307,8 +307,7 @@ func (s *Shell) open(fd int) error {
 		in.Inject(s.opts.TypeAhead)
 	}
 	s.in = in
-	scrubHistory(s.opts.Fs, s.opts.HistoryFile, s.redact)
-	s.hist = loadHistory(s.opts.Fs, s.opts.HistoryFile)
+	s.hist = openHistory(s.opts.Fs, s.opts.HistoryFile, s.redact)
 	s.promptOut = &promptOut{w: s.opts.Err}
 	width := func() int {
 		w, _ := terminal.Size(s.opts.Err, 80, 24)
