@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -343,23 +344,59 @@ func allSessions(fs afero.Fs, projects []memory.RegistryEntry) []memory.Registry
 			continue
 		}
 		for _, id := range ids {
-			e := memory.RegistryEntry{Root: p.Root, SessionID: id}
-			st, err := memory.LoadSessionState(fs, p.Root, id)
-			switch {
-			case err == nil && memory.SessionEmpty(fs, p.Root, id):
-				// Opened and left without a word: nothing to list.
-				continue
-			case err == nil:
-				e.Status, e.Mode, e.UpdatedAt = st.Status, st.Mode, st.UpdatedAt
-				e.Model, e.Turns, e.CostUSD = st.Model, st.Turns, st.CostUSD
-				e.FirstPrompt = text.OneLine(memory.FirstPrompt(fs, p.Root, id))
-			case id == p.SessionID:
-				e = p
+			if e, ok := sessionEntry(fs, p, id); ok {
+				out = append(out, e)
 			}
-			out = append(out, e)
 		}
 	}
 	return out
+}
+
+// oneSession is the session id of the project among projects that is
+// says is the one, as allSessions lists it, read without the others: ralph
+// serve finds the session of every page and event stream it serves so,
+// where listing every session of every project made each request's cost
+// grow with all the sessions the person ever ran.
+func oneSession(fs afero.Fs, projects []memory.RegistryEntry, is func(root string) bool, id string) (memory.RegistryEntry, bool) {
+	for _, p := range projects {
+		if id == "" || !is(p.Root) {
+			continue
+		}
+		p.Status = "unknown"
+		ids, err := memory.ListSessions(fs, p.Root)
+		if err != nil || len(ids) == 0 {
+			if p.SessionID == id {
+				return p, true
+			}
+			continue
+		}
+		// Only a session the project keeps: id comes from a request.
+		if slices.Contains(ids, id) {
+			if e, ok := sessionEntry(fs, p, id); ok {
+				return e, true
+			}
+		}
+	}
+	return memory.RegistryEntry{}, false
+}
+
+// sessionEntry is the session id of project p (its registry entry, its
+// status set to unknown) as the listings show it; false for a session
+// opened and left without a word, which they leave out.
+func sessionEntry(fs afero.Fs, p memory.RegistryEntry, id string) (memory.RegistryEntry, bool) {
+	e := memory.RegistryEntry{Root: p.Root, SessionID: id}
+	st, err := memory.LoadSessionState(fs, p.Root, id)
+	switch {
+	case err == nil && memory.SessionEmpty(fs, p.Root, id):
+		return e, false
+	case err == nil:
+		e.Status, e.Mode, e.UpdatedAt = st.Status, st.Mode, st.UpdatedAt
+		e.Model, e.Turns, e.CostUSD = st.Model, st.Turns, st.CostUSD
+		e.FirstPrompt = text.OneLine(memory.FirstPrompt(fs, p.Root, id))
+	case id == p.SessionID:
+		e = p
+	}
+	return e, true
 }
 
 // samePath reports whether two paths name the same directory.

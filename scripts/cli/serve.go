@@ -11,6 +11,7 @@ import (
 
 	"github.com/ralph-dev/ralph/scripts/temporal"
 
+	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/coordinator/remote"
@@ -50,7 +51,7 @@ func (c *cli) serveCommand() *cobra.Command {
 			if remote && !allowRemote {
 				return usageErrorf("--addr %s is not a loopback address: add --allow-remote to serve it beyond this machine", addr)
 			}
-			return serve(cmd.Context(), web.Options{Addr: addr, Remote: remote, ReadOnly: readOnly, Fs: rootfs.NewProjects(), Sessions: listSessions})
+			return serve(cmd.Context(), web.Options{Addr: addr, Remote: remote, ReadOnly: readOnly, Fs: rootfs.NewProjects(), Sessions: listSessions, Session: findSession})
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:7777", "the address to listen on, host:port (port 0: any free one)")
@@ -63,11 +64,29 @@ func (c *cli) serveCommand() *cobra.Command {
 // lists them.
 func listSessions() []memory.RegistryEntry {
 	fs := rootfs.NewProjects()
+	return allSessions(fs, registered(fs))
+}
+
+// findSession is the one session listSessions would list under its
+// project's key and its id.
+func findSession(key, id string) (memory.RegistryEntry, bool) {
+	fs := rootfs.NewProjects()
+	return oneSession(fs, registered(fs), keyIs(key), id)
+}
+
+// keyIs says of a project's root whether key is its key in ralph serve's
+// addresses.
+func keyIs(key string) func(root string) bool {
+	return func(root string) bool { return web.ProjectKey(root) == key }
+}
+
+// registered is the projects ralph's registry knows.
+func registered(fs afero.Fs) []memory.RegistryEntry {
 	entries, err := memory.OpenRegistry(fs, memory.RegistryDir(os.Getenv)).List()
 	if err != nil {
 		return nil
 	}
-	return allSessions(fs, entries)
+	return entries
 }
 
 // addServeCommands wires ralph serve, and --serve on ralph run, ralph
@@ -109,8 +128,12 @@ func (c *cli) addServeFlag(cmd *cobra.Command) {
 		if err != nil {
 			return usageErrorf("%s", err)
 		}
-		sessions := func() []memory.RegistryEntry { return allSessions(fs, []memory.RegistryEntry{{Root: root}}) }
-		wait, err := startWeb(cmd.Context(), web.Options{Addr: addr, Fs: fs, Sessions: sessions})
+		project := []memory.RegistryEntry{{Root: root}}
+		sessions := func() []memory.RegistryEntry { return allSessions(fs, project) }
+		session := func(key, id string) (memory.RegistryEntry, bool) {
+			return oneSession(fs, project, keyIs(key), id)
+		}
+		wait, err := startWeb(cmd.Context(), web.Options{Addr: addr, Fs: fs, Sessions: sessions, Session: session})
 		if err != nil {
 			return err
 		}

@@ -42,6 +42,10 @@ type Options struct {
 	// Sessions lists every session of every project, as ralph sessions
 	// does; it is asked on each page, so a new run shows up.
 	Sessions func() []memory.RegistryEntry
+	// Session is the one session Sessions would list under its project's
+	// key (ProjectKey) and its id, read without listing the others,
+	// for the pages and streams of one session; nil finds it in Sessions.
+	Session func(key, id string) (memory.RegistryEntry, bool)
 	// Token is the secret of every request; empty makes a random one.
 	Token string
 	// Now is the clock of the ages shown; nil is time.Now.
@@ -122,6 +126,9 @@ func projectKey(root string) string {
 	return hex.EncodeToString(sum[:6])
 }
 
+// ProjectKey is the key of the project at root in the pages' addresses.
+func ProjectKey(root string) string { return projectKey(root) }
+
 // sessionRef is one session as the pages show it.
 type sessionRef struct {
 	Project, Key, ID     string
@@ -136,11 +143,23 @@ type sessionRef struct {
 func (s *Server) list() []sessionRef {
 	var out []sessionRef
 	now := s.o.Now()
-	// A chat open at its prompt saved its session as its last message
-	// ended ("completed"); its control socket says it is open, idle. Each
-	// project's sockets are asked once.
+	idle := idleAsker()
+	for _, e := range s.o.Sessions() {
+		if e.SessionID == "" {
+			continue
+		}
+		out = append(out, s.refOf(e, now, idle))
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].updated.After(out[j].updated) })
+	return out
+}
+
+// idleAsker is the sessions of a project that are chats open at their
+// prompt, by id, as the project's control sockets say; each project's
+// sockets are asked once per asker.
+func idleAsker() func(root string) map[string]int {
 	idle := map[string]map[string]int{}
-	idleIn := func(root string) map[string]int {
+	return func(root string) map[string]int {
 		m, ok := idle[root]
 		if !ok {
 			m = idleSessions(context.Background(), root)
@@ -148,37 +167,45 @@ func (s *Server) list() []sessionRef {
 		}
 		return m
 	}
-	for _, e := range s.o.Sessions() {
-		if e.SessionID == "" {
-			continue
-		}
-		r := sessionRef{Project: e.Root, Key: projectKey(e.Root), ID: e.SessionID, Status: e.Status, Mode: e.Mode,
-			Model: e.Model, Turns: e.Turns, FirstWord: e.FirstPrompt, updated: e.UpdatedAt, Age: age(e.UpdatedAt, now)}
-		if e.CostUSD != nil {
-			r.Cost = text.Dollars(*e.CostUSD)
-		}
-		if st, err := memory.LoadSessionState(s.o.Fs, e.Root, e.SessionID); err == nil {
-			r.Tokens = st.Usage.InputTokens + st.Usage.OutputTokens
-		}
-		r.Live = running(s.o.Fs, e.Root, e.SessionID)
-		// Only a session saved as ended may be a chat at its prompt:
-		// a running one's project is not asked, which cost the run a
-		// connection to its socket at every page a follower loaded.
-		if !memory.Active(e.Status) {
-			if _, ok := idleIn(e.Root)[e.SessionID]; ok {
-				r.Status = memory.StatusIdle
-			}
-		}
-		out = append(out, r)
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].updated.After(out[j].updated) })
-	return out
 }
 
-// find is the session a URL names: only sessions ralph lists may be
-// shown, so a URL cannot point the server at another directory.
+// refOf is session e as the pages show it.
+func (s *Server) refOf(e memory.RegistryEntry, now time.Time, idleIn func(root string) map[string]int) sessionRef {
+	r := sessionRef{Project: e.Root, Key: projectKey(e.Root), ID: e.SessionID, Status: e.Status, Mode: e.Mode,
+		Model: e.Model, Turns: e.Turns, FirstWord: e.FirstPrompt, updated: e.UpdatedAt, Age: age(e.UpdatedAt, now)}
+	if e.CostUSD != nil {
+		r.Cost = text.Dollars(*e.CostUSD)
+	}
+	if st, err := memory.LoadSessionState(s.o.Fs, e.Root, e.SessionID); err == nil {
+		r.Tokens = st.Usage.InputTokens + st.Usage.OutputTokens
+	}
+	r.Live = running(s.o.Fs, e.Root, e.SessionID)
+	// A chat open at its prompt saved its session as its last message
+	// ended ("completed"); its control socket says it is open, idle.
+	// Only a session saved as ended may be a chat at its prompt: a
+	// running one's project is not asked, which cost the run a
+	// connection to its socket at every page a follower loaded.
+	if !memory.Active(e.Status) {
+		if _, ok := idleIn(e.Root)[e.SessionID]; ok {
+			r.Status = memory.StatusIdle
+		}
+	}
+	return r
+}
+
+// find is the session a request's path names: its project's key and its
+// id. Where Options.Session can read that one session, the others are
+// not read: 20 pages following a run each listed every session of every
+// project at every page and stream they opened.
 func (s *Server) find(r *http.Request) (sessionRef, bool) {
 	key, id := r.PathValue("project"), r.PathValue("session")
+	if s.o.Session != nil {
+		e, ok := s.o.Session(key, id)
+		if !ok || e.SessionID != id || projectKey(e.Root) != key {
+			return sessionRef{}, false
+		}
+		return s.refOf(e, s.o.Now(), idleAsker()), true
+	}
 	for _, x := range s.list() {
 		if x.Key == key && x.ID == id {
 			return x, true
