@@ -131,7 +131,6 @@ func resolveSwapped(r *RootDir, name string) (tg Target, err error) {
 // answers, so no write lands outside and no read returns the outside
 // file.
 func TestEditorRaceWithTheModelsSwapper(t *testing.T) {
-	t.Parallel()
 	ed := &slowEditor{delay: 50 * time.Millisecond}
 	w, outside := swapProject(t, ed)
 	startSwapper(t, w.Root())
@@ -221,7 +220,6 @@ func readCount(path string) int {
 // run again, and one that was stopped before the call (by someone else)
 // stays stopped.
 func TestEditorCallHoldsOnlyRalphsProcesses(t *testing.T) {
-	t.Parallel()
 	ed := &slowEditor{delay: 20 * time.Millisecond}
 	w, _ := swapProject(t, ed)
 	// The swapper runs on a directory of its own here: the call's path

@@ -102,6 +102,14 @@ func evalRoot(t *testing.T) string {
 }
 
 // editorTools is a Toolset on root whose file tools go through ed.
+//
+// The tests that use it are not parallel: every editor call holds still
+// all the processes of the test binary's (proctree.Freeze, as ralph holds
+// the model's), and beside the package's other tests, whose commands fork
+// and wait on the disk, a loaded machine could keep them from standing
+// still within Freeze's two seconds, failing the call with ErrNotHeldStill
+// (seen once in a full `make test`). Run alone, nothing else of the
+// binary's is running, and each freeze is a read of its child lists.
 func editorTools(t *testing.T, root string, ed workers.EditorFiles, opts Options) *Toolset {
 	t.Helper()
 	opts.Root, opts.Editor = root, ed
@@ -113,7 +121,6 @@ func editorTools(t *testing.T, root string, ed workers.EditorFiles, opts Options
 // its buffer, not the disk, by the absolute path ralph resolved; and the
 // change records are made as for the disk.
 func TestEditorBufferIsWhatTheFileToolsSee(t *testing.T) {
-	t.Parallel()
 	root := evalRoot(t)
 	writeTestFile(t, filepath.Join(root, "a.txt"), "on disk\n")
 	writeTestFile(t, filepath.Join(root, "b.txt"), "one\ntwo\n")
@@ -246,7 +253,6 @@ func editorAttacks() []attack {
 // refusal the disk route gives (reads of what the disk route may read,
 // .git's files, come from the disk as they do without an editor).
 func TestEditorAttacksNeverReachTheEditor(t *testing.T) {
-	t.Parallel()
 	calls := func(p string) []struct {
 		tool string
 		args map[string]any
@@ -307,7 +313,6 @@ func TestEditorAttacksNeverReachTheEditor(t *testing.T) {
 // TestEditorReadsAreRedactedAsDiskReads: a buffer holding the person's
 // key comes back redacted exactly as the same file read from the disk.
 func TestEditorReadsAreRedactedAsDiskReads(t *testing.T) {
-	t.Parallel()
 	const key = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789"
 	content := "API_KEY=" + key + "\nother line\n"
 	red := memory.NewRedactor(key)
@@ -337,7 +342,6 @@ func TestEditorReadsAreRedactedAsDiskReads(t *testing.T) {
 // an image or a binary file is read from the disk, through the same
 // guards, and the editor is not asked.
 func TestEditorImagesAndBinariesComeFromTheDisk(t *testing.T) {
-	t.Parallel()
 	root := evalRoot(t)
 	var img bytes.Buffer
 	if err := png.Encode(&img, image.NewGray(image.Rect(0, 0, 2, 2))); err != nil {
@@ -360,7 +364,6 @@ func TestEditorImagesAndBinariesComeFromTheDisk(t *testing.T) {
 // TestEditorWithoutTheFileAnswersAsTheDisk: ErrEditorNoFile is the
 // disk's "does not exist", for a read and for an edit.
 func TestEditorWithoutTheFileAnswersAsTheDisk(t *testing.T) {
-	t.Parallel()
 	diskRoot := evalRoot(t)
 	onDisk := newTestToolset(t, Options{Options: workers.Options{Root: diskRoot}})
 	root := evalRoot(t)
@@ -384,7 +387,6 @@ func TestEditorWithoutTheFileAnswersAsTheDisk(t *testing.T) {
 // the call with one sentence naming the editor, and ralph writes nothing
 // to the disk instead.
 func TestEditorThatFailsFailsTheCall(t *testing.T) {
-	t.Parallel()
 	root := evalRoot(t)
 	writeTestFile(t, filepath.Join(root, "a.txt"), "a\n")
 	ed := newFakeEditor()
