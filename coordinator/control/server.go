@@ -258,7 +258,8 @@ func (s *Server) serve(c net.Conn) {
 	_ = writeLine(c, r)
 }
 
-// maxHeld bounds the buffer a watch keeps between bursts of events.
+// maxHeld bounds what a watch holds of a burst of events before it
+// writes, and the buffer it keeps between bursts.
 const maxHeld = 256 << 10
 
 // watch is one client following the event stream.
@@ -282,6 +283,7 @@ func (s *Server) watch(c net.Conn) {
 	// agents' events were a write each, a system call of the run's and a
 	// wake-up of the reader's for every line.
 	var held []byte
+	var flush func()
 	send := func(ev event.Event) {
 		select {
 		case <-ready:
@@ -296,8 +298,14 @@ func (s *Server) watch(c net.Conn) {
 			b = s.o.Redact(b)
 		}
 		held = append(append(held, b...), '\n')
+		if len(held) >= maxHeld {
+			// A long burst (a 2,000-line answer's deltas behind a
+			// slow reader) is sent in pieces, each within the write's
+			// deadline, and never held whole.
+			flush()
+		}
 	}
-	flush := func() {
+	flush = func() {
 		if len(held) == 0 {
 			return
 		}

@@ -327,3 +327,39 @@ func TestBoundAhead(t *testing.T) {
 
 // mySocket is where this process serves the control socket of root.
 func mySocket(root string) string { return SocketPathIn(root, os.Getpid(), os.Getenv) }
+
+// TestWatchTakesABurstLargerThanItHolds: a burst of events far larger
+// than a watch holds before it writes (maxHeld), published while the
+// client reads nothing, reaches the client whole and in order once it
+// reads.
+func TestWatchTakesABurstLargerThanItHolds(t *testing.T) {
+	root := project(t, t.TempDir())
+	srv, _, events := startServer(t, root)
+	st, err := Watch(context.Background(), Here(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("a line of a long answer\n", 200) // ~4.8 kB an event
+	const n = 400                                           // ~1.9 MB, over seven times maxHeld
+	published := make(chan struct{})
+	go func() {
+		defer close(published)
+		for i := range n {
+			events.Publish(event.Event{Type: event.Assistant, Text: big, Turn: i + 1})
+		}
+	}()
+	<-published // nothing was read while the burst was published
+	go srv.Close()
+	for i := range n {
+		ev, err := st.Next()
+		if err != nil {
+			t.Fatalf("event %d of %d: %v", i+1, n, err)
+		}
+		if ev.Turn != i+1 || ev.Text != big {
+			t.Fatalf("event %d of %d is turn %d with %d bytes of text", i+1, n, ev.Turn, len(ev.Text))
+		}
+	}
+	if _, err := st.Next(); err != io.EOF {
+		t.Fatalf("after the burst: %v, want the end", err)
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -335,19 +334,7 @@ func (r Records) Sessions(project string, limit int) error {
 func allSessions(fs afero.Fs, projects []memory.RegistryEntry) []memory.RegistryEntry {
 	var out []memory.RegistryEntry
 	for _, p := range projects {
-		p.Status = "unknown"
-		ids, err := memory.ListSessions(fs, p.Root)
-		if err != nil || len(ids) == 0 {
-			if p.SessionID != "" {
-				out = append(out, p)
-			}
-			continue
-		}
-		for _, id := range ids {
-			if e, ok := sessionEntry(fs, p, id); ok {
-				out = append(out, e)
-			}
-		}
+		out = append(out, sessionsOf(fs, p, "")...)
 	}
 	return out
 }
@@ -358,26 +345,42 @@ func allSessions(fs afero.Fs, projects []memory.RegistryEntry) []memory.Registry
 // where listing every session of every project made each request's cost
 // grow with all the sessions the person ever ran.
 func oneSession(fs afero.Fs, projects []memory.RegistryEntry, is func(root string) bool, id string) (memory.RegistryEntry, bool) {
+	if id == "" {
+		return memory.RegistryEntry{}, false
+	}
 	for _, p := range projects {
-		if id == "" || !is(p.Root) {
+		if !is(p.Root) {
 			continue
 		}
-		p.Status = "unknown"
-		ids, err := memory.ListSessions(fs, p.Root)
-		if err != nil || len(ids) == 0 {
-			if p.SessionID == id {
-				return p, true
-			}
-			continue
-		}
-		// Only a session the project keeps: id comes from a request.
-		if slices.Contains(ids, id) {
-			if e, ok := sessionEntry(fs, p, id); ok {
-				return e, true
-			}
+		if es := sessionsOf(fs, p, id); len(es) > 0 {
+			return es[0], true
 		}
 	}
 	return memory.RegistryEntry{}, false
+}
+
+// sessionsOf is allSessions of project p alone, or of its session only
+// alone when only is not empty: a session the project keeps, as only
+// comes from a request in ralph serve.
+func sessionsOf(fs afero.Fs, p memory.RegistryEntry, only string) []memory.RegistryEntry {
+	p.Status = "unknown"
+	ids, err := memory.ListSessions(fs, p.Root)
+	if err != nil || len(ids) == 0 {
+		if p.SessionID != "" && (only == "" || p.SessionID == only) {
+			return []memory.RegistryEntry{p}
+		}
+		return nil
+	}
+	var out []memory.RegistryEntry
+	for _, id := range ids {
+		if only != "" && id != only {
+			continue
+		}
+		if e, ok := sessionEntry(fs, p, id); ok {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // sessionEntry is the session id of project p (its registry entry, its
